@@ -1,0 +1,108 @@
+"""The ``footnotes`` command line: the same engine as the desktop app, for scripts and evals."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from app import __version__
+
+GLOBAL_OPTIONS = ("--data-dir", "--ollama-host", "--chroma-url")
+
+
+class UsageError(Exception):
+    """Bad command-line usage (exit status 2)."""
+
+
+def _add_globals(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--data-dir", default=default, help="where settings and the index live")
+    parser.add_argument(
+        "--ollama-host", default=default,
+        help="Ollama server URL (default $OLLAMA_HOST, else http://127.0.0.1:11434)",
+    )
+    parser.add_argument(
+        "--chroma-url", default=default, help="use a Chroma server instead of the embedded store"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="footnotes",
+        description="Answers from your own files, every claim pointing at its passage.",
+    )
+    parser.add_argument("--version", action="version", version=f"footnotes {__version__}")
+    _add_globals(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        _add_globals(p, suppress=True)
+        return p
+
+    p = command("index", "bring the index up to date for these files/folders, once")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--json", action="store_true", help="print a JSON report")
+
+    p = command("folders", "manage watched folders")
+    p.add_argument("action", choices=["add", "remove", "list"])
+    p.add_argument("path", nargs="?", metavar="PATH")
+    p.add_argument("--json", action="store_true")
+
+    command("watch", "sync the watched folders, then follow changes until Ctrl-C")
+
+    p = command("search", "find passages in your files")
+    p.add_argument("query", nargs="?", metavar="QUERY")
+    p.add_argument("-k", type=int, default=None, help="number of passages (default: setting)")
+    p.add_argument("--batch", metavar="FILE.jsonl", help='one {"_id","text"} JSON object a line')
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default="hybrid",
+                   help=argparse.SUPPRESS)
+
+    p = command("ask", "answer a question from your files with a local Ollama model")
+    p.add_argument("question", metavar="QUESTION")
+    p.add_argument("-k", type=int, default=None)
+    p.add_argument("--model", default=None, help="Ollama model (default: setting)")
+    p.add_argument("--json", action="store_true")
+
+    p = command("status", "counts, and every file that failed with its reason")
+    p.add_argument("--json", action="store_true")
+
+    command("doctor", "check Ollama, the model, the index and disk space")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        from app.ui.main import run_gui
+
+        return run_gui(args)
+    from app.commands import dispatch
+
+    try:
+        return dispatch(args)
+    except UsageError as exc:
+        parser.error(str(exc))
+    return 2
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def data_dir_arg(args: argparse.Namespace) -> Path:
+    from app.core.config import resolve_data_dir
+
+    return resolve_data_dir(getattr(args, "data_dir", None))
+
+
+def ollama_host_arg(args: argparse.Namespace) -> str | None:
+    return getattr(args, "ollama_host", None) or os.environ.get("OLLAMA_HOST") or None

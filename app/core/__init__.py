@@ -1,0 +1,1 @@
+"""Footnotes' Qt-free engine: loading, chunking, embedding, indexing, retrieval, answering."""

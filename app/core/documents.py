@@ -1,0 +1,375 @@
+"""Loaders: a file on disk -> a Document of pages with exact, deterministic text.
+
+Text-like files give one Page (number None); PDF and EPUB give one Page per page, numbered
+from 1, with text built by ``app.core.pdftext`` so offsets map to glyph boxes. Failures are
+DocumentError subclasses whose ``reason`` is a sentence a person understands.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import re
+from collections.abc import Iterable
+from html.parser import HTMLParser
+from typing import TYPE_CHECKING, Any
+
+from app.core.pdftext import pdf_page_chars, pdf_page_text
+from app.core.types import Document, Page
+
+if TYPE_CHECKING:
+    import pymupdf
+
+__all__ = [
+    "SUPPORTED_SUFFIXES",
+    "DocumentError",
+    "LoadError",
+    "UnsupportedFile",
+    "decode_text",
+    "is_supported",
+    "load_document",
+    "open_paged",
+    "pdf_page_chars",
+    "pdf_page_text",
+]
+
+
+class DocumentError(Exception):
+    """A file that could not be turned into text, with a reason a person understands."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class UnsupportedFile(DocumentError):
+    """Skipped on purpose: a format we do not read, or binary data."""
+
+
+class LoadError(DocumentError):
+    """Failed: damaged, password-protected, unreadable or over a limit."""
+
+
+_TEXT = ".txt .text .log .csv .tsv .org .tex .bib .nfo .srt .vtt"
+_CODE = (
+    ".py .pyi .pyx .js .jsx .mjs .cjs .ts .tsx .vue .svelte .c .h .cc .cpp .cxx .hpp .hh"
+    " .hxx .m .mm .java .kt .kts .scala .groovy .gradle .go .rs .rb .php .pl .pm .lua .r .jl"
+    " .swift .cs .fs .fsx .vb .dart .ex .exs .erl .hrl .hs .ml .mli .clj .cljs .el .lisp .scm"
+    " .sh .bash .zsh .fish .ps1 .psm1 .bat .cmd .sql .json .jsonl .ndjson .yaml .yml .toml .ini"
+    " .cfg .conf .properties .xml .xsd .xsl .css .scss .sass .less .proto .graphql"
+    " .tf .hcl .nix .cmake .mk .make .dockerfile .patch .diff .vim .asm .s .f90 .v .sv .vhd"
+    " .adoc .asciidoc .textile"
+)
+_KINDS: dict[str, str] = {
+    **dict.fromkeys(_TEXT.split(), "text"),
+    **dict.fromkeys(_CODE.split(), "code"),
+    **dict.fromkeys([".md", ".markdown", ".mdown", ".mkd"], "markdown"),
+    ".rst": "rst",
+    **dict.fromkeys([".html", ".htm", ".xhtml"], "html"),
+    ".pdf": "pdf",
+    ".epub": "epub",
+    ".docx": "docx",
+}
+SUPPORTED_SUFFIXES: frozenset[str] = frozenset(_KINDS)
+
+BINARY_SNIFF = 8192
+_BOMS = (  # UTF-32 before UTF-16: FF FE 00 00 starts with FF FE.
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_NEWLINES = re.compile(r"\r\n?")
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def is_supported(path: str | os.PathLike[str]) -> bool:
+    """True when the file's suffix is one we read (no disk access)."""
+    return os.path.splitext(os.fspath(path))[1].lower() in _KINDS
+
+
+def _normalise(text: str) -> str:
+    """Strip one leading BOM character and turn CRLF and lone CR into LF."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return _NEWLINES.sub("\n", text) if "\r" in text else text
+
+
+def _decode_utf8(data: bytes) -> str | None:
+    """Strict UTF-8; a sequence cut short at the very end becomes U+FFFD (a file being written)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data" and exc.start >= len(data) - 3:
+            try:
+                return data[: exc.start].decode("utf-8") + "\ufffd"
+            except UnicodeDecodeError:
+                return None
+        return None
+
+
+def decode_text(data: bytes) -> str:
+    """Decode bytes: BOM, else strict UTF-8, else cp1252, else Latin-1; newlines become LF.
+
+    Raises UnsupportedFile when a NUL byte in the first 8 KiB shows binary data.
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return _normalise(data[len(bom) :].decode(encoding, errors="replace"))
+    if b"\x00" in data[:BINARY_SNIFF]:
+        raise UnsupportedFile("it holds binary data, not text")
+    text = _decode_utf8(data)
+    if text is None:
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+    return _normalise(text)
+
+
+def _decode_html(data: bytes) -> str:
+    """Decode HTML: a BOM wins, then a <meta charset> near the top, then ``decode_text``."""
+    if not any(data.startswith(bom) for bom, _ in _BOMS) and b"\x00" not in data[:BINARY_SNIFF]:
+        match = _META_CHARSET.search(data[:4096])
+        if match:
+            try:
+                name = codecs.lookup(match.group(1).decode("ascii")).name
+            except LookupError:
+                name = ""
+            # As browsers do: Latin-1/ASCII labels mean cp1252; UTF-16/32 labels (in bytes
+            # that are plainly ASCII-compatible) mean UTF-8.
+            name = {"latin-1": "cp1252", "iso8859-1": "cp1252", "ascii": "cp1252"}.get(name, name)
+            if name.startswith("utf-16") or name.startswith("utf-32"):
+                name = "utf-8"
+            if name and name != "utf-8":
+                try:
+                    return _normalise(data.decode(name))
+                except UnicodeDecodeError:
+                    pass
+    return decode_text(data)
+
+
+def _read(path: str) -> bytes:
+    """Read the whole file, turning OS errors into reasons a person understands."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise LoadError("the file disappeared before it could be read") from None
+    except IsADirectoryError:
+        raise LoadError("it is a folder, not a file") from None
+    except PermissionError:
+        if os.path.isdir(path):
+            raise LoadError("it is a folder, not a file") from None
+        raise LoadError("permission denied") from None
+    except OSError as exc:
+        raise LoadError(f"it could not be read: {exc.strerror or exc}") from None
+
+
+def load_document(path: str | os.PathLike[str], *, max_pages: int | None = None) -> Document:
+    """Load a file into pages of text; raises UnsupportedFile or LoadError with a reason."""
+    abspath = os.path.abspath(os.fspath(path))
+    if os.path.isdir(abspath):
+        raise LoadError("it is a folder, not a file")
+    suffix = os.path.splitext(abspath)[1].lower()
+    kind = _KINDS.get(suffix)
+    if kind is None:
+        what = f"{suffix} files are" if suffix else "files without an extension are"
+        raise UnsupportedFile(f"{what} not a supported format")
+    data = _read(abspath)
+    if kind in ("pdf", "epub"):
+        pages = _paged_pages(data, kind, max_pages)
+    elif kind == "docx":
+        pages = [Page(None, _docx_text(data))]
+    elif kind == "html":
+        pages = [Page(None, html_to_text(_decode_html(data)))]
+    else:
+        pages = [Page(None, decode_text(data))]
+    return Document(path=abspath, kind=kind, pages=pages)
+
+
+def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
+    """Open PDF/EPUB bytes with PyMuPDF, unlocking an empty user password."""
+    import pymupdf
+
+    pymupdf.TOOLS.mupdf_display_errors(False)  # failures surface as exceptions with reasons
+    pymupdf.TOOLS.mupdf_display_warnings(False)
+    label = "PDF" if kind == "pdf" else "EPUB book"
+    if not data:
+        raise LoadError("the file is empty")
+    try:
+        doc = pymupdf.open(stream=data, filetype=kind)
+    except (MemoryError, RecursionError):
+        raise
+    except Exception:
+        raise LoadError(f"it is not a valid {label} or it is damaged") from None
+    if doc.needs_pass and not doc.authenticate(""):
+        doc.close()
+        raise LoadError(f"the {label} is protected by a password")
+    if kind == "pdf" and doc.is_repaired and b"%%EOF" not in data[-2048:]:
+        doc.close()
+        raise LoadError("the PDF is incomplete: the end of the file is missing (cut short?)")
+    return doc
+
+
+def open_paged(path: str | os.PathLike[str]) -> pymupdf.Document:
+    """Open a PDF or EPUB for rendering exactly as ``load_document`` read it."""
+    abspath = os.path.abspath(os.fspath(path))
+    kind = "epub" if abspath.lower().endswith(".epub") else "pdf"
+    return _open_paged_bytes(_read(abspath), kind)
+
+
+def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> list[Page]:
+    """One Page per PDF/EPUB page, numbered from 1."""
+    doc = _open_paged_bytes(data, kind)
+    try:
+        try:
+            count = doc.page_count
+        except (MemoryError, RecursionError):
+            raise
+        except Exception:
+            raise LoadError("its pages could not be laid out; the file may be damaged") from None
+        if count == 0:
+            raise LoadError("it has no pages; the file may be damaged")
+        if max_pages is not None and count > max_pages:
+            raise LoadError(
+                f"it has {count:,} pages, more than the limit of {max_pages:,} (a setting)"
+            )
+        pages = []
+        for index in range(count):
+            try:
+                text = pdf_page_text(doc.load_page(index))
+            except (MemoryError, RecursionError):
+                raise
+            except Exception:
+                raise LoadError(
+                    f"page {index + 1} could not be read; the file may be damaged"
+                ) from None
+            pages.append(Page(index + 1, text))
+        return pages
+    finally:
+        doc.close()
+
+
+def _docx_text(data: bytes) -> str:
+    """Paragraphs and table cells in document order, separated by blank lines."""
+    if not data:
+        raise LoadError("the file is empty")
+    if data.startswith(_OLE_MAGIC):
+        raise LoadError("the Word document is protected by a password or is an old .doc file")
+    import docx
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+        parts: list[str] = []
+        _docx_collect(document.iter_inner_content(), parts)
+    except (MemoryError, RecursionError):
+        raise
+    except Exception:
+        raise LoadError("it is not a valid Word (.docx) document or it is damaged") from None
+    return _normalise("\n\n".join(parts))
+
+
+def _docx_collect(items: Iterable[Any], parts: list[str]) -> None:
+    """Append the text of paragraphs, and of each table cell once (merged cells repeat)."""
+    from docx.table import Table
+
+    for item in items:
+        if isinstance(item, Table):
+            seen: dict[int, object] = {}  # id -> element, kept alive so ids stay unique
+            for row in item.rows:
+                for cell in row.cells:
+                    if id(cell._tc) in seen:
+                        continue
+                    seen[id(cell._tc)] = cell._tc
+                    _docx_collect(cell.iter_inner_content(), parts)
+        elif item.text.strip():
+            parts.append(item.text)
+
+
+_HTML_SKIP = frozenset({"script", "style", "head", "title", "template", "noscript"})
+_HTML_BLOCK = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "caption", "center", "dd",
+        "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
+        "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html",
+        "legend", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table",
+        "tbody", "tfoot", "thead", "tr", "ul",
+    }
+)  # fmt: skip
+_HTML_CELL = frozenset({"td", "th"})
+_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")  # HTML whitespace; U+00A0 (&nbsp;) is kept
+
+
+class _HTMLText(HTMLParser):
+    """Collect visible text: blocks become blank lines, <br> a newline, whitespace collapsed."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping: dict[str, int] = {}
+        self.pre = 0
+        self.pending_break = 0  # newlines owed before the next text
+        self.pending_space = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _HTML_SKIP:
+            self.skipping[tag] = self.skipping.get(tag, 0) + 1
+        elif tag == "body":
+            self.skipping.pop("head", None)  # an unclosed <head> ends where <body> starts
+        if tag == "br":
+            self.pending_break = min(self.pending_break + 1, 2)
+        elif tag in _HTML_BLOCK:
+            self.pending_break = 2
+        elif tag in _HTML_CELL:
+            self.pending_space = True
+        if tag == "pre":
+            self.pre += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skipping.get(tag):
+            self.skipping[tag] -= 1
+        if tag in _HTML_BLOCK:
+            self.pending_break = 2
+        elif tag in _HTML_CELL:
+            self.pending_space = True
+        if tag == "pre" and self.pre:
+            self.pre -= 1
+
+    def handle_data(self, data: str) -> None:
+        if any(self.skipping.values()):
+            return
+        if self.pre:
+            self._emit(data)
+            return
+        collapsed = _HTML_SPACE.sub(" ", data)
+        if collapsed.startswith(" "):
+            self.pending_space = True
+        text = collapsed.strip(" ")
+        if text:
+            self._emit(text)
+            self.pending_space = collapsed.endswith(" ")
+
+    def _emit(self, text: str) -> None:
+        if self.parts:
+            if self.pending_break:
+                self.parts.append("\n" * self.pending_break)
+            elif self.pending_space:
+                self.parts.append(" ")
+        self.pending_break = 0
+        self.pending_space = False
+        self.parts.append(text)
+
+
+def html_to_text(html: str) -> str:
+    """Visible text of an HTML page (no script, style or head), entities decoded."""
+    parser = _HTMLText()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)

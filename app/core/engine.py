@@ -1,0 +1,150 @@
+"""The engine a front end talks to: one data directory, its settings, index and search."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from app.core.config import DataDir, Settings
+from app.core.indexer import Embedder, IndexReport, Indexer, ProgressFn
+from app.core.locking import WriterLock
+from app.core.manifest import Manifest
+from app.core.parsing import ParseLimits
+from app.core.retrieval import Retriever, SearchResult
+from app.core.scanning import IgnoreRules, normalize
+from app.core.store import VectorStore
+
+
+class Engine:
+    """Owns the manifest, the (lazily loaded) embedding model and vector store."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        settings: Settings | None = None,
+        chroma_url: str | None = None,
+        ollama_host: str | None = None,
+    ) -> None:
+        self.data = DataDir(data_dir).ensure()
+        self.settings = settings or self.data.load_settings()
+        if chroma_url:
+            self.settings.chroma_url = chroma_url
+        if ollama_host:
+            self.settings.ollama_host = ollama_host
+        self._lock = threading.Lock()
+        self._manifest: Manifest | None = None
+        self._embedder: Embedder | None = None
+        self._store: VectorStore | None = None
+        self._indexer: Indexer | None = None
+        self._writer: WriterLock | None = None
+
+    # -- lazily built parts ----------------------------------------------------------------
+    @property
+    def manifest(self) -> Manifest:
+        if self._manifest is None:
+            self._manifest = Manifest(self.data.manifest_path)
+        return self._manifest
+
+    def embedder(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                from app.core.embedding import load_embedder
+
+                self._embedder = load_embedder(
+                    self.settings.embedding_model,
+                    self.settings.embedding_backend,
+                    models_dir=self.data.models_path,
+                )
+            return self._embedder
+
+    def store(self) -> VectorStore:
+        embedder = self.embedder()
+        with self._lock:
+            if self._store is None:
+                self._store = VectorStore(
+                    embedder.model_id,
+                    embedder.dim,
+                    path=None if self.settings.chroma_url else self.data.chroma_path,
+                    url=self.settings.chroma_url,
+                )
+            return self._store
+
+    def indexer(self, progress: ProgressFn | None = None) -> Indexer:
+        if self._indexer is None:
+            s = self.settings
+            self._indexer = Indexer(
+                self.manifest,
+                self.embedder,
+                self.store,
+                ignore=IgnoreRules(s.ignore_patterns),
+                limits=ParseLimits(
+                    timeout_s=s.parse_timeout_s, max_pages=s.max_pages,
+                    max_chunks=s.max_chunks_per_file,
+                ),
+                max_file_bytes=int(s.max_file_mb * 1_000_000),
+            )
+        if progress is not None:
+            self._indexer.progress = progress
+        return self._indexer
+
+    @property
+    def retriever(self) -> Retriever:
+        return Retriever(self.manifest, self.embedder, self.store)
+
+    # -- writing ---------------------------------------------------------------------------
+    def acquire_writer(self, what: str) -> None:
+        """Take the data directory's writer lock (raises LockedError naming the holder)."""
+        if self._writer is None:
+            self._writer = WriterLock(self.data.lock_path, what).acquire()
+
+    def index(
+        self,
+        paths: Iterable[str],
+        *,
+        progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IndexReport:
+        """Bring the index up to date for these files and folders."""
+        self.acquire_writer("footnotes index")
+        indexer = self.indexer(progress)
+        indexer.repair()
+        return indexer.sync(paths, cancel=cancel)
+
+    # -- reading ---------------------------------------------------------------------------
+    def search(self, query: str, k: int | None = None, mode: str = "hybrid") -> SearchResult:
+        return self.retriever.search(query, k or self.settings.top_k, mode)
+
+    def status(self) -> dict[str, Any]:
+        counts = self.manifest.counts()
+        failures = self.manifest.failures()
+        usage = shutil.disk_usage(self.data.root)
+        return {
+            "data_dir": str(self.data.root),
+            "folders": self.manifest.folders(),
+            **counts,
+            "embedding_model": self.settings.embedding_model,
+            "chroma": self.settings.chroma_url or str(self.data.chroma_path),
+            "disk_free_bytes": usage.free,
+            "failures": [{"path": p, "reason": r} for p, r in failures],
+        }
+
+    def add_folder(self, path: str) -> str:
+        folder = normalize(path)
+        if not os.path.isdir(folder):
+            raise NotADirectoryError(f"{path} is not a folder")
+        self.manifest.add_folder(folder)
+        return folder
+
+    def close(self) -> None:
+        if self._indexer is not None:
+            self._indexer.close()
+        if self._manifest is not None:
+            self._manifest.close()
+        if self._writer is not None:
+            self._writer.release()
+            self._writer = None

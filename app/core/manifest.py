@@ -1,0 +1,342 @@
+"""SQLite manifest: watched folders, files (size, mtime, hash, status, error) and chunks.
+
+It is the source of truth for what is indexed; Chroma only holds one vector per distinct
+chunk text (keyed by the text hash), so renames, moves and duplicate files cost no embedding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core import lexical
+from app.core.types import Chunk
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS folders (path TEXT PRIMARY KEY, added_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT,
+    status TEXT NOT NULL CHECK (status IN ('indexed', 'failed')),
+    error TEXT,
+    kind TEXT,
+    pages INTEGER NOT NULL DEFAULT 0,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    chunk_id TEXT NOT NULL UNIQUE,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    page INTEGER,
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    text_hash TEXT NOT NULL,
+    heading TEXT,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(text_hash);
+"""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """One row of the files table."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str | None
+    status: str
+    error: str | None = None
+    kind: str | None = None
+    pages: int = 0
+    chunks: int = 0
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """A stored chunk, joined with its file path."""
+
+    row_id: int
+    chunk_id: str
+    path: str
+    page: int | None
+    start: int
+    end: int
+    text_hash: str
+    heading: str | None
+    text: str
+
+
+def make_chunk_id(path: str, page: int | None, start: int, text_hash: str) -> str:
+    """Deterministic id: the same file content at the same path always gets the same ids."""
+    key = f"{path}\x00{page}\x00{start}\x00{text_hash}".encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(key, digest_size=12).hexdigest()
+
+
+def _like_prefix(folder: str) -> str:
+    escaped = folder.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "/%"
+
+
+_CHUNK_COLUMNS = (
+    "c.id, c.chunk_id, f.path, c.page, c.start, c.end, c.text_hash, c.heading, c.text"
+)
+
+
+class Manifest:
+    """The manifest database; one connection, used from one thread at a time."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        if readonly:
+            uri = f"file:{self.path}?mode=ro"
+            self.conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+        if not readonly:
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            with self.transaction():
+                self.conn.executescript(SCHEMA)
+                lexical.create_schema(self.conn)
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception (Ctrl-C included)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # -- folders -----------------------------------------------------------------------------
+    def add_folder(self, path: str) -> bool:
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT OR IGNORE INTO folders(path, added_at) VALUES (?, ?)", (path, time.time())
+            )
+        return cur.rowcount > 0
+
+    def remove_folder(self, path: str) -> bool:
+        with self.transaction() as c:
+            cur = c.execute("DELETE FROM folders WHERE path = ?", (path,))
+        return cur.rowcount > 0
+
+    def folders(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT path FROM folders ORDER BY path")]
+
+    # -- files -------------------------------------------------------------------------------
+    def file(self, path: str) -> FileRecord | None:
+        row = self.conn.execute(
+            "SELECT path, size, mtime_ns, hash, status, error, kind, pages, chunks "
+            "FROM files WHERE path = ?",
+            (path,),
+        ).fetchone()
+        return FileRecord(*row) if row else None
+
+    def files_under(self, folder: str | None = None) -> dict[str, FileRecord]:
+        """Every file record, or those at or below ``folder``."""
+        sql = "SELECT path, size, mtime_ns, hash, status, error, kind, pages, chunks FROM files"
+        if folder is None:
+            rows = self.conn.execute(sql)
+        else:
+            rows = self.conn.execute(
+                sql + " WHERE path = ? OR path LIKE ? ESCAPE '\\'", (folder, _like_prefix(folder))
+            )
+        return {r[0]: FileRecord(*r) for r in rows}
+
+    def replace_file(self, record: FileRecord, chunks: Sequence[Chunk]) -> list[str]:
+        """Atomically store a file's row and its chunks; returns the text hashes it dropped."""
+        with self.transaction() as c:
+            old = self._drop_chunks(c, record.path)
+            c.execute(
+                "INSERT INTO files(path, size, mtime_ns, hash, status, error, kind, pages, chunks,"
+                " updated_at) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
+                "size=excluded.size, mtime_ns=excluded.mtime_ns, hash=excluded.hash, "
+                "status=excluded.status, error=excluded.error, kind=excluded.kind, "
+                "pages=excluded.pages, chunks=excluded.chunks, updated_at=excluded.updated_at",
+                (
+                    record.path, record.size, record.mtime_ns, record.hash, record.status,
+                    record.error, record.kind, record.pages, len(chunks), time.time(),
+                ),
+            )
+            file_id = c.execute("SELECT id FROM files WHERE path = ?", (record.path,)).fetchone()[0]
+            c.executemany(
+                "INSERT INTO chunks(chunk_id, file_id, page, start, end, text_hash, heading, text)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        make_chunk_id(record.path, ch.page, ch.start, ch.text_hash), file_id,
+                        ch.page, ch.start, ch.end, ch.text_hash, ch.heading, ch.text,
+                    )
+                    for ch in chunks
+                ],
+            )
+        return old
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        """Same content, new stat: remember the new size/mtime so it is not hashed again."""
+        with self.transaction() as c:
+            c.execute(
+                "UPDATE files SET size = ?, mtime_ns = ?, updated_at = ? WHERE path = ?",
+                (size, mtime_ns, time.time(), path),
+            )
+
+    def remove_files(self, paths: Iterable[str]) -> list[str]:
+        """Forget files and their chunks; returns the text hashes they referenced."""
+        dropped: list[str] = []
+        with self.transaction() as c:
+            for path in paths:
+                dropped += self._drop_chunks(c, path)
+                c.execute("DELETE FROM files WHERE path = ?", (path,))
+        return dropped
+
+    def move(self, old: str, new: str) -> int:
+        """Re-point a file or a whole folder at a new path, keeping every chunk; returns files moved."""
+        moved = 0
+        with self.transaction() as c:
+            rows = c.execute(
+                "SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\'",
+                (old, _like_prefix(old)),
+            ).fetchall()
+            for file_id, path in rows:
+                target = new + path[len(old):]
+                dropped = self._drop_chunks(c, target)
+                c.execute("DELETE FROM files WHERE path = ?", (target,))
+                del dropped  # the caller collects garbage for the whole run
+                c.execute("UPDATE files SET path = ? WHERE id = ?", (target, file_id))
+                for row_id, page, start, text_hash in c.execute(
+                    "SELECT id, page, start, text_hash FROM chunks WHERE file_id = ?", (file_id,)
+                ).fetchall():
+                    c.execute(
+                        "UPDATE chunks SET chunk_id = ? WHERE id = ?",
+                        (make_chunk_id(target, page, start, text_hash), row_id),
+                    )
+                moved += 1
+        return moved
+
+    @staticmethod
+    def _drop_chunks(c: sqlite3.Connection, path: str) -> list[str]:
+        rows = c.execute(
+            "SELECT c.text_hash FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?",
+            (path,),
+        ).fetchall()
+        c.execute("DELETE FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = ?)", (path,))
+        return [r[0] for r in rows]
+
+    # -- chunks ------------------------------------------------------------------------------
+    def unreferenced(self, hashes: Iterable[str]) -> list[str]:
+        """Those of ``hashes`` that no chunk row uses any more."""
+        out = []
+        for h in set(hashes):
+            if self.conn.execute("SELECT 1 FROM chunks WHERE text_hash = ? LIMIT 1", (h,)).fetchone() is None:
+                out.append(h)
+        return out
+
+    def all_hashes(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT DISTINCT text_hash FROM chunks")}
+
+    def texts_for_hashes(self, hashes: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for h in hashes:
+            row = self.conn.execute("SELECT text FROM chunks WHERE text_hash = ? LIMIT 1", (h,)).fetchone()
+            if row:
+                out[h] = row[0]
+        return out
+
+    def chunks_for_hashes(self, hashes: Sequence[str]) -> dict[str, list[ChunkRow]]:
+        out: dict[str, list[ChunkRow]] = {h: [] for h in hashes}
+        for start in range(0, len(hashes), 500):
+            part = list(hashes[start : start + 500])
+            marks = ",".join("?" * len(part))
+            for r in self.conn.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id "
+                f"WHERE c.text_hash IN ({marks}) ORDER BY f.path, c.page, c.start",
+                part,
+            ):
+                out[r[6]].append(ChunkRow(*r))
+        return out
+
+    def chunks_by_rowid(self, row_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        if not row_ids:
+            return {}
+        marks = ",".join("?" * len(row_ids))
+        rows = self.conn.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id "
+            f"WHERE c.id IN ({marks})",
+            list(row_ids),
+        )
+        return {r[0]: ChunkRow(*r) for r in rows}
+
+    def chunks_of(self, path: str) -> list[ChunkRow]:
+        return [
+            ChunkRow(*r)
+            for r in self.conn.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id "
+                "WHERE f.path = ? ORDER BY c.page, c.start",
+                (path,),
+            )
+        ]
+
+    # -- status ------------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        c = self.conn
+        return {
+            "files": c.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+            "files_indexed": c.execute("SELECT COUNT(*) FROM files WHERE status='indexed'").fetchone()[0],
+            "files_failed": c.execute("SELECT COUNT(*) FROM files WHERE status='failed'").fetchone()[0],
+            "chunks": c.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
+            "distinct_texts": c.execute("SELECT COUNT(DISTINCT text_hash) FROM chunks").fetchone()[0],
+            "folders": c.execute("SELECT COUNT(*) FROM folders").fetchone()[0],
+        }
+
+    def failures(self) -> list[tuple[str, str]]:
+        return [
+            (r[0], r[1] or "unknown error")
+            for r in self.conn.execute(
+                "SELECT path, error FROM files WHERE status = 'failed' ORDER BY path"
+            )
+        ]
+
+    def check(self) -> list[str]:
+        """Internal consistency problems (empty when healthy): FTS and chunk/file agreement."""
+        problems = []
+        c = self.conn
+        if c.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+            problems.append("SQLite integrity check failed")
+        try:
+            c.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+        except sqlite3.DatabaseError as exc:
+            problems.append(f"full-text index disagrees with chunks: {exc}")
+        bad = c.execute(
+            "SELECT COUNT(*) FROM files f WHERE chunks != (SELECT COUNT(*) FROM chunks WHERE file_id = f.id)"
+        ).fetchone()[0]
+        if bad:
+            problems.append(f"{bad} files whose chunk count disagrees with their chunks")
+        return problems

@@ -1,0 +1,212 @@
+"""Parse files in a separate worker process with a time and memory limit.
+
+A file that crashes, hangs or balloons the parser costs only that file: the worker is killed
+and restarted, the file is reported as failed with the reason, and the run goes on. Requests
+are pipelined (the worker reads the next file while the caller embeds the previous one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing as mp
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from app.core.types import Chunk
+
+HASH_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    """Resource limits for one file."""
+
+    timeout_s: float = 120.0
+    memory_mb: int = 3072
+    max_pages: int = 5000
+    max_chunks: int = 20000
+
+
+@dataclass
+class ParseResult:
+    """What the worker made of one file: chunks, 'unchanged', or a failure reason."""
+
+    path: str
+    hash: str | None = None
+    kind: str | None = None
+    pages: int = 0
+    chunks: list[Chunk] = field(default_factory=list)
+    unchanged: bool = False
+    error: str | None = None
+
+
+def file_hash(path: str) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as fh:
+        while block := fh.read(HASH_BLOCK):
+            h.update(block)
+    return h.hexdigest()
+
+
+def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseResult:
+    """Hash, load and chunk one file (runs inside the worker; usable in-process in tests)."""
+    from app.core.chunking import chunk_document
+    from app.core.documents import DocumentError, load_document
+
+    try:
+        digest = file_hash(path)
+    except FileNotFoundError:
+        return ParseResult(path, error="the file disappeared before it could be read")
+    except PermissionError:
+        return ParseResult(path, error="permission denied")
+    except IsADirectoryError:
+        return ParseResult(path, error="it is a folder, not a file")
+    except OSError as exc:
+        return ParseResult(path, error=f"could not be read: {exc.strerror or exc}")
+    if digest == known_hash:
+        return ParseResult(path, hash=digest, unchanged=True)
+    try:
+        doc = load_document(path, max_pages=limits.max_pages)
+    except DocumentError as exc:
+        return ParseResult(path, hash=digest, error=exc.reason)
+    chunks = chunk_document(doc)
+    if len(chunks) > limits.max_chunks:
+        return ParseResult(
+            path, hash=digest, kind=doc.kind,
+            error=f"it would make {len(chunks):,} passages, more than the limit of "
+            f"{limits.max_chunks:,} per file (a setting)",
+        )
+    return ParseResult(path, hash=digest, kind=doc.kind, pages=len(doc.pages), chunks=chunks)
+
+
+def _worker(conn: Connection, limits: ParseLimits) -> None:
+    import resource
+
+    if limits.memory_mb > 0:
+        cap = limits.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if request is None:
+            return
+        path, known = request
+        try:
+            result = parse_file(path, known, limits)
+        except MemoryError:
+            result = ParseResult(
+                path, error=f"reading it needed more than the {limits.memory_mb:,} MB memory limit"
+            )
+        except RecursionError:
+            result = ParseResult(path, error="its structure is nested too deeply to read")
+        except Exception as exc:  # a parser bug must cost one file, not the run
+            result = ParseResult(path, error=f"unexpected error while reading: {exc!r}"[:500])
+        try:
+            conn.send(result)
+        except MemoryError:
+            conn.send(ParseResult(path, error="its text is too large to pass on"))
+
+
+class ParserPool:
+    """One worker process; ``parse_many`` yields results in request order."""
+
+    def __init__(self, limits: ParseLimits | None = None, depth: int = 3) -> None:
+        self.limits = limits or ParseLimits()
+        self.depth = depth
+        self._ctx = mp.get_context("spawn")
+        self._proc: Any = None
+        self._conn: Connection | None = None
+
+    def _start(self) -> Connection:
+        if self._conn is None:
+            parent, child = self._ctx.Pipe()
+            self._proc = self._ctx.Process(
+                target=_worker, args=(child, self.limits), daemon=True, name="footnotes-parser"
+            )
+            self._proc.start()
+            child.close()
+            self._conn = parent
+        return self._conn
+
+    def _kill(self) -> int | None:
+        code = None
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.join(5)
+            code = self._proc.exitcode
+        if self._conn is not None:
+            self._conn.close()
+        self._proc, self._conn = None, None
+        return code
+
+    def parse_many(self, requests: Iterable[tuple[str, str | None]]) -> Iterator[ParseResult]:
+        pending: deque[tuple[str, str | None]] = deque()
+        try:
+            yield from self._pipeline(iter(requests), pending)
+        finally:
+            if pending:  # abandoned midway (Ctrl-C, cancel): stale answers must not leak
+                self._kill()
+
+    def _pipeline(
+        self, todo: Iterator[tuple[str, str | None]], pending: deque[tuple[str, str | None]]
+    ) -> Iterator[ParseResult]:
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < self.depth:
+                try:
+                    req = next(todo)
+                except StopIteration:
+                    exhausted = True
+                    break
+                self._start().send(req)
+                pending.append(req)
+            if not pending:
+                return
+            conn = self._start()
+            path = pending[0][0]
+            failure = None
+            try:
+                if conn.poll(self.limits.timeout_s):
+                    result = conn.recv()
+                else:
+                    failure = f"reading it took longer than the {self.limits.timeout_s:g} s limit"
+            except (EOFError, OSError):
+                failure = "the document reader crashed on it"
+            if failure is not None:
+                code = self._kill()
+                if code is not None and code < 0 and "crashed" in failure:
+                    failure += f" (signal {-code})"
+                result = ParseResult(path, error=failure)
+                pending.popleft()
+                for req in pending:  # resend the rest to a fresh worker
+                    self._start().send(req)
+                yield result
+                continue
+            pending.popleft()
+            yield result
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.send(None)
+            except OSError:
+                pass
+            if self._proc is not None:
+                self._proc.join(2)
+        self._kill()
+
+    def __enter__(self) -> ParserPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def default_depth() -> int:
+    return max(2, min(4, (os.cpu_count() or 2)))

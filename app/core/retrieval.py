@@ -1,0 +1,119 @@
+"""Hybrid search: dense top-k from the vector store and BM25 top-k from FTS5, fused by RRF."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from app.core import lexical, support
+from app.core.indexer import Embedder
+from app.core.manifest import ChunkRow, Manifest
+from app.core.store import VectorStore
+from app.core.types import Hit, Support
+
+RRF_K = 60  # the constant from Cormack et al. (2009); damps the weight of top ranks
+
+
+@dataclass
+class SearchResult:
+    """Hits for a query, with the support verdict."""
+
+    query: str
+    hits: list[Hit]
+    support: Support
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "hits": [h.to_json() for h in self.hits],
+            "support": self.support.to_json(),
+        }
+
+
+def dense_rows(
+    manifest: Manifest, store: VectorStore, qvec: np.ndarray, n: int
+) -> list[tuple[ChunkRow, float]]:
+    """Chunk rows in order of their text's similarity (duplicate texts share a score)."""
+    found = store.query(qvec, n)
+    rows = manifest.chunks_for_hashes([d.text_hash for d in found])
+    out: list[tuple[ChunkRow, float]] = []
+    for d in found:
+        out.extend((row, d.similarity) for row in rows.get(d.text_hash, []))
+    return out[:n]
+
+
+def lexical_rows(manifest: Manifest, query: str, n: int) -> list[tuple[ChunkRow, float]]:
+    found = lexical.search(manifest.conn, query, n)
+    rows = manifest.chunks_by_rowid([h.row_id for h in found])
+    return [(rows[h.row_id], h.score) for h in found if h.row_id in rows]
+
+
+def fuse(
+    dense: list[tuple[ChunkRow, float]], lex: list[tuple[ChunkRow, float]], k: int,
+    mode: str = "hybrid",
+) -> list[Hit]:
+    """Reciprocal rank fusion; ``mode`` "dense" or "lexical" ranks by one retriever alone."""
+    table: dict[int, dict[str, Any]] = {}
+    for source, ranked in (("dense", dense), ("lexical", lex)):
+        for rank, (row, score) in enumerate(ranked, start=1):
+            entry = table.setdefault(row.row_id, {"row": row, "rrf": 0.0})
+            entry[f"{source}_rank"] = rank
+            entry[f"{source}_score"] = score
+            if mode in ("hybrid", source):
+                entry["rrf"] += 1.0 / (RRF_K + rank)
+    ordered = sorted(
+        (e for e in table.values() if e["rrf"] > 0),
+        key=lambda e: (-e["rrf"], e["row"].path, e["row"].page or 0, e["row"].start),
+    )
+    hits = []
+    for rank, e in enumerate(ordered[:k], start=1):
+        row: ChunkRow = e["row"]
+        hits.append(
+            Hit(
+                rank=rank, path=row.path, page=row.page, start=row.start, end=row.end,
+                text=row.text, score=e["rrf"], chunk_id=row.chunk_id, heading=row.heading,
+                text_hash=row.text_hash,
+                dense_score=e.get("dense_score"), lexical_score=e.get("lexical_score"),
+                dense_rank=e.get("dense_rank"), lexical_rank=e.get("lexical_rank"),
+            )
+        )
+    return hits
+
+
+class Retriever:
+    """Search over one index; the embedder and store are created lazily by the caller."""
+
+    def __init__(
+        self,
+        manifest: Manifest,
+        embedder: Callable[[], Embedder],
+        store: Callable[[], VectorStore],
+        candidates: int = 50,
+    ) -> None:
+        self.manifest = manifest
+        self._embedder = embedder
+        self._store = store
+        self.candidates = candidates
+
+    def search(self, query: str, k: int = 8, mode: str = "hybrid") -> SearchResult:
+        n = max(self.candidates, k)
+        qvec = self._embedder().encode([query])[0]
+        dense = dense_rows(self.manifest, self._store(), qvec, n)
+        lex = lexical_rows(self.manifest, query, n)
+        hits = fuse(dense, lex, k, mode)
+        self._fill_dense_scores(hits, qvec)
+        return SearchResult(query, hits, support.assess(query, hits))
+
+    def _fill_dense_scores(self, hits: list[Hit], qvec: np.ndarray) -> None:
+        """Hits found only lexically still get their cosine similarity (the support needs it)."""
+        lacking = [h for h in hits if h.dense_score is None and h.text_hash]
+        if not lacking:
+            return
+        vectors = self._store().vectors({h.text_hash for h in lacking if h.text_hash})
+        for h in lacking:
+            vec = vectors.get(h.text_hash or "")
+            if vec is not None:
+                h.dense_score = float(np.dot(vec, qvec))

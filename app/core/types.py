@@ -1,0 +1,90 @@
+"""Dataclasses that flow through the engine: files -> pages -> chunks -> hits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Page:
+    """Text of one page (PDF/EPUB, 1-based ``number``) or of a whole file (``number`` None)."""
+
+    number: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Document:
+    """A loaded file: its absolute path, format name and pages of exact, stable text."""
+
+    path: str
+    kind: str
+    pages: list[Page]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A passage with exact offsets: ``text == page_text[start:end]``."""
+
+    path: str
+    page: int | None
+    start: int
+    end: int
+    text: str
+    text_hash: str
+    heading: str | None = None
+
+
+@dataclass
+class Hit:
+    """One retrieved passage, as printed by ``search --json``."""
+
+    rank: int
+    path: str
+    page: int | None
+    start: int
+    end: int
+    text: str
+    score: float
+    chunk_id: str
+    heading: str | None = None
+    dense_score: float | None = None
+    lexical_score: float | None = None
+    dense_rank: int | None = None
+    lexical_rank: int | None = None
+    text_hash: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "rank": self.rank,
+            "path": self.path,
+            "page": self.page,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "score": round(self.score, 6),
+            "chunk_id": self.chunk_id,
+            "heading": self.heading,
+            "dense_score": None if self.dense_score is None else round(self.dense_score, 6),
+            "lexical_score": None if self.lexical_score is None else round(self.lexical_score, 6),
+            "dense_rank": self.dense_rank,
+            "lexical_rank": self.lexical_rank,
+        }
+
+
+@dataclass
+class Support:
+    """Whether the retrieved evidence supports answering, with a reason a person understands."""
+
+    supported: bool
+    score: float
+    reason: str
+    features: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "supported": self.supported,
+            "score": round(self.score, 4),
+            "reason": self.reason,
+            "features": {k: round(v, 4) for k, v in self.features.items()},
+        }
