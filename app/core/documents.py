@@ -209,6 +209,12 @@ def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
         raise
     except Exception:
         raise LoadError(f"it is not a valid {label} or it is damaged") from None
+    # MuPDF sniffs content, so an HTML error page named .pdf would open as HTML: refuse it.
+    if doc.is_pdf != (kind == "pdf") or (
+        kind == "epub" and (doc.metadata or {}).get("format") != "EPUB"
+    ):
+        doc.close()
+        raise LoadError(f"it is not a valid {label} or it is damaged")
     if doc.needs_pass and not doc.authenticate(""):
         doc.close()
         raise LoadError(f"the {label} is protected by a password")
@@ -303,6 +309,7 @@ _HTML_BLOCK = frozenset(
         "tbody", "tfoot", "thead", "tr", "ul",
     }
 )  # fmt: skip
+_HTML_HEAD_ONLY = frozenset({"base", "link", "meta", "html", "head"})
 _HTML_CELL = frozenset({"td", "th"})
 _HTML_SPACE = re.compile(r"[ \t\n\r\f]+")  # HTML whitespace; U+00A0 (&nbsp;) is kept
 
@@ -321,8 +328,8 @@ class _HTMLText(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _HTML_SKIP:
             self.skipping[tag] = self.skipping.get(tag, 0) + 1
-        elif tag == "body":
-            self.skipping.pop("head", None)  # an unclosed <head> ends where <body> starts
+        elif tag not in _HTML_HEAD_ONLY:
+            self.skipping.pop("head", None)  # as in browsers, body content ends an open <head>
         if tag == "br":
             self.pending_break = min(self.pending_break + 1, 2)
         elif tag in _HTML_BLOCK:
@@ -372,4 +379,4 @@ def html_to_text(html: str) -> str:
     parser = _HTMLText()
     parser.feed(html)
     parser.close()
-    return "".join(parser.parts)
+    return _normalise("".join(parser.parts))  # "&#13;" can bring back a CR

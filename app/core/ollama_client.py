@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import threading
+import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -16,6 +18,7 @@ import pydantic
 from app.core.config import DEFAULT_OLLAMA_HOST
 
 _CANCEL_POLL_S = 0.05
+DEFAULT_OLLAMA_PORT = 11434
 
 
 class AnswerError(Exception):
@@ -28,9 +31,17 @@ class AnswerError(Exception):
 
 
 def display_host(host: str | None) -> str:
-    """The server address as shown in messages: scheme added, trailing slash dropped."""
-    host = (host or DEFAULT_OLLAMA_HOST).strip().rstrip("/")
-    return host if "://" in host else f"http://{host}"
+    """The full server URL, defaulted like Ollama's CLI: ``0.0.0.0`` -> ``http://0.0.0.0:11434``."""
+    raw = (host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST).strip().rstrip("/")
+    if "://" in raw:
+        return raw
+    parts = urllib.parse.urlsplit(f"http://{raw}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = parts.netloc if port is not None else f"{parts.netloc}:{DEFAULT_OLLAMA_PORT}"
+    return urllib.parse.urlunsplit(("http", netloc, parts.path, "", ""))
 
 
 class _Client(ollama.Client):
@@ -61,7 +72,9 @@ class _SocketGuard:
 
     def watch(self, cancel: threading.Event) -> None:
         """Start a daemon thread that shuts the sockets down as soon as ``cancel`` is set."""
-        threading.Thread(target=self._run, args=(cancel,), name="ollama-cancel", daemon=True).start()
+        threading.Thread(
+            target=self._run, args=(cancel,), name="ollama-cancel", daemon=True
+        ).start()
 
     def _run(self, cancel: threading.Event) -> None:
         while not self._finished.is_set():
@@ -261,6 +274,7 @@ def model_context_length(host: str | None, model: str, timeout_s: float = 5.0) -
 
 def has_model(installed: Sequence[str], model: str) -> bool:
     """Whether ``model`` is among ``installed``, where a missing tag means ``:latest``."""
+
     def norm(name: str) -> str:
         return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
 

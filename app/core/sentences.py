@@ -1,0 +1,358 @@
+"""Sentence support marks: align each answer sentence to the passage span that supports it.
+
+Scoring is lexical: the share of a sentence's content words (lowercased, stopwords removed,
+light suffix stemming), weighted by rarity across the sources, that a passage span contains.
+A number in the sentence that the span lacks halves the score, since invented figures are the
+commonest unsupported claim. Sentences about the sources themselves ("The sources do not say.")
+and sentences with no content words are ``kind="meta"``: they are not claims, so they are never
+flagged as unsupported and carry no spans.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+SUPPORT_THRESHOLD = 0.5
+_EXTRA_SPAN_GAIN = 0.15  # a second span (another cited source) must add this much coverage
+_PAIR_MARGIN = 0.15  # two adjacent passage sentences must cover this much more than one
+
+_STOPWORD_TEXT = """
+    a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each
+    few for from further had has have having he her here hers herself him himself his how i
+    if in into is it its itself just me more most my myself no nor not now of off on once
+    only or other our ours ourselves out over own same she should so some such than that
+    the their theirs them themselves then there these they this those through to too under
+    until up very was we were what when where which while who whom why will with would you
+    your yours yourself yourselves may might must shall one ones s t also however therefore
+    thus yes according source sources passage passages document documents summary overall
+    conclusion additionally furthermore moreover finally unfortunately specifically"""
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_META = re.compile(
+    r"\b(?:the|these|provided|given|available|any|none of the) (?:sources?|passages?|documents?"
+    r"|texts?|context|excerpts?)\b.{0,40}?\b(?:do|does|did|can)(?: not|n't)\b"
+    r"|\b(?:not|never) (?:mentioned|stated|given|provided|covered|found|specified|discussed"
+    r"|included|addressed|described)\b.{0,30}\b(?:sources?|passages?|documents?|context)\b"
+    r"|\bno (?:information|mention|details?|data|answer)\b.{0,60}\b(?:sources?|passages?"
+    r"|documents?|context)\b"
+    r"|^i (?:cannot|can't|could not|couldn't|am unable to|was unable to|do not|don't) "
+    r"(?:find|answer|determine|tell|know|say)\b"
+    r"|^(?:there is|there's) no (?:information|mention)\b"
+    r"|^none of the (?:sources|passages|documents)\b",
+    re.IGNORECASE,
+)
+_SUFFIXES = (("ies", "y", 2), ("sses", "ss", 2), ("ing", "", 3), ("ed", "", 2), ("ly", "", 3))
+_MIXED = re.compile(r"\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
+
+
+_CITE = re.compile(
+    r"\[\s*(?:sources?\s*)?(\d{1,3}(?:\s*(?:,|;|-|–|and)\s*(?:sources?\s*)?\d{1,3})*)\s*\]",
+    re.IGNORECASE,
+)
+_END = re.compile(
+    r"[.!?…]+[\"'”’)]*(?:\s*\[[^\[\]\n]{1,24}\])*"  # terminal punctuation, closers, citations
+    r"|\n[ \t]*\n\s*"  # a blank line always ends a sentence
+    r"|\n(?=[ \t]*(?:[-*•+]|\d{1,3}[.)])\s)"  # so does a line that starts a list item
+)
+_ANSWER_END = re.compile(_END.pattern + r"|\n", re.IGNORECASE)  # in answers every line break
+_LEAD = re.compile(r"(?:\s|[-*•+#>]+\s|\d{1,3}[.)]\s)*")
+_ABBREV_WORDS = (
+    "e.g i.e etc vs cf al fig figs eq no nos p pp vol mr mrs ms dr prof st jr sr inc ltd co "
+    "corp approx ca dept est jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k"
+)
+_ABBREV = frozenset(_ABBREV_WORDS.split())
+
+
+def citations(text: str) -> list[int]:
+    """Source numbers cited as ``[n]``, ``[n, m]``, ``[n-m]`` or ``[source n]``, in order."""
+    out: list[int] = []
+    for m in _CITE.finditer(text):
+        for part in re.split(r"\s*(?:,|;|and)\s*", m.group(1)):
+            nums = [int(x) for x in re.findall(r"\d+", part)]
+            if len(nums) == 2 and 0 < nums[1] - nums[0] <= 20:  # a range such as [1-3]
+                nums = list(range(nums[0], nums[1] + 1))
+            out.extend(n for n in nums if n not in out)
+    return out
+
+
+def strip_citations(text: str) -> str:
+    """``text`` with citation markers blanked out (same length, so offsets still hold)."""
+    return _CITE.sub(lambda m: " " * len(m.group()), text)
+
+
+def sentence_spans(text: str, *, lines: bool = False) -> list[tuple[int, int]]:
+    """(start, end) of each sentence, trimmed of whitespace and list markers.
+
+    Citation markers right after the full stop stay with their sentence. With ``lines``
+    (for answers) every line break ends a sentence; in passages single line breaks are
+    usually wrapped lines and are kept inside the sentence.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in (_ANSWER_END if lines else _END).finditer(text):
+        if m.group()[0] in ".!?…":
+            after = text[m.end() : m.end() + 1]
+            if after and not after.isspace():
+                continue  # 3.5, file.txt, e.g.x
+            nxt = text[m.end() :].lstrip()[:1]
+            if nxt.islower() or _abbreviation(text, m.start()):
+                continue
+            _push(text, start, m.end(), spans)
+        else:
+            _push(text, start, m.start(), spans)
+        start = m.end()
+    _push(text, start, len(text), spans)
+    return spans
+
+
+def _abbreviation(text: str, dot: int) -> bool:
+    word = re.search(r"([\w.]+)$", text[max(0, dot - 12) : dot])
+    if not word:
+        return False
+    w = word.group(1).lower().rstrip(".")
+    return w in _ABBREV or (len(w) == 1 and w.isalpha())
+
+
+def _push(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    lead = _LEAD.match(text, start, end)
+    if lead:
+        start = lead.end()
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if any(ch.isalnum() for ch in text[start:end]):
+        spans.append((start, end))
+
+
+class Passage(Protocol):
+    """Anything numbered with a passage text (``answering.Source`` is one)."""
+
+    n: int
+    text: str
+
+
+@dataclass
+class SentenceMark:
+    """One answer sentence: its offsets in the answer and the passage spans that support it."""
+
+    text: str
+    start: int
+    end: int
+    supported: bool
+    sources: list[int]  # the source numbers the sentence cites (valid ones)
+    support_spans: list[tuple[int, int, int]] = field(default_factory=list)  # (n, start, end)
+    score: float = 0.0
+    kind: str = "claim"  # "claim" or "meta"
+    reason: str = ""
+    bad_citations: list[int] = field(default_factory=list)
+
+
+def stem(word: str) -> str:
+    """A light English suffix stemmer: enough to match plurals and -ed/-ing/-ly forms."""
+    w = word.lower()
+    if len(w) <= 2 or w[0].isdigit():
+        return w
+    for suffix, repl, keep in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= keep:
+            w = w[: -len(suffix)] + repl
+            if suffix in ("ing", "ed") and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            break
+    else:
+        if w.endswith("s") and not w.endswith(("ss", "us", "is")):
+            w = w[:-1]
+    if w.endswith("e") and len(w) > 2:
+        w = w[:-1]
+    return w
+
+
+def content_terms(text: str) -> set[str]:
+    """Stemmed content words and normalised numbers of ``text``."""
+    terms = set()
+    for m in _WORD.finditer(text):
+        tok = m.group().lower()
+        if tok[0].isdigit():
+            terms.add(tok.replace(",", ""))
+        elif tok not in _STOPWORDS and len(tok) > 1:
+            terms.add(stem(tok))
+    return terms
+
+
+def is_meta(sentence: str) -> bool:
+    """A statement about the sources or the answerer rather than a claim about the world."""
+    text = strip_citations(sentence).strip()
+    if text.endswith(":"):
+        return True
+    return bool(_META.search(text)) and not _MIXED.search(text)
+
+
+@dataclass
+class _Span:
+    n: int
+    start: int
+    end: int
+    terms: set[str]
+    single: bool = True
+
+
+def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
+    """Single passage sentences and adjacent pairs, each with its terms."""
+    out: dict[int, list[_Span]] = {}
+    for src in sources:
+        sents = [(s, e, content_terms(src.text[s:e])) for s, e in sentence_spans(src.text)]
+        spans = [_Span(src.n, s, e, t) for s, e, t in sents]
+        spans += [
+            _Span(src.n, a[0], b[1], a[2] | b[2], False) for a, b in itertools.pairwise(sents)
+        ]
+        out[src.n] = spans
+    return out
+
+
+def _idf(spans: dict[int, list[_Span]]) -> dict[str, float]:
+    singles = [sp for group in spans.values() for sp in group if sp.single]
+    df: dict[str, int] = {}
+    for sp in singles:
+        for t in sp.terms:
+            df[t] = df.get(t, 0) + 1
+    total = len(singles) + 1
+    return {t: math.log(1 + total / (1 + d)) for t, d in df.items()}
+
+
+def mark_sentences(
+    answer: str, sources: Sequence[Passage], *, threshold: float = SUPPORT_THRESHOLD
+) -> list[SentenceMark]:
+    """Split ``answer`` into sentences and find each one's best supporting passage span."""
+    by_n = {s.n: s for s in sources}
+    spans = _source_spans(sources)
+    idf = _idf(spans)
+    unseen = math.log(1 + sum(sp.single for v in spans.values() for sp in v) + 1)
+    marks = []
+    for start, end in sentence_spans(answer, lines=True):
+        text = answer[start:end]
+        cited = citations(text)
+        valid = [n for n in cited if n in by_n]
+        bad = [n for n in cited if n not in by_n]
+        mark = SentenceMark(text, start, end, supported=True, sources=valid, bad_citations=bad)
+        terms = content_terms(strip_citations(text))
+        if not bad and (not terms or is_meta(text)):
+            mark.kind, mark.reason = "meta", "a statement about the sources, not a claim"
+        else:
+            weights = {t: idf.get(t, unseen) for t in terms}
+            _align(mark, weights, spans, threshold)
+        if bad:
+            mark.supported = False
+            have = f"sources 1–{len(sources)}" if sources else "no sources"
+            mark.reason = f"cites [{', '.join(map(str, bad))}], but there are only {have}"
+        marks.append(mark)
+    return marks
+
+
+def _coverage(weights: dict[str, float], terms: set[str]) -> float:
+    total = sum(weights.values())
+    return sum(w for t, w in weights.items() if t in terms) / total if total else 0.0
+
+
+def _best(
+    weights: dict[str, float], candidates: list[_Span], have: set[str], threshold: float
+) -> _Span | None:
+    """The span adding most coverage to ``have``: one sentence unless a pair clearly wins."""
+    base = _coverage(weights, have)
+    top: dict[bool, tuple[float, _Span] | None] = {True: None, False: None}
+    for sp in candidates:
+        gain = round(_coverage(weights, sp.terms | have) - base, 9)
+        best = top[sp.single]
+        shorter = best is not None and sp.end - sp.start < best[1].end - best[1].start
+        if gain > 0 and (best is None or gain > best[0] or (gain == best[0] and shorter)):
+            top[sp.single] = (gain, sp)
+    single, pair = top[True], top[False]
+    if pair is None:
+        return single[1] if single else None
+    if single is None:
+        return pair[1]
+    wins = pair[0] >= single[0] + _PAIR_MARGIN or base + single[0] < threshold <= base + pair[0]
+    return pair[1] if wins else single[1]
+
+
+def _align(
+    mark: SentenceMark, weights: dict[str, float], spans: dict[int, list[_Span]], threshold: float
+) -> None:
+    cited = [n for n in mark.sources if n in spans]
+    pool = [sp for n in (cited or list(spans)) for sp in spans[n]]
+    chosen = _pick(weights, pool, len(cited) > 1, threshold)
+    score = _score(weights, chosen)
+    if cited and score < threshold:  # the claim may still be in a source it did not cite
+        rest = [sp for n in spans if n not in cited for sp in spans[n]]
+        others = _pick(weights, rest, False, threshold)
+        if _score(weights, others) >= threshold:
+            chosen, score = others, _score(weights, others)
+    mark.score = round(score, 4)
+    mark.support_spans = [(sp.n, sp.start, sp.end) for sp in chosen]
+    mark.supported = score >= threshold
+    found = sorted({sp.n for sp in chosen})
+    missing = sorted(t for t in weights if t[0].isdigit() and not _has(chosen, t))
+    if not mark.supported:
+        mark.support_spans = []
+        if not cited:
+            mark.reason = "no source contains this"
+        elif len(cited) == 1:
+            mark.reason = f"the cited source [{cited[0]}] does not contain this"
+        else:
+            mark.reason = "the cited sources do not contain this"
+        if missing and chosen:
+            mark.reason += f" (the passage lacks {', '.join(missing)})"
+    elif cited and not set(found) & set(cited):
+        mark.reason = f"found in [{', '.join(map(str, found))}], not in the cited source"
+    else:
+        mark.reason = f"matches [{', '.join(map(str, found))}]"
+
+
+def _pick(
+    weights: dict[str, float], pool: list[_Span], extra: bool, threshold: float
+) -> list[_Span]:
+    first = _best(weights, pool, set(), threshold)
+    if first is None:
+        return []
+    chosen = [first]
+    if extra:
+        rest = [sp for sp in pool if sp.n != first.n]
+        second = _best(weights, rest, first.terms, threshold)
+        gain = _coverage(weights, first.terms | (second.terms if second else set()))
+        if second is not None and gain - _coverage(weights, first.terms) >= _EXTRA_SPAN_GAIN:
+            chosen.append(second)
+    return chosen
+
+
+def _has(chosen: list[_Span], term: str) -> bool:
+    return any(term in sp.terms for sp in chosen)
+
+
+def _score(weights: dict[str, float], chosen: list[_Span]) -> float:
+    have = set().union(*(sp.terms for sp in chosen)) if chosen else set()
+    score = _coverage(weights, have)
+    if any(t[0].isdigit() and t not in have for t in weights):
+        score *= 0.5
+    return score
+
+
+def to_json_sentences(marks: Sequence[SentenceMark]) -> list[dict[str, object]]:
+    """The ``"sentences"`` list of ``ask --json``."""
+    return [
+        {
+            "text": m.text,
+            "start": m.start,
+            "end": m.end,
+            "supported": m.supported,
+            "sources": m.sources,
+            "spans": [{"n": n, "start": s, "end": e} for n, s, e in m.support_spans],
+            "score": m.score,
+            "kind": m.kind,
+            "reason": m.reason,
+            "bad_citations": m.bad_citations,
+        }
+        for m in marks
+    ]
