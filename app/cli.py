@@ -15,10 +15,6 @@ from app import __version__
 GLOBAL_OPTIONS = ("--data-dir", "--ollama-host", "--chroma-url")
 
 
-class UsageError(Exception):
-    """Bad command-line usage (exit status 2)."""
-
-
 def _add_globals(parser: argparse.ArgumentParser, suppress: bool) -> None:
     default = argparse.SUPPRESS if suppress else None
     parser.add_argument("--data-dir", default=default, help="where settings and the index live")
@@ -84,13 +80,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.ui.main import run_gui
 
         return run_gui(args)
+    if args.command == "search" and not args.query and not args.batch:
+        parser.error("search needs a QUERY or --batch FILE.jsonl")
+    if args.command == "folders" and args.action != "list" and not args.path:
+        parser.error(f"folders {args.action} needs a PATH")
     from app.commands import dispatch
 
-    try:
-        return dispatch(args)
-    except UsageError as exc:
-        parser.error(str(exc))
-    return 2
+    return dispatch(args)
 
 
 def print_json(obj: Any) -> None:

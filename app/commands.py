@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from app.cli import UsageError, data_dir_arg, ollama_host_arg, print_json
+from app.cli import data_dir_arg, ollama_host_arg, print_json
 from app.core.engine import Engine
 from app.core.indexer import Cancelled, Progress
 from app.core.locking import LockedError
@@ -108,8 +108,6 @@ def cmd_search(args: argparse.Namespace, engine: Engine) -> int:
                 out["_id"] = item.get("_id")
                 print_json(out)
         return 0
-    if not args.query:
-        raise UsageError("search needs a QUERY or --batch FILE.jsonl")
     result = engine.search(args.query, args.k, args.mode)
     if args.json:
         print_json(result.to_json())
@@ -147,8 +145,6 @@ def cmd_folders(args: argparse.Namespace, engine: Engine) -> int:
         else:
             print("\n".join(folders) if folders else "No watched folders; add one with `footnotes folders add PATH`.")
         return 0
-    if not args.path:
-        raise UsageError(f"folders {args.action} needs a PATH")
     if args.action == "add":
         try:
             folder = engine.add_folder(args.path)

@@ -1,24 +1,24 @@
 """Edit-stable chunking: content-defined boundaries with exact (page, start, end) spans.
 
-A page is cut into blocks (paragraphs at blank lines; in Markdown each heading line outside
-fenced code is a block of its own). A block over the limits is split at sentence ends, a
-sentence still over them at line breaks, and a line still over them is packed word by word
-(a "word" longer than ``max_chars`` is cut). These units are grouped into chunks: a chunk ends
-after a unit whose own hash passes a test (as in content-defined chunking, so a boundary
-depends only on that unit's text), before every Markdown heading, and at the page end. A
-unit of ``w`` words passes with probability ``1 - exp(-w / _MEAN_EXTRA_WORDS)`` once the
-chunk holds ``MIN_WORDS``, so boundaries arrive at a steady rate per word whatever the
-paragraph sizes. When the next unit would break the limits, the chunk is cut after its unit
-with the best hash score instead of simply before the overflow: like a minimiser, that
-choice survives small shifts of the window, so an edit resynchronises at the next boundary.
+A page is cut into blocks: paragraphs at blank lines and, in Markdown, each heading line
+outside fenced code. A block over the limits is split at sentence ends, a sentence still over
+them at line breaks, and a line still over them after whole words (a "word" too long for the
+limits is cut). These units are grouped into chunks. A chunk ends before every Markdown
+heading, at the page end, and after a unit whose own hash passes a test, as in
+content-defined chunking: a boundary depends only on the text of the unit before it, so an
+edit moves only the boundaries next to it. A unit of ``w`` words passes with probability
+``1 - exp(-w / _MEAN_EXTRA_WORDS)`` once the chunk holds ``MIN_WORDS``: boundaries come at a
+steady rate per word, whatever the paragraph sizes. When the next unit would break a limit,
+the chunk ends after its unit with the best hash score rather than just before the overflow;
+like a minimiser, that choice survives a shift of the window, so edits resynchronise.
 
-Limits. all-MiniLM-L6-v2 reads 256 word pieces (254 besides [CLS]/[SEP]); English prose
-averages ~1.3 pieces per word, technical prose with commands, paths and numbers nearer 1.6.
-``MAX_WORDS = 150`` keeps prose and most technical text whole (~200-240 pieces) and
-``MAX_CHARS = 900`` bounds tables of numbers and code, where pieces come every 3-4
-characters; measured on the sample corpus, 1-2% of chunks exceed 256 pieces. Typical chunks
-hold ~60-150 words (``MIN_WORDS`` plus a mean ~55 more, capped by the limits).
-Ideographs (CJK) count as one word each, as the tokenizer splits them so.
+Limits. all-MiniLM-L6-v2 reads 254 word pieces besides [CLS] and [SEP]; English prose takes
+~1.3 pieces per word, so ``MAX_WORDS = 150`` (~200 pieces) leaves room for punctuation and rare
+words. Pieces are also estimated directly (each run of letters or digits, each ideograph and
+each other symbol is one), capped at ``_PIECES_PER_WORD * max_words``: code, paths, numbers
+and ASCII tables take a piece every 1-4 characters, which no word count sees. ``MAX_CHARS =
+1000`` is the backstop for the rest (long unbroken tokens, indentation) and bounds what a
+person reads. Chunks typically hold 60-150 words of prose (``MIN_WORDS`` plus ~45 on average).
 """
 
 from __future__ import annotations
@@ -27,42 +27,57 @@ import hashlib
 import heapq
 import math
 import re
+from collections import deque
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from app.core.embedding import text_hash
 from app.core.types import Chunk, Document
 
+__all__ = ["MAX_CHARS", "MAX_WORDS", "MIN_WORDS", "chunk_document", "chunk_text", "text_hash"]
+
 MAX_WORDS = 150
-MAX_CHARS = 900
+MAX_CHARS = 1000
 MIN_WORDS = 40
-_MEAN_EXTRA_WORDS = 55.0
+_MEAN_EXTRA_WORDS = 45.0
+_PIECES_PER_WORD = 1.5
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD_RE = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+")
+_PIECE_RE = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+|\S")
+_NON_SPACE_RE = re.compile(r"\S")
+_LAST_SPACE_RE = re.compile(r".*\s", re.DOTALL)
 _PARA_SEP_RE = re.compile(r"\n\s*\n")
-_SENTENCE_END_RE = re.compile(
-    r"[.!?…]+[\"'”’)\]]*(?=\s+[^\sa-z])|[。！？]+[”’」』)]*"
+_SENTENCE_END_RE = re.compile(  # a terminator first lets the regex engine skip ahead fast
+    r"[.!?…。！？](?:(?<=[.!?…])[.!?…]*[\"'”’)\]]*(?=\s+[^\sa-z])|(?<=[。！？])[。！？]*[”’」』)]*)"
 )
 _LINE_END_RE = re.compile(r"\n")
-_NON_SPACE_RE = re.compile(r"\S")
 _MD_LINE_RE = re.compile(
-    r"^ {0,3}(?:(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)|(?P<hashes>#{1,6})(?P<title>[ \t\r][^\n]*)?)$",
+    r"^ {0,3}(?:(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)"
+    r"|(?P<hashes>#{1,6})(?P<title>[ \t\r][^\n]*)?)$",
     re.MULTILINE,
 )
 _CLOSING_HASHES_RE = re.compile(r"(?:^|[ \t]+)#+$")
 
 
-def text_hash(text: str) -> str:
-    """Stable 128-bit hex digest of a chunk text (the embedding cache key)."""
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+class _Limits(NamedTuple):
+    """Caps on one chunk: words, characters and estimated word pieces."""
+
+    words: int
+    chars: int
+    pieces: int
+
+
+_Span = tuple[int, int, int, int]  # start, end, words, pieces
 
 
 class _Unit(NamedTuple):
-    """An unbreakable span of page text with its word count and boundary score."""
+    """An unbreakable span of page text, its sizes and its boundary score (< 1: may end)."""
 
     start: int
     end: int
     words: int
+    pieces: int
+    weight: float
     score: float
     forced: bool
     heading: str | None
@@ -72,18 +87,15 @@ def chunk_document(
     doc: Document, *, max_words: int = MAX_WORDS, max_chars: int = MAX_CHARS
 ) -> list[Chunk]:
     """Chunk every page of a document; Markdown documents get heading paths."""
-    markdown = doc.kind == "markdown"
     chunks: list[Chunk] = []
     for page in doc.pages:
-        chunks.extend(
-            chunk_text(
-                page.text,
-                path=doc.path,
-                page=page.number,
-                markdown=markdown,
-                max_words=max_words,
-                max_chars=max_chars,
-            )
+        chunks += chunk_text(
+            page.text,
+            path=doc.path,
+            page=page.number,
+            markdown=doc.kind == "markdown",
+            max_words=max_words,
+            max_chars=max_chars,
         )
     return chunks
 
@@ -100,10 +112,10 @@ def chunk_text(
     """Cut one page of text into ordered, non-overlapping chunks that cover all of it."""
     if max_words < 1 or max_chars < 1:
         raise ValueError("max_words and max_chars must be positive")
+    limits = _Limits(max_words, max_chars, max(1, round(max_words * _PIECES_PER_WORD)))
     min_words = min(MIN_WORDS, max(1, max_words // 3))
-    units = _units(text, markdown, max_words, max_chars)
     chunks: list[Chunk] = []
-    for first, last in _group(units, max_words, max_chars, min_words):
+    for first, last in _group(_units(text, markdown, limits), limits, min_words):
         body = text[first.start : last.end]
         chunks.append(
             Chunk(path, page, first.start, last.end, body, text_hash(body), first.heading)
@@ -112,75 +124,157 @@ def chunk_text(
 
 
 def _group(
-    units: Iterator[_Unit], max_words: int, max_chars: int, min_words: int
+    units: Iterator[_Unit], limits: _Limits, min_words: int
 ) -> Iterator[tuple[_Unit, _Unit]]:
     """Group units into chunks at content-defined boundaries; yield (first, last) units."""
-    pushed_back: list[_Unit] = []
+    ahead = _Lookahead(units)
     current: list[_Unit] = []
-    words = 0
-    while True:
-        unit = pushed_back.pop() if pushed_back else next(units, None)
-        if unit is None:
-            break
+    words = pieces = 0
+    weight = 0.0
+    section_start = True
+    while (unit := ahead.pop()) is not None:
+        if not current and (section_start or unit.forced):
+            section_start = False
+            if (rest := ahead.section_rest(unit, limits)) is not None:
+                yield unit, ahead.take(rest) or unit  # a section that fits stays whole
+                continue
         if current and (
             unit.forced
-            or words + unit.words > max_words
-            or unit.end - current[0].start > max_chars
+            or words + unit.words > limits.words
+            or pieces + unit.pieces > limits.pieces
+            or unit.end - current[0].start > limits.chars
         ):
             cut = len(current) - 1 if unit.forced else _best_cut(current, min_words)
             yield current[0], current[cut]
-            pushed_back.append(unit)
-            pushed_back.extend(reversed(current[cut + 1 :]))
-            current, words = [], 0
+            ahead.push_front([*current[cut + 1 :], unit])
+            current, words, pieces, weight = [], 0, 0, 0.0
             continue
         current.append(unit)
         words += unit.words
-        if words >= min_words and unit.score < 1.0:
+        pieces += unit.pieces
+        weight += unit.weight
+        if weight >= min_words and unit.score < 1.0 and not ahead.short_tail(min_words):
             yield current[0], unit
-            current, words = [], 0
+            current, words, pieces, weight = [], 0, 0, 0.0
     if current:
         yield current[0], current[-1]
 
 
+class _Lookahead:
+    """The unit stream with a buffer in front, to peek a little ahead and to push back."""
+
+    def __init__(self, units: Iterator[_Unit]) -> None:
+        self._units = units
+        self._buffer: deque[_Unit] = deque()
+
+    def pop(self) -> _Unit | None:
+        """The next unit, or None at the end of the page."""
+        return self._buffer.popleft() if self._buffer else next(self._units, None)
+
+    def peek(self, index: int) -> _Unit | None:
+        """The unit ``index`` places ahead, without consuming it; None past a section end."""
+        while len(self._buffer) <= index:
+            if (unit := next(self._units, None)) is None:
+                return None
+            self._buffer.append(unit)
+        unit = self._buffer[index]
+        return None if unit.forced else unit
+
+    def push_front(self, units: list[_Unit]) -> None:
+        """Put units back to be popped again, in order."""
+        self._buffer.extendleft(reversed(units))
+
+    def take(self, count: int) -> _Unit | None:
+        """Consume ``count`` units; return the last one (None if count is 0)."""
+        last = None
+        for _ in range(count):
+            last = self._buffer.popleft()
+        return last
+
+    def section_rest(self, first: _Unit, limits: _Limits) -> int | None:
+        """How many units follow ``first`` in its section, if the whole section fits."""
+        words, pieces, index = first.words, first.pieces, 0
+        while (unit := self.peek(index)) is not None:
+            words += unit.words
+            pieces += unit.pieces
+            if (
+                words > limits.words
+                or pieces > limits.pieces
+                or unit.end - first.start > limits.chars
+            ):
+                return None
+            index += 1
+        return index
+
+    def short_tail(self, min_words: int) -> bool:
+        """Whether what is left of the section before the next heading is under the minimum."""
+        weight, index = 0.0, 0
+        while (unit := self.peek(index)) is not None:
+            weight += unit.weight
+            if weight >= min_words:
+                return False
+            index += 1
+        return True
+
+
 def _best_cut(units: list[_Unit], min_words: int) -> int:
     """Index of the unit to end an over-full chunk after: the best score past the minimum."""
-    best, best_score, words = len(units) - 1, math.inf, 0
+    best, best_score, weight = len(units) - 1, math.inf, 0.0
     for index, unit in enumerate(units):
-        words += unit.words
-        if words >= min_words and unit.score < best_score:
+        weight += unit.weight
+        if weight >= min_words and unit.score < best_score:
             best, best_score = index, unit.score
     return best
 
 
-def _units(text: str, markdown: bool, max_words: int, max_chars: int) -> Iterator[_Unit]:
+def _units(text: str, markdown: bool, limits: _Limits) -> Iterator[_Unit]:
     """Yield the page's units in order: blocks, split further where over the limits."""
     for start, end, heading, is_heading in _blocks(text, markdown):
-        first = True
-        for s_start, s_end in _split(text, start, end, _SENTENCE_END_RE, max_words, max_chars):
-            for l_start, l_end in _split(text, s_start, s_end, _LINE_END_RE, max_words, max_chars):
-                for w_start, w_end, words in _pack(text, l_start, l_end, max_words, max_chars):
-                    yield _unit(text, w_start, w_end, words, heading, is_heading, first)
-                    first = False
+        first = is_heading
+        for span in _spans(text, start, end, limits):
+            yield _unit(text, span, limits, heading, first)
+            first = False
 
 
-def _unit(
-    text: str, start: int, end: int, words: int, heading: str | None, is_heading: bool, first: bool
-) -> _Unit:
-    """Build a unit; its score is below 1 with probability 1 - exp(-words / mean)."""
-    if is_heading:  # a chunk starts at every heading and never ends right after one
-        return _Unit(start, end, words, math.inf, first, heading)
+def _spans(text: str, start: int, end: int, limits: _Limits) -> Iterator[_Span]:
+    """Split a block that is over the limits at sentence ends, then lines, then words."""
+    if (whole := _measure(text, start, end, limits)) is not None:
+        yield whole
+        return
+    for s_start, s_end in _split(text, start, end, _SENTENCE_END_RE):
+        if (sentence := _measure(text, s_start, s_end, limits)) is not None:
+            yield sentence
+            continue
+        for l_start, l_end in _split(text, s_start, s_end, _LINE_END_RE):
+            if (line := _measure(text, l_start, l_end, limits)) is not None:
+                yield line
+            else:
+                yield from _pack(text, l_start, l_end, limits)
+
+
+def _unit(text: str, span: _Span, limits: _Limits, heading: str | None, first: bool) -> _Unit:
+    """Score a span: below 1 with probability 1 - exp(-weight / _MEAN_EXTRA_WORDS)."""
+    start, end, words, pieces = span
+    # the words of plain prose that would fill the limits as much: tables and code weigh more
+    weight = max(words, pieces / _PIECES_PER_WORD, (end - start) * limits.words / limits.chars)
+    if first:  # a chunk starts at every heading and never ends right after one
+        return _Unit(start, end, words, pieces, weight, math.inf, True, heading)
     digest = hashlib.blake2b(text[start:end].encode("utf-8"), digest_size=8).digest()
     draw = (int.from_bytes(digest, "big") + 1) / 2.0**64
-    return _Unit(start, end, words, draw / -math.expm1(-words / _MEAN_EXTRA_WORDS), False, heading)
+    score = draw / -math.expm1(-weight / _MEAN_EXTRA_WORDS)
+    return _Unit(start, end, words, pieces, weight, score, False, heading)
 
 
-def _split(
-    text: str, start: int, end: int, pattern: re.Pattern[str], max_words: int, max_chars: int
-) -> Iterator[tuple[int, int]]:
-    """Yield the span whole if within limits, else its trimmed pieces cut after each match."""
-    if end - start <= max_chars and _count_words(text, start, end) <= max_words:
-        yield start, end
-        return
+def _measure(text: str, start: int, end: int, limits: _Limits) -> _Span | None:
+    """The span with its word and piece counts if it is within all limits, else None."""
+    if end - start > limits.chars or (words := len(text[start:end].split())) > limits.words:
+        return None
+    pieces = len(_PIECE_RE.findall(text, start, end))
+    return (start, end, words, pieces) if pieces <= limits.pieces else None
+
+
+def _split(text: str, start: int, end: int, pattern: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+    """Yield the non-empty trimmed pieces of a span cut after each match of a pattern."""
     piece_start = start
     for match in pattern.finditer(text, start, end):
         s, e = _trim(text, piece_start, match.end())
@@ -192,28 +286,26 @@ def _split(
         yield s, e
 
 
-def _pack(
-    text: str, start: int, end: int, max_words: int, max_chars: int
-) -> Iterator[tuple[int, int, int]]:
-    """Yield (start, end, words) pieces within limits, cut after whole words where possible."""
+def _pack(text: str, start: int, end: int, limits: _Limits) -> Iterator[_Span]:
+    """Yield spans within the limits, cut after whole words, or inside a word too long."""
     while start < end:
-        limit = min(end, start + max_chars)
-        if limit == end and (words := _count_words(text, start, end)) <= max_words:
-            yield start, end, words
-            return
-        words, cut = 0, limit
-        for match in _WORD_RE.finditer(text, start, limit):
-            if words == max_words or (match.end() == limit and not _whole(text, match, end)):
+        limit = min(end, start + limits.chars)
+        while True:
+            cut = limit
+            if cut < end and not text[cut].isspace():  # inside a word: end at the one before
+                space = _LAST_SPACE_RE.match(text, start, cut)
+                if space is not None:
+                    cut = _trim(text, start, space.end())[1]
+            if (words := len(text[start:cut].split())) > limits.words:
+                shrink = limits.words / words
+            elif (pieces := len(_PIECE_RE.findall(text, start, cut))) > limits.pieces:
+                shrink = limits.pieces / pieces
+            else:
                 break
-            words, cut = words + 1, match.end()
-        yield start, cut, max(words, 1)  # no whole word fits: a hard cut at max_chars
-        start = _trim(text, cut, end)[0]
-
-
-def _whole(text: str, match: re.Match[str], end: int) -> bool:
-    """Whether a word found in a truncated window is the whole word of the text."""
-    full = _WORD_RE.match(text, match.start(), end)
-    return full is not None and full.end() == match.end()
+            limit = start + max(1, int((cut - start) * shrink * 0.95))
+        yield start, cut, words, pieces
+        found = _NON_SPACE_RE.search(text, cut, end)
+        start = found.start() if found else end
 
 
 def _blocks(text: str, markdown: bool) -> Iterator[tuple[int, int, str | None, bool]]:
@@ -254,11 +346,6 @@ def _md_headings(text: str) -> Iterator[tuple[int, int, int, str]]:
         elif fence is None:
             title = _CLOSING_HASHES_RE.sub("", (match["title"] or "").strip()).strip()
             yield match.start(), match.end(), len(match["hashes"]), title
-
-
-def _count_words(text: str, start: int, end: int) -> int:
-    """Words as the limits count them: whitespace-separated tokens, each ideograph alone."""
-    return sum(1 for _ in _WORD_RE.finditer(text, start, end))
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

@@ -29,6 +29,7 @@ class Engine:
         settings: Settings | None = None,
         chroma_url: str | None = None,
         ollama_host: str | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.data = DataDir(data_dir).ensure()
         self.settings = settings or self.data.load_settings()
@@ -38,7 +39,7 @@ class Engine:
             self.settings.ollama_host = ollama_host
         self._lock = threading.Lock()
         self._manifest: Manifest | None = None
-        self._embedder: Embedder | None = None
+        self._embedder: Embedder | None = embedder
         self._store: VectorStore | None = None
         self._indexer: Indexer | None = None
         self._writer: WriterLock | None = None

