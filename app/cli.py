@@ -19,7 +19,8 @@ def _add_globals(parser: argparse.ArgumentParser, suppress: bool) -> None:
     default = argparse.SUPPRESS if suppress else None
     parser.add_argument("--data-dir", default=default, help="where settings and the index live")
     parser.add_argument(
-        "--ollama-host", default=default,
+        "--ollama-host",
+        default=default,
         help="Ollama server URL (default $OLLAMA_HOST, else http://127.0.0.1:11434)",
     )
     parser.add_argument(
@@ -57,8 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=int, default=None, help="number of passages (default: setting)")
     p.add_argument("--batch", metavar="FILE.jsonl", help='one {"_id","text"} JSON object a line')
     p.add_argument("--json", action="store_true")
-    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default="hybrid",
-                   help=argparse.SUPPRESS)
+    p.add_argument(
+        "--mode", choices=["hybrid", "dense", "lexical"], default="hybrid", help=argparse.SUPPRESS
+    )
 
     p = command("ask", "answer a question from your files with a local Ollama model")
     p.add_argument("question", metavar="QUESTION")

@@ -103,7 +103,9 @@ def cmd_search(args: argparse.Namespace, engine: Engine) -> int:
                     item = json.loads(line)
                     text = item["text"]
                 except (ValueError, KeyError, TypeError) as exc:
-                    raise HandledError(f"{args.batch}:{n}: expected {{\"_id\", \"text\"}} ({exc})") from None
+                    raise HandledError(
+                        f'{args.batch}:{n}: expected {{"_id", "text"}} ({exc})'
+                    ) from None
                 out = engine.search(text, args.k, args.mode).to_json()
                 out["_id"] = item.get("_id")
                 print_json(out)
@@ -143,7 +145,11 @@ def cmd_folders(args: argparse.Namespace, engine: Engine) -> int:
         if args.json:
             print_json({"folders": folders})
         else:
-            print("\n".join(folders) if folders else "No watched folders; add one with `footnotes folders add PATH`.")
+            print(
+                "\n".join(folders)
+                if folders
+                else "No watched folders; add one with `footnotes folders add PATH`."
+            )
         return 0
     if args.action == "add":
         try:
@@ -163,8 +169,32 @@ def cmd_folders(args: argparse.Namespace, engine: Engine) -> int:
     return 0
 
 
+def cmd_watch(args: argparse.Namespace, engine: Engine) -> int:
+    from app.watch import run_watch
+
+    return run_watch(engine)
+
+
 def cmd_not_yet(args: argparse.Namespace, engine: Engine) -> int:
     raise HandledError(f"`{args.command}` is not available in this build yet")
+
+
+def cmd_ask(args: argparse.Namespace, engine: Engine) -> int:
+    from app.commands_ask import run_ask
+
+    return run_ask(args, engine)
+
+
+def cmd_doctor(args: argparse.Namespace, engine: Engine) -> int:
+    from app.commands_ask import run_doctor
+
+    return run_doctor(args, engine)
+
+
+def cmd_eval(args: argparse.Namespace, engine: Engine) -> int:
+    from app.commands_eval import run_eval
+
+    return run_eval(args, engine)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, Engine], int]] = {
@@ -172,7 +202,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Engine], int]] = {
     "search": cmd_search,
     "status": cmd_status,
     "folders": cmd_folders,
-    "watch": cmd_not_yet,
-    "ask": cmd_not_yet,
-    "doctor": cmd_not_yet,
+    "watch": cmd_watch,
+    "ask": cmd_ask,
+    "doctor": cmd_doctor,
+    "eval": cmd_eval,
 }

@@ -3,22 +3,24 @@
 A page is cut into blocks: paragraphs at blank lines and, in Markdown, each heading line
 outside fenced code. A block over the limits is split at sentence ends, a sentence still over
 them at line breaks, and a line still over them after whole words (a "word" too long for the
-limits is cut). These units are grouped into chunks. A chunk ends before every Markdown
-heading, at the page end, and after a unit whose own hash passes a test, as in
-content-defined chunking: a boundary depends only on the text of the unit before it, so an
-edit moves only the boundaries next to it. A unit of ``w`` words passes with probability
-``1 - exp(-w / _MEAN_EXTRA_WORDS)`` once the chunk holds ``MIN_WORDS``: boundaries come at a
-steady rate per word, whatever the paragraph sizes. When the next unit would break a limit,
-the chunk ends after its unit with the best hash score rather than just before the overflow;
-like a minimiser, that choice survives a shift of the window, so edits resynchronise.
+limits is cut). Consecutive units are then grouped. A chunk ends before each Markdown heading
+(headings in a row stay together), at the page end, and after a unit whose own hash passes a
+test, as in content-defined chunking: a boundary depends only on the text before it, so an
+edit moves only the boundaries next to it. A unit weighing ``w`` words passes with probability
+``1 - exp(-w / _MEAN_EXTRA_WORDS)`` once the chunk holds ``MIN_WORDS`` and the rest of the
+section does too: boundaries come at a steady rate per word whatever the paragraph sizes.
+When the next unit would break a limit, the chunk ends after its unit with the best hash
+score, not just before the overflow; like a minimiser, that choice survives a shift of the
+window. A section (page, or Markdown heading to heading) that fits in one chunk stays whole.
 
 Limits. all-MiniLM-L6-v2 reads 254 word pieces besides [CLS] and [SEP]; English prose takes
-~1.3 pieces per word, so ``MAX_WORDS = 150`` (~200 pieces) leaves room for punctuation and rare
-words. Pieces are also estimated directly (each run of letters or digits, each ideograph and
-each other symbol is one), capped at ``_PIECES_PER_WORD * max_words``: code, paths, numbers
-and ASCII tables take a piece every 1-4 characters, which no word count sees. ``MAX_CHARS =
-1000`` is the backstop for the rest (long unbroken tokens, indentation) and bounds what a
-person reads. Chunks typically hold 60-150 words of prose (``MIN_WORDS`` plus ~45 on average).
+~1.3 per word, so ``MAX_WORDS = 150`` (~200 pieces) leaves room for punctuation and rare words
+(180 words would fill the window exactly). Code, paths, numbers and ASCII tables take a piece
+every 1-4 characters, which no word count sees, so pieces are also estimated (each run of
+letters or digits, each ideograph, each other symbol is one; real pieces run ~1.1x that) and
+capped at ``1.5 * max_words``. ``MAX_CHARS = 1000`` is the backstop for what neither counts
+(long unbroken tokens, indentation) and bounds what a person reads in one passage. Generated
+prose gives a median of ~80 words a chunk (10th-90th percentile ~50-125).
 """
 
 from __future__ import annotations
@@ -117,9 +119,7 @@ def chunk_text(
     chunks: list[Chunk] = []
     for first, last in _group(_units(text, markdown, limits), limits, min_words):
         body = text[first.start : last.end]
-        chunks.append(
-            Chunk(path, page, first.start, last.end, body, text_hash(body), first.heading)
-        )
+        chunks.append(Chunk(path, page, first.start, last.end, body, text_hash(body), last.heading))
     return chunks
 
 
@@ -139,7 +139,7 @@ def _group(
                 yield unit, ahead.take(rest) or unit  # a section that fits stays whole
                 continue
         if current and (
-            unit.forced
+            (unit.forced and not current[-1].forced)  # headings in a row stay together
             or words + unit.words > limits.words
             or pieces + unit.pieces > limits.pieces
             or unit.end - current[0].start > limits.chars
@@ -172,13 +172,12 @@ class _Lookahead:
         return self._buffer.popleft() if self._buffer else next(self._units, None)
 
     def peek(self, index: int) -> _Unit | None:
-        """The unit ``index`` places ahead, without consuming it; None past a section end."""
+        """The unit ``index`` places ahead, without consuming it; None past the page end."""
         while len(self._buffer) <= index:
             if (unit := next(self._units, None)) is None:
                 return None
             self._buffer.append(unit)
-        unit = self._buffer[index]
-        return None if unit.forced else unit
+        return self._buffer[index]
 
     def push_front(self, units: list[_Unit]) -> None:
         """Put units back to be popped again, in order."""
@@ -193,8 +192,9 @@ class _Lookahead:
 
     def section_rest(self, first: _Unit, limits: _Limits) -> int | None:
         """How many units follow ``first`` in its section, if the whole section fits."""
-        words, pieces, index = first.words, first.pieces, 0
-        while (unit := self.peek(index)) is not None:
+        words, pieces, index, headings_only = first.words, first.pieces, 0, first.forced
+        while (unit := self.peek(index)) is not None and (headings_only or not unit.forced):
+            headings_only = headings_only and unit.forced
             words += unit.words
             pieces += unit.pieces
             if (
@@ -209,7 +209,7 @@ class _Lookahead:
     def short_tail(self, min_words: int) -> bool:
         """Whether what is left of the section before the next heading is under the minimum."""
         weight, index = 0.0, 0
-        while (unit := self.peek(index)) is not None:
+        while (unit := self.peek(index)) is not None and not unit.forced:
             weight += unit.weight
             if weight >= min_words:
                 return False

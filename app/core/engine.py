@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.config import DataDir, Settings
-from app.core.indexer import Embedder, IndexReport, Indexer, ProgressFn
+from app.core.indexer import Embedder, Indexer, IndexReport, ProgressFn
 from app.core.locking import WriterLock
 from app.core.manifest import Manifest
 from app.core.parsing import ParseLimits
@@ -84,7 +84,8 @@ class Engine:
                 self.store,
                 ignore=IgnoreRules(s.ignore_patterns),
                 limits=ParseLimits(
-                    timeout_s=s.parse_timeout_s, max_pages=s.max_pages,
+                    timeout_s=s.parse_timeout_s,
+                    max_pages=s.max_pages,
                     max_chunks=s.max_chunks_per_file,
                 ),
                 max_file_bytes=int(s.max_file_mb * 1_000_000),

@@ -7,6 +7,7 @@ are pipelined (the worker reads the next file while the caller embeds the previo
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing as mp
 import os
@@ -76,7 +77,9 @@ def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseR
     chunks = chunk_document(doc)
     if len(chunks) > limits.max_chunks:
         return ParseResult(
-            path, hash=digest, kind=doc.kind,
+            path,
+            hash=digest,
+            kind=doc.kind,
             error=f"it would make {len(chunks):,} passages, more than the limit of "
             f"{limits.max_chunks:,} per file (a setting)",
         )
@@ -193,10 +196,8 @@ class ParserPool:
 
     def close(self) -> None:
         if self._conn is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self._conn.send(None)
-            except OSError:
-                pass
             if self._proc is not None:
                 self._proc.join(2)
         self._kill()

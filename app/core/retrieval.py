@@ -52,7 +52,9 @@ def lexical_rows(manifest: Manifest, query: str, n: int) -> list[tuple[ChunkRow,
 
 
 def fuse(
-    dense: list[tuple[ChunkRow, float]], lex: list[tuple[ChunkRow, float]], k: int,
+    dense: list[tuple[ChunkRow, float]],
+    lex: list[tuple[ChunkRow, float]],
+    k: int,
     mode: str = "hybrid",
 ) -> list[Hit]:
     """Reciprocal rank fusion; ``mode`` "dense" or "lexical" ranks by one retriever alone."""
@@ -70,14 +72,23 @@ def fuse(
     )
     hits = []
     for rank, e in enumerate(ordered[:k], start=1):
-        row: ChunkRow = e["row"]
+        r: ChunkRow = e["row"]
         hits.append(
             Hit(
-                rank=rank, path=row.path, page=row.page, start=row.start, end=row.end,
-                text=row.text, score=e["rrf"], chunk_id=row.chunk_id, heading=row.heading,
-                text_hash=row.text_hash,
-                dense_score=e.get("dense_score"), lexical_score=e.get("lexical_score"),
-                dense_rank=e.get("dense_rank"), lexical_rank=e.get("lexical_rank"),
+                rank=rank,
+                path=r.path,
+                page=r.page,
+                start=r.start,
+                end=r.end,
+                text=r.text,
+                score=e["rrf"],
+                chunk_id=r.chunk_id,
+                heading=r.heading,
+                text_hash=r.text_hash,
+                dense_score=e.get("dense_score"),
+                lexical_score=e.get("lexical_score"),
+                dense_rank=e.get("dense_rank"),
+                lexical_rank=e.get("lexical_rank"),
             )
         )
     return hits

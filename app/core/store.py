@@ -63,7 +63,9 @@ def _client(path: Path | None, url: str | None):  # type: ignore[no-untyped-def]
 class VectorStore:
     """Vectors of distinct chunk texts for one embedding model."""
 
-    def __init__(self, model_id: str, dim: int, *, path: Path | None = None, url: str | None = None):
+    def __init__(
+        self, model_id: str, dim: int, *, path: Path | None = None, url: str | None = None
+    ):
         self.model_id = model_id
         self.dim = dim
         self.location = url or str(path)
@@ -77,7 +79,9 @@ class VectorStore:
             )
             self._batch = int(self._client.get_max_batch_size())
         except Exception as exc:
-            raise StoreError(f"Cannot open the vector collection at {self.location}: {exc}") from exc
+            raise StoreError(
+                f"Cannot open the vector collection at {self.location}: {exc}"
+            ) from exc
 
     def _call(self, what: str, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
         try:
@@ -85,7 +89,9 @@ class VectorStore:
         except StoreError:
             raise
         except Exception as exc:
-            raise StoreError(f"The vector store at {self.location} failed to {what}: {exc}") from exc
+            raise StoreError(
+                f"The vector store at {self.location} failed to {what}: {exc}"
+            ) from exc
 
     def existing(self, ids: Iterable[str]) -> set[str]:
         """Which of these text hashes already have a vector."""
@@ -129,7 +135,10 @@ class VectorStore:
         out: dict[str, np.ndarray] = {}
         for i in range(0, len(wanted), self._batch):
             res = self._call(
-                "read vectors", self._col.get, ids=wanted[i : i + self._batch], include=["embeddings"]
+                "read vectors",
+                self._col.get,
+                ids=wanted[i : i + self._batch],
+                include=["embeddings"],
             )
             for id_, vec in zip(res["ids"], res["embeddings"], strict=True):
                 out[id_] = np.asarray(vec, dtype=np.float32)
@@ -144,7 +153,10 @@ class VectorStore:
         if n <= 0:
             return []
         res = self._call(
-            "search", self._col.query, query_embeddings=vector.reshape(1, -1), n_results=n,
+            "search",
+            self._col.query,
+            query_embeddings=vector.reshape(1, -1),
+            n_results=n,
             include=["distances"],
         )
         ids, dists = res["ids"][0], (res["distances"] or [[]])[0]
