@@ -20,6 +20,8 @@ from typing import Any
 from app.core.types import Chunk
 
 HASH_BLOCK = 1 << 20
+STARTED = "started"
+STARTUP_TIMEOUT_S = 120.0  # a worker process that cannot even start is a broken install
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,12 @@ def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseR
 
 def _worker(conn: Connection, limits: ParseLimits) -> None:
     import resource
+    import signal
+
+    # Ctrl-C is the parent's to handle: it stops the run and ends this process cleanly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import app.core.chunking  # noqa: F401 - imported up front, outside any file's time limit
+    import app.core.documents  # noqa: F401
 
     if limits.memory_mb > 0:
         cap = limits.memory_mb * 1024 * 1024
@@ -100,6 +108,7 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
         if request is None:
             return
         path, known = request
+        conn.send(STARTED)  # the caller's time limit runs from here, not from our start-up
         try:
             result = parse_file(path, known, limits)
         except MemoryError:
@@ -175,7 +184,9 @@ class ParserPool:
             path = pending[0][0]
             failure = None
             try:
-                if conn.poll(self.limits.timeout_s):
+                if not conn.poll(STARTUP_TIMEOUT_S) or conn.recv() != STARTED:
+                    failure = "the document reader could not start"
+                elif conn.poll(self.limits.timeout_s):
                     result = conn.recv()
                 else:
                     failure = f"reading it took longer than the {self.limits.timeout_s:g} s limit"

@@ -1,0 +1,89 @@
+"""End-to-end indexing speed against raw encoding of the same chunk texts, in one run.
+
+Prints: indexing chunks/s of ../shared/data/corpus (or a sub-folder), raw encoding chunks/s of
+a sample of the same chunk texts with the same model, their ratio (target ≥ 0.85), the
+unchanged-corpus rescan time, an edit's re-index, and peak RSS (this process and the parser).
+
+    .venv/bin/python bench/bench_index.py [--folder corpus/notes] [--sample 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import peak_rss_mb, print_table, require_data
+
+from app.core.engine import Engine
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--folder", default="corpus", help="inside ../shared/data (default: corpus)")
+    ap.add_argument("--sample", type=int, default=2000, help="texts for the raw-encoding figure")
+    ap.add_argument("--keep", metavar="DIR", help="use/keep this data dir instead of a temp one")
+    args = ap.parse_args()
+
+    corpus = require_data(*Path(args.folder).parts)
+    data_dir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="fn-bench-"))
+    engine = Engine(data_dir)
+    try:
+        engine.embedder()  # load (and export, on first use) outside the timed run
+        t0 = time.perf_counter()
+        first = engine.index([str(corpus)])
+        first_s = time.perf_counter() - t0
+
+        texts = list(engine.manifest.texts_for_hashes(engine.manifest.all_hashes()).values())
+        random.Random(0).shuffle(texts)
+        sample = texts[: args.sample]
+        t0 = time.perf_counter()
+        engine.embedder().encode(sample)
+        raw_s = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        again = engine.index([str(corpus)])
+        rescan_s = time.perf_counter() - t0
+
+        index_rate = first.chunks_embedded / first_s if first.chunks_embedded else float("nan")
+        raw_rate = len(sample) / raw_s if sample else float("nan")
+        print(f"corpus: {corpus}  data dir: {data_dir}  model: {engine.embedder().model_id}")
+        print(
+            f"files seen {first.files_seen}, indexed {first.files_indexed}, failed "
+            f"{first.files_failed}, skipped {first.files_skipped}; passages {first.chunks_total} "
+            f"({first.chunks_embedded} distinct texts embedded)"
+        )
+        print_table(
+            ["measure", "value"],
+            [
+                ["indexing, seconds", round(first_s, 1)],
+                ["indexing, chunks embedded/s (end to end)", round(index_rate, 1)],
+                [f"raw encoding of {len(sample)} of the same texts, chunks/s", round(raw_rate, 1)],
+                ["ratio indexing / raw encoding (target >= 0.85)", round(index_rate / raw_rate, 3)],
+                ["unchanged rescan, seconds", round(rescan_s, 2)],
+                ["unchanged rescan, chunks embedded", again.chunks_embedded],
+                ["peak RSS, this process, MiB", round(peak_rss_mb(), 1)],
+            ],
+        )
+        for path, reason in first.failures:
+            print(f"  failed: {path}: {reason}")
+    finally:
+        engine.close()  # the parser process ends here, so its peak RSS becomes visible
+        if not args.keep:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    print(f"peak RSS, parser process: {children_rss_mb():.1f} MiB")
+    return 0
+
+
+def children_rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+if __name__ == "__main__":
+    sys.exit(main())
