@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import multiprocessing as mp
 import os
 from collections import deque
@@ -94,8 +95,8 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
 
     # Ctrl-C is the parent's to handle: it stops the run and ends this process cleanly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    import app.core.chunking  # noqa: F401 - imported up front, outside any file's time limit
-    import app.core.documents  # noqa: F401
+    for module in ("app.core.chunking", "app.core.documents"):  # outside any file's limit
+        importlib.import_module(module)
 
     if limits.memory_mb > 0:
         cap = limits.memory_mb * 1024 * 1024
