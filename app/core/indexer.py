@@ -9,6 +9,7 @@ are removed at the end of a full sync, after they had the chance to be reused.
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -23,6 +24,35 @@ from app.core.parsing import ParseLimits, ParserPool, ParseResult
 from app.core.scanning import FileStat, IgnoreRules, is_within, normalize, scan
 
 EMBED_BATCH = 256  # new texts gathered across files before one call to the model
+
+
+class CrashPoints:
+    """Counts index writes; a crash-test hook that SIGKILLs the process after the N-th one.
+
+    ``$FOOTNOTES_TEST_KILL_AFTER=N`` kills right after write N; ``N:SECONDS`` kills that many
+    seconds after it, so the kill lands inside a later write. Only tests set it
+    (tests/test_crash.py); unset, this just counts.
+    """
+
+    def __init__(self, spec: str | None = None) -> None:
+        raw = os.environ.get("FOOTNOTES_TEST_KILL_AFTER", "") if spec is None else spec
+        count, _, delay = raw.partition(":")
+        self.kill_after = int(count) if count.strip() else 0
+        self.delay = float(delay) if delay.strip() else 0.0
+        self.steps = 0
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.kill_after and self.steps == self.kill_after:
+            if self.delay > 0:
+                timer = threading.Timer(self.delay, os.kill, (os.getpid(), signal.SIGKILL))
+                timer.daemon = True
+                timer.start()
+            else:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+
+WRITES = CrashPoints()
 
 
 class Embedder(Protocol):
@@ -139,9 +169,12 @@ class Indexer:
     def move(self, old: str, new: str) -> int:
         """A file or folder was renamed/moved: re-point its rows, embedding nothing."""
         with self.lock:
-            moved = self.manifest.move(os.path.abspath(old), os.path.abspath(new))
+            replaced: list[str] = []
+            moved = self.manifest.move(os.path.abspath(old), os.path.abspath(new), replaced)
+            WRITES.step()
             if moved:
                 self.progress(Progress("moved", new, detail=old))
+            self._gc(replaced)  # texts of files the move overwrote
             return moved
 
     def remove(self, roots: Iterable[str]) -> int:
@@ -150,7 +183,13 @@ class Indexer:
             paths: list[str] = []
             for root in roots:
                 paths += list(self.manifest.files_under(os.path.abspath(root)))
-            self._gc(self.manifest.remove_files(paths))
+            if not paths:
+                return 0
+            dropped = self.manifest.remove_files(paths)
+            WRITES.step()
+            for path in paths:
+                self.progress(Progress("removed", path))
+            self._gc(dropped)
             return len(paths)
 
     def repair(self) -> int:
@@ -162,13 +201,16 @@ class Indexer:
             for i in range(0, len(ids), EMBED_BATCH):
                 part = ids[i : i + EMBED_BATCH]
                 self._store().add(part, self._embedder().encode([texts[h] for h in part]))
+                WRITES.step()
             return len(ids)
 
     def collect_garbage(self) -> int:
         """Delete vectors no chunk references (left by a crash between the two writes)."""
         with self.lock:
             orphans = self._store().all_ids() - self.manifest.all_hashes()
-            self._store().delete(orphans)
+            if orphans:
+                self._store().delete(orphans)
+                WRITES.step()
             return len(orphans)
 
     # -- the sync -------------------------------------------------------------------------
@@ -237,6 +279,7 @@ class Indexer:
                 self.progress(Progress("failed", fs.path, done, len(changed), detail=result.error))
             elif result.unchanged:
                 self.manifest.touch_file(fs.path, fs.size, fs.mtime_ns)
+                WRITES.step()
                 report.files_unchanged += 1
                 self.progress(Progress("unchanged", fs.path, done, len(changed)))
             else:
@@ -254,6 +297,7 @@ class Indexer:
 
         if removed:
             garbage += self.manifest.remove_files(removed)
+            WRITES.step()
             report.files_removed = len(removed)
             for path in removed:
                 self.progress(Progress("removed", path))
@@ -267,6 +311,7 @@ class Indexer:
     def _fail(self, fs: FileStat, digest: str | None, reason: str, report: IndexReport, garbage: list[str]) -> None:
         record = FileRecord(fs.path, fs.size, fs.mtime_ns, digest, "failed", reason)
         garbage += self.manifest.replace_file(record, [])
+        WRITES.step()
         report.files_failed += 1
         report.failures.append((fs.path, reason))
 
@@ -287,19 +332,27 @@ class Indexer:
         if missing:
             vectors = self._embedder().encode([texts[h] for h in missing])
             self._store().add(missing, vectors)
+            WRITES.step()
         n_chunks = sum(len(r.chunks) for r in results)
         report.chunks_embedded += len(missing)
         report.chunks_reused += n_chunks - len(missing)
+        fresh = set(missing)  # each new text is counted once, for the first file that has it
         for r in results:
             fs = stats[r.path]
             record = FileRecord(r.path, fs.size, fs.mtime_ns, r.hash, "indexed", None, r.kind, r.pages)
             garbage += self.manifest.replace_file(record, r.chunks)
+            WRITES.step()
             report.files_indexed += 1
-            self.progress(Progress("indexed", r.path, done, total, len(missing), f"{len(r.chunks)} passages"))
+            mine = fresh & {c.text_hash for c in r.chunks}
+            fresh -= mine
+            detail = f"{len(r.chunks)} passages"
+            self.progress(Progress("indexed", r.path, done, total, len(mine), detail))
 
     def _gc(self, candidates: list[str]) -> None:
-        if candidates:
-            self._store().delete(self.manifest.unreferenced(candidates))
+        unused = self.manifest.unreferenced(candidates) if candidates else []
+        if unused:
+            self._store().delete(unused)
+            WRITES.step()
 
     def _count_chunks(self, roots: list[str]) -> int:
         total = 0

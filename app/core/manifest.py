@@ -219,8 +219,8 @@ class Manifest:
                 c.execute("DELETE FROM files WHERE path = ?", (path,))
         return dropped
 
-    def move(self, old: str, new: str) -> int:
-        """Re-point a file or a whole folder at a new path, keeping every chunk; returns files moved."""
+    def move(self, old: str, new: str, dropped: list[str] | None = None) -> int:
+        """Re-point a file or folder at a new path, keeping every chunk; returns files moved."""
         moved = 0
         with self.transaction() as c:
             rows = c.execute(
@@ -229,9 +229,10 @@ class Manifest:
             ).fetchall()
             for file_id, path in rows:
                 target = new + path[len(old):]
-                dropped = self._drop_chunks(c, target)
+                replaced = self._drop_chunks(c, target)
                 c.execute("DELETE FROM files WHERE path = ?", (target,))
-                del dropped  # the caller collects garbage for the whole run
+                if dropped is not None:  # a file the move overwrote: its texts may be garbage
+                    dropped += replaced
                 c.execute("UPDATE files SET path = ? WHERE id = ?", (target, file_id))
                 for row_id, page, start, text_hash in c.execute(
                     "SELECT id, page, start, text_hash FROM chunks WHERE file_id = ?", (file_id,)

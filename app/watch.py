@@ -1,0 +1,87 @@
+"""``footnotes watch``: sync the watched folders, then follow changes until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from app.core.engine import Engine
+from app.core.indexer import Progress
+from app.core.watcher import Watcher, WatchStatus
+
+QUIET_STATES = frozenset({"updating", "starting"})  # too chatty for a log
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+def progress_line(p: Progress) -> str | None:
+    """One log line per file indexed, removed, moved or failed; None for other events."""
+    if p.event == "indexed":
+        return f"indexed {p.path} ({p.detail}, {p.chunks_embedded} embedded)"
+    if p.event == "removed":
+        return f"removed {p.path}"
+    if p.event == "moved":
+        return f"moved {p.detail} -> {p.path}"
+    if p.event == "failed":
+        return f"failed {p.path}: {p.detail}"
+    return None
+
+
+@contextmanager
+def stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
+    """SIGTERM sets ``stop`` (main thread only; elsewhere signals cannot be handled)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_watch(
+    engine: Engine, *, stop: threading.Event | None = None, log: Callable[[str], None] = _print
+) -> int:
+    """Watch every folder in the manifest until ``stop`` is set, Ctrl-C or SIGTERM."""
+    folders = engine.manifest.folders()
+    if not folders:
+        print("footnotes: no watched folders; add one with `footnotes folders add PATH`.",
+              file=sys.stderr)
+        return 1
+    engine.acquire_writer("footnotes watch")
+    stop = stop or threading.Event()
+    last_logged = ""
+
+    def on_progress(p: Progress) -> None:
+        line = progress_line(p)
+        if line is not None:
+            log(line)
+
+    def on_status(s: WatchStatus) -> None:
+        nonlocal last_logged
+        if s.state in QUIET_STATES or s.state == last_logged == "watching":
+            return
+        log(s.message)
+        last_logged = s.state
+
+    watcher = Watcher(engine, on_progress=on_progress, on_status=on_status)
+    with stop_on_sigterm(stop):
+        watcher.start()
+        try:
+            while watcher.running and not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            watcher.stop()
+    if watcher.error is not None:
+        print(f"footnotes: {watcher.error}", file=sys.stderr)
+        return 1
+    log("Everything indexed so far is saved.")
+    return 0
