@@ -6,6 +6,7 @@ Heavy libraries (torch, sentence-transformers, onnxruntime) are imported inside
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -33,6 +34,7 @@ BACKENDS = ("auto", "torch", "onnx-int8")
 EXPORT_MARKER = "footnotes-export.json"  # written last: a folder without it is never reused
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
 _STALE_TMP_S = 3600.0
+EXPORT_FORMAT = 2  # bump when the export recipe changes, so old exports are re-made
 _export_count = 0  # int8 exports made by this process (tests read it)
 
 
@@ -166,34 +168,27 @@ def _load_torch(name: str, models: Path) -> SentenceEmbedder:
 def _load_int8(name: str, models: Path) -> SentenceEmbedder:
     source = _resolve_source(name)
     target = int8_export_dir(models, name)
-    exported = False
-    if not (target / EXPORT_MARKER).is_file():
+    file_name = _export_file(target)
+    exported = file_name is None
+    if file_name is None:
         _export_int8(name, source, target, models)
-        exported = True
-    try:
-        marker = json.loads((target / EXPORT_MARKER).read_text(encoding="utf-8"))
-        file_name = str(marker["file_name"])
-    except (OSError, ValueError, KeyError) as exc:
+        file_name = _export_file(target)
+    if file_name is None:
         raise EmbeddingError(
-            f"The int8 model export in {target} is damaged; delete that folder and start "
-            "again to re-create it."
-        ) from exc
+            f"The int8 model export in {target} is damaged; deleting that folder makes "
+            "Footnotes re-create it."
+        )
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = compute_threads()
     options.inter_op_num_threads = 1
-    model = _open_model(
-        name,
-        str(target),
-        models,
-        backend="onnx",
-        model_kwargs={
-            "file_name": file_name,
-            "provider": "CPUExecutionProvider",
-            "session_options": options,
-        },
-    )
+    kwargs = {"file_name": file_name, "provider": "CPUExecutionProvider"}
+    kwargs["session_options"] = options
+    try:
+        model = _open_model(name, str(target), models, backend="onnx", model_kwargs=kwargs)
+    except EmbeddingError as exc:
+        raise EmbeddingError(f"{exc} Deleting {target} makes Footnotes re-create it.") from exc
     embedder = _wrap(model, f"{_model_key(name)}-int8", "onnx-int8", target)
     embedder.exported = exported
     return embedder
@@ -208,28 +203,38 @@ def _export_int8(name: str, source: str, target: Path, models: Path) -> None:
     _remove_stale_tmp(models, target.name)
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}-", dir=models))
     log.info("Making the int8 ONNX copy of %s in %s (once)", name, target)
-    noisy = logging.getLogger("sentence_transformers.backend")
-    level = noisy.level
+    noisy = [logging.getLogger(n) for n in ("sentence_transformers", "transformers", "optimum")]
+    levels = [logger.level for logger in noisy]
     try:
-        # The library warns "export again unless you save"; we save, so keep stderr quiet.
-        noisy.setLevel(logging.ERROR)
+        # The libraries warn "export again unless you save" (we save) and about deprecations.
+        for logger in noisy:
+            logger.setLevel(logging.ERROR)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = _open_model(name, source, models, backend="onnx")
             model.save_pretrained(str(tmp))
-            export_dynamic_quantized_onnx_model(model, arch, str(tmp))
-        found = sorted((tmp / "onnx").glob("model_*int8*.onnx"))
-        if not found:
+            config = _quantization_config(arch)
+            suffix = f"qint8_{arch}"
+            export_dynamic_quantized_onnx_model(model, config, str(tmp), file_suffix=suffix)
+        quantised = tmp / "onnx" / f"model_{suffix}.onnx"
+        if not quantised.is_file():
             raise EmbeddingError(f"Quantising the embedding model produced no file in {tmp}.")
         (tmp / "onnx" / "model.onnx").unlink(missing_ok=True)  # the fp32 copy is not used
-        marker = {"source": name, "arch": arch, "file_name": found[0].name, "time": time.time()}
+        marker = {
+            "format": EXPORT_FORMAT,
+            "source": name,
+            "arch": arch,
+            "config": repr(config),
+            "file_name": quantised.name,
+            "time": time.time(),
+        }
         (tmp / EXPORT_MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
-        if target.exists() and not (target / EXPORT_MARKER).is_file():
-            shutil.rmtree(target)  # a broken folder from an older crash
+        if target.exists() and _export_file(target) is None:
+            shutil.rmtree(target)  # left by a crash, or made by an older version
         try:
             os.rename(tmp, target)
         except OSError:
-            if not (target / EXPORT_MARKER).is_file():
+            if _export_file(target) is None:
                 raise
         _export_count += 1
     except EmbeddingError:
@@ -240,8 +245,37 @@ def _export_int8(name: str, source: str, target: Path, models: Path) -> None:
             "Choose the torch embedding backend to go on without it."
         ) from exc
     finally:
-        noisy.setLevel(level)
+        for logger, level in zip(noisy, levels, strict=True):
+            logger.setLevel(level)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _export_file(target: Path) -> str | None:
+    """The int8 file named by a complete export of the current format, else None."""
+    try:
+        marker = json.loads((target / EXPORT_MARKER).read_text(encoding="utf-8"))
+        file_name = str(marker["file_name"])
+        ok = marker.get("format") == EXPORT_FORMAT and (target / "onnx" / file_name).is_file()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return file_name if ok else None
+
+
+def _quantization_config(arch: str) -> Any:
+    """Optimum's dynamic int8 config for ``arch``; on plain AVX2, signed weights at 7 bits.
+
+    Optimum's avx2 preset keeps weights unsigned (u8u8), which ONNX Runtime runs on a slow
+    path. Signed weights use the fast u8s8 kernel, and the reduced range keeps its 16-bit
+    intermediate sums from saturating on CPUs without VNNI: measured ~20% less CPU per
+    chunk with the same cosine to fp32 (per-channel scales are needed at 7 bits).
+    """
+    from onnxruntime.quantization import QuantType
+    from optimum.onnxruntime.configuration import AutoQuantizationConfig
+
+    if arch == "avx2":
+        base = AutoQuantizationConfig.avx2(is_static=False, per_channel=True)
+        return dataclasses.replace(base, weights_dtype=QuantType.QInt8, reduce_range=True)
+    return getattr(AutoQuantizationConfig, arch)(is_static=False)
 
 
 def _remove_stale_tmp(models: Path, slug: str) -> None:
