@@ -72,6 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     command("doctor", "check Ollama, the model, the index and disk space")
+
+    p = command("eval", "measure retrieval and the unsupported verdict (for developers)")
+    p.add_argument("what", choices=["retrieval", "support"])
+    p.add_argument("--refit", action="store_true",
+                   help="support: fit new parameters and write them to app/data/support.json")
+    p.add_argument("--data", metavar="DIR", help="the labelled sets (default: ../shared/data)")
+    p.add_argument("--set", choices=["scifact", "financebench"], help="retrieval: only this set")
+    p.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="at most N questions (per kind for support)")
+    p.add_argument("--json", action="store_true")
     return parser
 
 

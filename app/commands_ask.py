@@ -1,0 +1,169 @@
+"""``footnotes ask`` and ``footnotes doctor``: answering on a terminal, and a health check."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from app.cli import print_json
+from app.commands import HandledError
+from app.core.answering import (
+    Answer,
+    AnswerError,
+    Source,
+    answer_question,
+    list_models,
+    server_version,
+)
+from app.core.engine import Engine
+from app.core.ollama_client import display_host, has_model
+from app.core.retrieval import SearchResult
+from app.core.types import Support
+
+MIN_FREE_BYTES = 500_000_000  # below this, indexing a few large PDFs can fill the disk
+
+
+def _verdict_line(s: Support) -> str:
+    return ("Supported" if s.supported else "UNSUPPORTED") + f" ({s.score:.2f}): {s.reason}"
+
+
+def _write_token(piece: str) -> None:
+    sys.stdout.write(piece)
+    sys.stdout.flush()
+
+
+def _where(path: str, page: int | None) -> str:
+    return path + (f" p.{page}" if page else "")
+
+
+def run_ask(args: argparse.Namespace, engine: Engine) -> int:
+    """Search, then answer with Ollama unless the setting says to refuse unsupported questions."""
+    settings = engine.settings
+    result = engine.search(args.question, args.k)
+    model = args.model or settings.ollama_model
+    refuse = settings.unsupported_mode == "refuse" and not result.support.supported
+    stream = not args.json and sys.stdout.isatty()
+    if not args.json:
+        print(_verdict_line(result.support), flush=True)
+    if refuse:
+        answer = Answer("", model, [Source(h.rank, h) for h in result.hits])
+    else:
+        on_token: Callable[[str], None] | None = _write_token if stream else None
+        answer = answer_question(
+            args.question,
+            result.hits,
+            host=settings.ollama_host,
+            model=model,
+            timeout_s=settings.request_timeout_s,
+            on_token=on_token,
+        )
+    if args.json:
+        print_json({**result.to_json(), **answer.to_json(), "answered": not refuse})
+    else:
+        _print_answer(result, answer, refused=refuse, streamed=stream)
+    if answer.error:
+        raise HandledError(answer.error)
+    return 0
+
+
+def _print_answer(result: SearchResult, answer: Answer, *, refused: bool, streamed: bool) -> None:
+    if refused:
+        print(
+            "Not asking the model: the setting says not to answer when your files do not "
+            "support the question."
+        )
+    elif streamed:
+        print()
+    elif answer.text:
+        print(answer.text)
+    flagged = [m for m in answer.sentences if m.kind == "claim" and not m.supported]
+    if flagged:
+        print("\nSentences without support in the cited passages:")
+        for m in flagged:
+            print(f"  - {m.text.strip()}" + (f" ({m.reason})" if m.reason else ""))
+    sources = answer.sources or [Source(h.rank, h) for h in result.hits]
+    if sources:
+        print("\nSources:")
+    for s in sources:
+        snippet = " ".join(s.hit.text.split())[:160]
+        print(f"  [{s.n}] {_where(s.hit.path, s.hit.page)}\n      {snippet}")
+
+
+def _check_ollama(engine: Engine) -> list[tuple[bool, str]]:
+    host, model = engine.settings.ollama_host, engine.settings.ollama_model
+    try:
+        version = server_version(host)
+    except AnswerError as exc:
+        return [
+            (False, exc.message),
+            (False, f"model {model}: not checked, Ollama is not reachable"),
+        ]
+    lines = [(True, f"Ollama {version or '(unknown version)'} at {display_host(host)}")]
+    try:
+        installed = list_models(host)
+    except AnswerError as exc:
+        return [*lines, (False, f"model {model}: {exc.message}")]
+    if has_model(installed, model):
+        lines.append((True, f"model {model} is pulled"))
+    else:
+        lines.append((False, f"model {model} is not pulled: run `ollama pull {model}`"))
+    return lines
+
+
+def _check_index(engine: Engine) -> tuple[bool, str]:
+    problems = engine.manifest.check()
+    counts = engine.manifest.counts()
+    try:
+        stored = engine.store().all_ids()
+    except Exception as exc:  # a StoreError, or a model that cannot load: reported on its own line
+        return False, f"index: cannot read the vector store: {exc}"
+    known = engine.manifest.all_hashes()
+    if missing := len(known - stored):
+        problems.append(
+            f"{missing} passages have no vector (run `footnotes index` on your folders)"
+        )
+    if orphans := len(stored - known):
+        problems.append(
+            f"{orphans} stored vectors belong to no passage (the next index run removes them)"
+        )
+    if problems:
+        return False, "index: " + "; ".join(problems)
+    return True, (
+        f"index: {counts['files_indexed']} files, {counts['chunks']} passages, "
+        f"{counts['files_failed']} failed; manifest and vector store agree"
+    )
+
+
+def _check_disk(root: Path) -> tuple[bool, str]:
+    free = shutil.disk_usage(root).free
+    text = f"{free / 1e9:.1f} GB free in {root}"
+    return (True, f"disk: {text}") if free >= MIN_FREE_BYTES else (False, f"disk: only {text}")
+
+
+def _check_embedder(engine: Engine) -> tuple[bool, str]:
+    try:
+        embedder = engine.embedder()
+        vec = embedder.encode(["footnotes doctor"])
+    except Exception as exc:  # any failure to load is the finding itself
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        return False, f"embedding model {engine.settings.embedding_model} does not load: {first}"
+    return True, f"embedding model {embedder.model_id} loads ({vec.shape[1]} dimensions)"
+
+
+def run_doctor(args: argparse.Namespace, engine: Engine) -> int:
+    """One line per check, ``ok`` or ``problem``; exit 1 if anything is wrong."""
+    checks = [
+        *_check_ollama(engine),
+        _check_embedder(engine),
+        _check_index(engine),
+        _check_disk(engine.data.root),
+    ]
+    for ok, text in checks:
+        print(f"{'ok' if ok else 'problem':8} {text}", flush=True)
+    bad = sum(not ok for ok, _ in checks)
+    if bad:
+        raise HandledError(f"doctor found {bad} problem{'s' if bad > 1 else ''}")
+    return 0

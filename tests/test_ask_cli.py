@@ -1,0 +1,135 @@
+"""``footnotes ask`` and ``doctor`` as real subprocesses against a stand-in Ollama server."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fake_ollama import FakeOllama
+from tests.helpers import make_corpus
+
+REPO = Path(__file__).resolve().parents[1]
+QUESTION = "How often should the chain on a road bicycle be replaced?"
+
+
+def run(data: Path, host: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    env.pop("OLLAMA_HOST", None)
+    return subprocess.run(
+        [sys.executable, "-m", "app", "--data-dir", str(data), "--ollama-host", host, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A CLI-built index (torch backend, like ``cli_data_dir``) shared by the read-only tests."""
+    root = tmp_path_factory.mktemp("ask")
+    data = root / "data"
+    data.mkdir()
+    (data / "settings.json").write_text(json.dumps({"embedding_backend": "torch"}))
+    proc = run(data, "http://127.0.0.1:1", "index", str(make_corpus(root / "docs")), "--json")
+    assert proc.returncode == 0, proc.stderr
+    return data
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOllama]:
+    with FakeOllama(echo=True) as fake:
+        yield fake
+
+
+def test_ask_json_has_answer_sources_verdict_and_marks(indexed: Path, server: FakeOllama) -> None:
+    proc = run(indexed, server.url, "ask", QUESTION, "-k", "3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    for key in ("query", "hits", "support", "answer", "model", "sources", "sentences", "error"):
+        assert key in out
+    assert out["error"] is None and out["model"] == "llama3.2"
+    assert "three thousand kilometres" in out["answer"] and "[1]" in out["answer"]
+    assert [s["n"] for s in out["sources"]] == [1, 2, 3]
+    assert out["sources"][0]["path"].endswith("bikes.txt")
+    assert out["support"]["supported"] is True and out["support"]["reason"]
+    assert out["sentences"] and out["sentences"][0]["supported"] is True
+    assert out["sentences"][0]["sources"] == [1]
+    chat = server.chats()[0].body
+    assert chat["model"] == "llama3.2" and "three thousand" in chat["messages"][-1]["content"]
+
+
+def test_ask_prints_answer_and_sources_as_text(indexed: Path, server: FakeOllama) -> None:
+    proc = run(indexed, server.url, "ask", QUESTION, "--model", "llama3.2:latest")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Supported")
+    assert "three thousand kilometres" in proc.stdout
+    assert "Sources:" in proc.stdout and "[1] " in proc.stdout and "bikes.txt" in proc.stdout
+
+
+def test_ask_with_ollama_down_exits_1_and_still_prints_sources(indexed: Path) -> None:
+    proc = run(indexed, f"http://127.0.0.1:{free_port()}", "ask", QUESTION, "--json")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not running" in lines[0] and "ollama serve" in lines[0]
+    out = json.loads(proc.stdout)
+    assert out["error"] and "not running" in out["error"]
+    assert out["hits"] and out["sources"][0]["n"] == 1
+    assert out["support"]["supported"] is True and out["answer"] == ""
+
+
+def test_refuse_mode_does_not_ask_the_model_when_unsupported(
+    tmp_path: Path, cli_data_dir: Path, server: FakeOllama
+) -> None:
+    settings = json.loads((cli_data_dir / "settings.json").read_text())
+    (cli_data_dir / "settings.json").write_text(
+        json.dumps({**settings, "unsupported_mode": "refuse"})
+    )
+    assert (
+        run(cli_data_dir, server.url, "index", str(make_corpus(tmp_path / "docs"))).returncode == 0
+    )
+    proc = run(
+        cli_data_dir,
+        server.url,
+        "ask",
+        "Which symphony did Gustav Mahler leave unfinished?",
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["support"]["supported"] is False and out["answered"] is False
+    assert out["answer"] == "" and out["error"] is None and out["sources"]
+    assert server.chats() == []
+
+
+def test_doctor_all_ok(indexed: Path, server: FakeOllama) -> None:
+    proc = run(indexed, server.url, "doctor")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 5 and all(line.startswith("ok ") for line in lines)
+    assert "0.6.5" in lines[0] and "manifest and vector store agree" in proc.stdout
+
+
+def test_doctor_reports_each_problem_on_its_line(cli_data_dir: Path) -> None:
+    with FakeOllama(models=["qwen2.5:latest"]) as fake:
+        proc = run(cli_data_dir, fake.url, "doctor")
+    assert proc.returncode == 1
+    assert "ollama pull llama3.2" in proc.stdout
+    assert len(proc.stderr.strip().splitlines()) == 1 and "1 problem" in proc.stderr
+    down = run(cli_data_dir, f"http://127.0.0.1:{free_port()}", "doctor")
+    assert down.returncode == 1
+    problems = [ln for ln in down.stdout.splitlines() if ln.startswith("problem")]
+    assert len(problems) == 2 and "ollama serve" in problems[0]

@@ -1,0 +1,234 @@
+"""Evaluation: metrics against known values, and the runners on tiny generated data sets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from app.core import evaluation as ev
+from app.core.support import SupportModel
+from tests.helpers import make_pdf
+
+TOPICS = {
+    "d1": (
+        "Tomatoes",
+        "Tomato plants need six hours of direct sun and deep watering twice a week.",
+    ),
+    "d2": (
+        "Bicycles",
+        "A bicycle chain should be replaced every three thousand kilometres of riding.",
+    ),
+    "d3": ("Sourdough", "A sourdough starter is fed with equal weights of flour and water daily."),
+    "d4": (
+        "Glaciers",
+        "Glaciers form where snow accumulates faster than it melts over many years.",
+    ),
+    "d5": (
+        "Volcanoes",
+        "Volcanic eruptions release ash, lava and gases from the mantle of the earth.",
+    ),
+}
+
+
+def test_ndcg_against_hand_computed_values() -> None:
+    assert ev.ndcg_at_k(["a", "b", "c"], {"a": 1, "c": 1}) == pytest.approx(
+        (1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3))
+    )
+    assert ev.ndcg_at_k(["a", "b"], {"b": 2}) == pytest.approx(1 / math.log2(3))
+    assert ev.ndcg_at_k(["b", "a"], {"b": 2, "a": 1}) == pytest.approx(1.0)
+    assert ev.ndcg_at_k(["x", "y"], {"b": 1}) == 0.0
+    assert ev.ndcg_at_k(["x"] * 10 + ["b"], {"b": 1}, k=10) == 0.0  # past the cut-off
+
+
+def test_recall_and_auroc_against_known_values() -> None:
+    assert ev.recall_at_k(["a", "x", "b"], ["a", "b", "c", "d"], 2) == 0.25
+    assert ev.auroc([0.9, 0.8], [0.1, 0.2]) == 1.0
+    assert ev.auroc([0.1], [0.9]) == 0.0
+    assert ev.auroc([1, 2, 3], [0, 2]) == pytest.approx(4.5 / 6)  # a tie counts half
+    assert ev.auroc([0.5] * 3, [0.5] * 4) == 0.5
+    assert math.isnan(ev.auroc([], [1.0]))
+
+
+def test_verdict_figures_count_flags_per_kind() -> None:
+    kinds = ["answerable", "answerable", "out_of_corpus", "unanswerable_in_corpus"]
+    fig = ev.verdict_figures(kinds, [0.9, 0.4, 0.1, 0.5], [False, True, True, False])
+    assert fig["flagged_answerable"] == 0.5 and fig["flagged_out_of_corpus"] == 1.0
+    assert fig["auroc_vs_out_of_corpus"] == 1.0 and fig["auroc_vs_unanswerable_in_corpus"] == 0.5
+
+
+def test_write_docs_leaves_unchanged_files_alone(tmp_path: Path) -> None:
+    folder = ev.write_docs({"a/b#1": "one\n", "c": "two\n"}, tmp_path / "docs")
+    path = folder / "a_b#1.txt"
+    before = path.stat().st_mtime_ns
+    ev.write_docs({"a/b#1": "one\n", "c": "changed\n"}, folder)
+    assert path.stat().st_mtime_ns == before
+    assert (folder / "c.txt").read_text() == "changed\n"
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_beir_runner_on_a_tiny_set(tmp_path: Path, make_engine) -> None:
+    data = tmp_path / "shared"
+    _write_jsonl(
+        data / "scifact" / "corpus.jsonl",
+        [{"_id": k, "title": t, "text": x} for k, (t, x) in TOPICS.items()],
+    )
+    _write_jsonl(
+        data / "scifact" / "queries.jsonl",
+        [
+            {"_id": "q1", "text": "how often to replace a bicycle chain"},
+            {"_id": "q2", "text": "feeding a sourdough starter with flour and water"},
+            {"_id": "q3", "text": "a query without judgements"},
+        ],
+    )
+    (data / "scifact" / "qrels").mkdir()
+    (data / "scifact" / "qrels" / "dev.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\td2\t1\nq2\td3\t2\n"
+    )
+    res = ev.run_scifact(make_engine("parent"), data)
+    assert res["queries"] == 2 and res["index"]["files_seen"] == 5
+    for mode in ev.MODES:
+        assert res["modes"][mode]["ndcg@10"] == pytest.approx(1.0)
+        assert res["modes"][mode]["recall@100"] == 1.0
+    again = ev.run_scifact(make_engine("parent"), data)  # the second run reuses the index
+    assert again["index"]["chunks_embedded"] == 0
+
+
+def test_financebench_runner_matches_evidence_pages(tmp_path: Path, make_engine) -> None:
+    data = tmp_path / "shared"
+    filings = data / "corpus" / "filings"
+    filings.mkdir(parents=True)
+    make_pdf(
+        filings / "ACME_2020_10K.pdf",
+        [
+            "Table of contents. Business overview of the Acme company and its anvils.",
+            "Consolidated cash flow statement. Purchases of property, plant and equipment were "
+            "412 million dollars in fiscal 2020.",
+        ],
+    )
+    _write_jsonl(
+        data / "financebench" / "questions.jsonl",
+        [
+            {
+                "financebench_id": "f1",
+                "doc_name": "ACME_2020_10K",
+                "question": "What were Acme's purchases of property, plant and equipment in 2020?",
+                "evidence": [
+                    {"doc_name": "ACME_2020_10K", "evidence_page_num": 1, "evidence_text": "x"}
+                ],
+            },
+            {
+                "financebench_id": "f2",
+                "doc_name": "GONE_2020_10K",
+                "question": "Anything?",
+                "evidence": [
+                    {"doc_name": "GONE_2020_10K", "evidence_page_num": 0, "evidence_text": "x"}
+                ],
+            },
+        ],
+    )
+    (data / "financebench" / "manifest.json").write_text(
+        json.dumps(
+            {
+                "questions": [
+                    {"financebench_id": "f1", "pdf_included": True},
+                    {"financebench_id": "f2", "pdf_included": False},
+                ]
+            }
+        )
+    )
+    res = ev.run_financebench(make_engine("parent"), data)
+    assert res["questions"] == 1
+    assert res["modes"]["hybrid"] == {"page@5": 1.0, "page@10": 1.0}
+
+
+def tiny_squad(data: Path) -> int:
+    """Five passages; per topic an answerable and an unanswerable question; four off-topic."""
+    _write_jsonl(
+        data / "squad2" / "passages.jsonl",
+        [{"_id": f"{t}#0", "title": t, "text": x} for t, x in TOPICS.values()],
+    )
+    questions = []
+    for i, (title, text) in enumerate(TOPICS.values()):
+        questions.append(
+            {
+                "id": f"a{i}",
+                "question": f"What about {text.lower()[:-1]}?",
+                "title": title,
+                "passage_id": f"{title}#0",
+                "kind": "answerable",
+            }
+        )
+        questions.append(
+            {
+                "id": f"u{i}",
+                "question": f"Who first described {title.lower()} in 1850?",
+                "title": title,
+                "passage_id": f"{title}#0",
+                "kind": "unanswerable_in_corpus",
+            }
+        )
+    for i, q in enumerate(
+        [
+            "Which symphony did Mahler finish last?",
+            "What is the capital of Peru?",
+            "How many moons does Jupiter have?",
+            "Who painted the Mona Lisa?",
+        ]
+    ):
+        questions.append(
+            {
+                "id": f"o{i}",
+                "question": q,
+                "title": f"Other{i}",
+                "passage_id": None,
+                "kind": "out_of_corpus",
+            }
+        )
+    _write_jsonl(data / "squad2" / "questions.jsonl", questions)
+    return len(questions)
+
+
+def test_support_runner_and_refit_on_a_tiny_set(tmp_path: Path, make_engine) -> None:
+    data = tmp_path / "shared"
+    n_questions = tiny_squad(data)
+
+    summary, samples = ev.search_squad2(make_engine("parent"), data)
+    assert summary["files_seen"] == 5 and len(samples) == n_questions
+    assert all(s.found_passage for s in samples if s.question.kind == "answerable")
+    model, report = ev.refit_support(samples, flag_rate=0.0)
+    assert isinstance(model, SupportModel) and model.provenance["n"]["answerable"] == 5
+    figures = report["in_sample"]
+    assert figures["model"]["auroc_vs_out_of_corpus"] == 1.0
+    assert figures["model"]["flagged_answerable"] == 0.0
+    assert set(figures) == {"model", "cosine_0.25"}
+    assert set(report["held_out"]) == {
+        "fit_on_half_1_report_on_half_0",
+        "fit_on_half_0_report_on_half_1",
+    }
+
+
+def test_eval_command_prints_shipped_figures_as_json(tmp_path: Path, make_engine, capsys) -> None:
+    from app.commands_eval import run_eval
+
+    data = tmp_path / "shared"
+    tiny_squad(data)
+    args = argparse.Namespace(
+        what="support", refit=False, data=str(data), set=None, limit=2, json=True
+    )
+    assert run_eval(args, make_engine("parent")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["index"]["files_seen"] == 5
+    assert out["report"]["model"]["n"] == {
+        "answerable": 2,
+        "unanswerable_in_corpus": 2,
+        "out_of_corpus": 2,
+    }
+    assert out["report"]["cosine_0.25"]["flagged_answerable"] == 0.0
