@@ -1,0 +1,99 @@
+"""One window's conversation with the ask lane: its token, and what has arrived for it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from app.ui.payloads import AnswerDone, AnswerPiece, SearchDone
+
+if TYPE_CHECKING:
+    from app.core.answering import Answer
+    from app.core.retrieval import SearchResult
+    from app.ui.service import Service
+
+
+@dataclass
+class AskOutcome:
+    """Everything known about one question so far (shared when quick-ask hands over)."""
+
+    question: str
+    result: SearchResult | None = None
+    text: str = ""
+    answer: Answer | None = None
+    note: str | None = None
+    error: str | None = None
+    cancelled: bool = False
+    done: bool = False
+    html: str | None = None  # rendered off the GUI thread
+
+
+class AskSession(QObject):
+    """Filters the service's answer signals down to this session's latest question."""
+
+    searched = Signal(object)  # AskOutcome, after retrieval
+    piece_arrived = Signal(str)
+    finished = Signal(object)  # AskOutcome
+
+    def __init__(self, service: Service, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.service = service
+        self.token = 0
+        self.outcome: AskOutcome | None = None
+        service.search_finished.connect(self._on_search)
+        service.answer_piece_arrived.connect(self._on_piece)
+        service.answer_finished.connect(self._on_done)
+
+    @property
+    def running(self) -> bool:
+        return self.outcome is not None and not self.outcome.done
+
+    def ask(self, question: str) -> None:
+        self.outcome = AskOutcome(question)
+        self.token = self.service.ask(question)
+
+    def cancel(self) -> None:
+        if self.running:
+            self.service.cancel_ask(self.token)
+
+    @Slot(object)
+    def _on_search(self, done: SearchDone) -> None:
+        if done.token == self.token and self.outcome is not None:
+            self.outcome.result = done.result
+            self.searched.emit(self.outcome)
+
+    @Slot(object)
+    def _on_piece(self, piece: AnswerPiece) -> None:
+        if piece.token == self.token and self.outcome is not None:
+            self.outcome.text += piece.text
+            self.piece_arrived.emit(piece.text)
+
+    @Slot(object)
+    def _on_done(self, done: AnswerDone) -> None:
+        if done.token != self.token or self.outcome is None:
+            return
+        o = self.outcome
+        o.answer, o.note, o.error, o.cancelled, o.done, o.html = (
+            done.answer, done.note, done.error, done.cancelled, True, done.html,
+        )
+        if done.answer is not None:
+            o.text = done.answer.text
+        self.finished.emit(o)
+
+
+def source_usage(answer: Answer) -> tuple[int, dict[int, int], dict[int, int]]:
+    """(sources sent to the model, sentences citing each source, sentences it supports)."""
+    cited: dict[int, int] = {}
+    supports: dict[int, int] = {}
+    for mark in answer.sentences:
+        for n in set(mark.sources):
+            cited[n] = cited.get(n, 0) + 1
+        for n in {span[0] for span in mark.support_spans}:
+            supports[n] = supports.get(n, 0) + 1
+    return len(answer.sources), cited, supports
+
+
+def unsupported_count(answer: Answer) -> int:
+    return sum(1 for m in answer.sentences if m.kind != "meta" and not m.supported)

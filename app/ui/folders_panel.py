@@ -1,0 +1,240 @@
+"""Watched folders with counts and status, add/remove, progress with ETA, files that failed."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.scanning import is_within
+from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
+from app.ui.sources_panel import short_folder
+from app.ui.theme import colors
+from app.ui.widgets import plain_label, tooltip
+
+MAX_FAILURES_SHOWN = 1000
+STATUS_TEXT = {
+    "watching": ("● watching", "ok_fg"),
+    "polling": ("● polling (no change notices)", "warn_fg"),
+    "missing": ("● error: folder missing", "unsupported_line"),
+    "paused": ("❚❚ paused", "muted_fg"),
+    "read-only": ("● read-only", "muted_fg"),
+    "waiting": ("● starting…", "muted_fg"),
+}
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return "less than a minute left"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"about {minutes} min left"
+    return f"about {minutes // 60} h {minutes % 60:02d} min left"
+
+
+def progress_text(p: SyncProgress) -> str:
+    if not p.total:
+        return "Checking for changes…"
+    eta = format_eta(p.eta_s)
+    return f"Indexing {p.done:,} of {p.total:,} files" + (f"  ·  {eta}" if eta else "")
+
+
+class FoldersPanel(QWidget):
+    """The folders side panel; presents IndexSnapshot and progress, asks for changes."""
+
+    add_requested = Signal()
+    remove_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("foldersPanel")
+        self.snapshot = IndexSnapshot([])
+        self.state = ServiceState()
+        self.progress: SyncProgress | None = None
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["Folder", "Files", "Status"])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        self.tree.itemSelectionChanged.connect(self._on_selection)
+        self.add_button = QPushButton("Add folder…")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setEnabled(False)
+        self.add_button.clicked.connect(self.add_requested)
+        self.remove_button.clicked.connect(self._remove)
+        self.bar = QProgressBar()
+        self.bar.setTextVisible(False)
+        self.bar.setMaximumHeight(6)
+        self.bar_label = plain_label()
+        self.bar_label.setObjectName("mutedLabel")
+        self.bar.hide()
+        self.bar_label.hide()
+        self.summary = plain_label("No folders yet: add one, or drop it on the window.")
+        self.summary.setObjectName("mutedLabel")
+        self.summary.setWordWrap(True)
+        self.failures_title = plain_label("Files that could not be indexed")
+        self.failures_title.setObjectName("sectionTitle")
+        self.failures = QListWidget()
+        self.failures.setObjectName("failureList")
+        self.failures.setWordWrap(True)
+        self.failures.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.failures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(8, 8, 8, 8)
+        box.addWidget(self.tree, 3)
+        box.addLayout(buttons)
+        box.addWidget(self.bar)
+        box.addWidget(self.bar_label)
+        box.addWidget(self.summary)
+        box.addSpacing(6)
+        box.addWidget(self.failures_title)
+        box.addWidget(self.failures, 2)
+        box.addStretch(0)
+        self.failures.hide()
+
+    # -- presenting ------------------------------------------------------------------------
+    def set_snapshot(self, snapshot: IndexSnapshot) -> None:
+        old, self.snapshot = self.snapshot, snapshot
+        if [f.path for f in old.folders] != [f.path for f in snapshot.folders]:
+            selected = self.selected_folder()
+            self.tree.clear()
+            for info in snapshot.folders:
+                item = QTreeWidgetItem([os.path.basename(info.path) or info.path, "", ""])
+                item.setData(0, Qt.ItemDataRole.UserRole, info.path)
+                item.setToolTip(0, tooltip(info.path))
+                self.tree.addTopLevelItem(item)
+                if info.path == selected:
+                    item.setSelected(True)
+        self._refresh_rows()
+        if old.failures != snapshot.failures:  # thousands of failures: rebuild only on change
+            self.failures.setUpdatesEnabled(False)
+            self.failures.clear()
+            for path, reason in snapshot.failures[:MAX_FAILURES_SHOWN]:
+                entry = QListWidgetItem(f"{os.path.basename(path)}\n{reason}")
+                entry.setData(Qt.ItemDataRole.UserRole, path)
+                entry.setToolTip(tooltip(f"{path}\n{reason}"))
+                self.failures.addItem(entry)
+            hidden = len(snapshot.failures) - MAX_FAILURES_SHOWN
+            if hidden > 0:
+                self.failures.addItem(f"… and {hidden:,} more (footnotes status lists them all)")
+            self.failures.setUpdatesEnabled(True)
+        n = len(snapshot.failures)
+        self.failures_title.setText(
+            f"{n} file{'s' if n != 1 else ''} could not be indexed" if n
+            else "✓  Every file was indexed"
+        )
+        self.failures.setVisible(bool(n))
+        if snapshot.folders:
+            self.summary.setText(
+                f"{snapshot.files:,} files  ·  {snapshot.passages:,} passages in the index"
+            )
+        else:
+            self.summary.setText("No folders yet: add one, or drop it on the window.")
+
+    def set_state(self, state: ServiceState) -> None:
+        self.state = state
+        writable = state.writable and state.engine_ready
+        self.add_button.setEnabled(writable)
+        self.remove_button.setEnabled(writable and self.selected_folder() is not None)
+        if not state.syncing:
+            self.bar.hide()
+            self.bar_label.hide()
+            self.progress = None
+        self._refresh_rows()
+
+    def set_progress(self, p: SyncProgress) -> None:
+        if p.event not in ("planned", "indexed", "unchanged", "failed"):
+            return
+        self.progress = p
+        self.bar.setRange(0, max(p.total, 0))
+        self.bar.setValue(p.done)
+        self.bar_label.setText(progress_text(p))
+        self.bar.setVisible(True)
+        self.bar_label.setVisible(True)
+        self._refresh_rows()
+
+    def refresh(self) -> None:
+        """Repaint with the current theme's colours."""
+        self._refresh_rows()
+
+    def _refresh_rows(self) -> None:
+        c = colors()
+        infos = {f.path: f for f in self.snapshot.folders}
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item is None:
+                continue
+            info = infos.get(item.data(0, Qt.ItemDataRole.UserRole))
+            if info is None:
+                continue
+            files = f"{info.indexed:,}" + (f" (+{info.failed} failed)" if info.failed else "")
+            item.setText(1, files)
+            text, color = STATUS_TEXT.get(info.status, (info.status, "muted_fg"))
+            if self._syncing(info.path):
+                p = self.progress
+                counts = f" {p.done:,} of {p.total:,}" if p is not None and p.total else "…"
+                text, color = f"● syncing{counts}", "link"
+            item.setText(2, text)
+            item.setForeground(2, QColor(getattr(c, color)))
+
+    def _syncing(self, folder: str) -> bool:
+        if not self.state.syncing:
+            return False
+        if self.state.folder:
+            return self.state.folder == folder
+        p = self.progress
+        return p is None or not p.path or is_within(p.path, folder)
+
+    def status_of(self, folder: str) -> str:
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item is not None and item.data(0, Qt.ItemDataRole.UserRole) == folder:
+                return item.text(2)
+        return ""
+
+    def folder_paths(self) -> list[str]:
+        return [f.path for f in self.snapshot.folders]
+
+    def selected_folder(self) -> str | None:
+        items = self.tree.selectedItems()
+        return items[0].data(0, Qt.ItemDataRole.UserRole) if items else None
+
+    @Slot()
+    def _on_selection(self) -> None:
+        self.remove_button.setEnabled(
+            self.state.writable and self.state.engine_ready and self.selected_folder() is not None
+        )
+
+    @Slot()
+    def _remove(self) -> None:
+        folder = self.selected_folder()
+        if folder is not None:
+            self.remove_requested.emit(folder)
+
+
+__all__ = ["FoldersPanel", "format_eta", "progress_text", "short_folder"]

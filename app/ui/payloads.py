@@ -1,0 +1,162 @@
+"""The dataclasses carried by the service's signals: one payload per signal, GUI-free."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.core.answering import Answer
+    from app.core.retrieval import SearchResult
+
+BBox = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    """One question, with the settings it is answered under (copied at the moment of asking)."""
+
+    token: int
+    question: str
+    k: int
+    host: str | None
+    model: str
+    unsupported_mode: str
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class SearchDone:
+    """Retrieval finished: hits and the support verdict (before any answer text)."""
+
+    token: int
+    result: SearchResult
+
+
+@dataclass(frozen=True)
+class AnswerPiece:
+    """A piece of streamed answer text."""
+
+    token: int
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerDone:
+    """The answer finished, failed, was cancelled, or was not asked (``note`` says why)."""
+
+    token: int
+    answer: Answer | None = None
+    error: str | None = None
+    note: str | None = None
+    cancelled: bool = False
+    html: str | None = None  # the final answer rendered with sentence marks
+
+
+@dataclass(frozen=True)
+class SyncProgress:
+    """Indexing progress for the progress bar: ``done`` of ``total`` files, with an ETA."""
+
+    done: int
+    total: int
+    path: str = ""
+    event: str = ""
+    eta_s: float | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class SyncDone:
+    """A sync run ended (finished, cancelled or failed)."""
+
+    files_indexed: int = 0
+    files_failed: int = 0
+    files_removed: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class FolderInfo:
+    """A watched folder as the folders panel shows it."""
+
+    path: str
+    files: int
+    indexed: int
+    failed: int
+    passages: int
+    status: str
+    exists: bool = True
+
+
+@dataclass(frozen=True)
+class IndexSnapshot:
+    """Watched folders, totals and every failed file with its reason."""
+
+    folders: list[FolderInfo]
+    files: int = 0
+    passages: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ServiceState:
+    """What the app can do right now (engine open, model loaded, allowed to write, paused)."""
+
+    engine_ready: bool = False
+    model_loaded: bool = False
+    writable: bool = True
+    paused: bool = False
+    syncing: bool = False
+    watching: str = ""  # "", "watching", "polling"
+    message: str = ""
+    folder: str = ""  # the folder being synced, when only one is
+
+
+@dataclass(frozen=True)
+class ModelList:
+    """Models installed in Ollama at ``host``, or the reason they could not be listed."""
+
+    host: str
+    models: list[str]
+    error: str | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class PageImage:
+    """A rendered PDF/EPUB page with a box per character of its text (offsets index ``boxes``)."""
+
+    token: int
+    path: str
+    page: int
+    page_count: int
+    zoom: float
+    image: Any  # QImage, built in the view lane
+    width_pt: float
+    height_pt: float
+    boxes: list[BBox | None]
+    text: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class PassageText:
+    """The text around a passage: ``text`` starts at ``offset`` of the page (or file) text."""
+
+    token: int
+    path: str
+    page: int | None
+    text: str
+    offset: int
+    matches: bool
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ErrorReport:
+    """Something failed in the background; shown in the window."""
+
+    message: str
+    detail: str = ""

@@ -1,0 +1,153 @@
+"""Quick ask: a small always-on-top window with the answer, the verdict and the top sources."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.answer_view import AnswerView
+from app.ui.ask_session import AskOutcome, AskSession
+from app.ui.theme import app_icon
+from app.ui.widgets import Banner, QuestionBox, plain_label, tooltip
+
+if TYPE_CHECKING:
+    from app.ui.service import Service
+
+TOP_SOURCES = 3
+
+
+class QuickAskWindow(QWidget):
+    """Ask without the main window; click a source to open it there."""
+
+    source_activated = Signal(object, int)  # AskOutcome, source number
+
+    def __init__(self, service: Service, parent: QWidget | None = None) -> None:
+        super().__init__(parent, Qt.WindowType.Tool | Qt.WindowType.WindowStaysOnTopHint)
+        self.setObjectName("quickAsk")
+        self.setWindowTitle("Footnotes — Quick ask")
+        self.setWindowIcon(app_icon())
+        self.session = AskSession(service, self)
+        self.question = QuestionBox()
+        self.question.setPlaceholderText("Quick question…  (Enter to ask, Esc to close)")
+        self.banner = Banner()
+        self.answer = AnswerView()
+        self.answer.setPlaceholderText("The answer appears here, with its sources below.")
+        self.answer.setMinimumHeight(150)
+        self.sources = QListWidget()
+        self.sources.setObjectName("quickSources")
+        self.sources.setMaximumHeight(96)
+        self.sources.itemActivated.connect(self._on_item)
+        self.sources.itemClicked.connect(self._on_item)
+        self.sources_title = plain_label("Top sources")
+        self.sources_title.setObjectName("sectionTitle")
+        self.open_button = QPushButton("Open in Footnotes")
+        self.open_button.setEnabled(False)
+        self.open_button.clicked.connect(self._open_first)
+        self.status = plain_label("")
+        self.status.setObjectName("mutedLabel")
+        row = QHBoxLayout()
+        row.addWidget(self.status, 1)
+        row.addWidget(self.open_button)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(12, 12, 12, 12)
+        box.setSpacing(8)
+        box.addWidget(self.question)
+        box.addWidget(self.banner)
+        box.addWidget(self.answer, 1)
+        box.addWidget(self.sources_title)
+        box.addWidget(self.sources)
+        box.addLayout(row)
+        self.resize(560, 500)
+        self.question.ask_requested.connect(self.ask)
+        self.question.cancel_requested.connect(self._on_escape)
+        self.session.searched.connect(self._on_searched)
+        self.session.piece_arrived.connect(self.answer.append)
+        self.session.finished.connect(self._on_finished)
+
+    def popup(self) -> None:
+        """Show on top, focused on the question."""
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        self.question.setFocus()
+        self.question.selectAll()
+
+    @Slot(str)
+    def ask(self, question: str) -> None:
+        self.banner.clear()
+        self.sources.clear()
+        self.open_button.setEnabled(False)
+        self.answer.begin(0)
+        self.status.setText("Searching your files…")
+        self.question.setCursorPosition(0)
+        self.session.ask(question)
+
+    @Slot(object)
+    def _on_searched(self, outcome: AskOutcome) -> None:
+        result = outcome.result
+        if result is None:
+            return
+        self.answer.set_sources(len(result.hits))
+        if result.hits:
+            s = result.support
+            self.banner.show_verdict(s.supported, s.reason, s.score)
+        for i, hit in enumerate(sorted(result.hits, key=lambda h: h.rank)[:TOP_SOURCES]):
+            page = f"  ·  p. {hit.page}" if hit.page else ""
+            item = QListWidgetItem(f"[{i + 1}]  {os.path.basename(hit.path)}{page}")
+            item.setData(Qt.ItemDataRole.UserRole, i + 1)
+            item.setToolTip(tooltip(hit.path))
+            self.sources.addItem(item)
+        self.open_button.setEnabled(bool(result.hits))
+        self.status.setText("Answering…")
+
+    @Slot(object)
+    def _on_finished(self, outcome: AskOutcome) -> None:
+        self.status.setText("Click a source to open it in Footnotes.")
+        if outcome.answer is not None:
+            self.answer.finish(outcome.answer.text, outcome.answer.sentences,
+                               len(outcome.answer.sources), outcome.html)
+        if outcome.error:
+            self.answer.show_message(outcome.error, error=True)
+        elif outcome.note:
+            self.answer.show_message(outcome.note)
+        elif outcome.cancelled:
+            self.answer.show_message("Stopped.")
+
+    @Slot(QListWidgetItem)
+    def _on_item(self, item: QListWidgetItem) -> None:
+        if self.session.outcome is not None:
+            n = int(item.data(Qt.ItemDataRole.UserRole))
+            self.source_activated.emit(self.session.outcome, n)
+
+    @Slot()
+    def _open_first(self) -> None:
+        if self.session.outcome is not None:
+            self.source_activated.emit(self.session.outcome, 1)
+
+    @Slot()
+    def _on_escape(self) -> None:
+        if self.session.running:
+            self.session.cancel()
+        else:
+            self.hide()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self._on_escape()
+        else:
+            super().keyPressEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.session.cancel()
+        super().closeEvent(event)

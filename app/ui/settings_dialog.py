@@ -1,0 +1,202 @@
+"""Settings: Ollama host and model (listed from the server), embedding model, answer mode..."""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+from urllib.parse import urlparse
+
+from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.config import DEFAULT_MODEL, Settings
+from app.ui.payloads import ModelList
+from app.ui.service import Service
+from app.ui.theme import colors
+from app.ui.widgets import plain_label
+
+MODES = [("flag", "Answer, but flag it as unsupported"),
+         ("refuse", "Don't ask the model; show the closest passages")]
+
+
+def insecure_host(url: str) -> bool:
+    """True for plain HTTP to a host that is not this computer."""
+    parsed = urlparse(url if "://" in url else f"http://{url}")
+    if parsed.scheme != "http":
+        return False
+    host = (parsed.hostname or "").lower()
+    if host in ("localhost", ""):
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
+class SettingsDialog(QDialog):
+    """Edits a copy of the settings; Save hands it to the service (atomic save, live apply)."""
+
+    theme_chosen = Signal(str)
+
+    def __init__(self, service: Service, ui_settings: QSettings,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Footnotes — Settings")
+        self.setObjectName("settingsDialog")
+        self.service = service
+        self.ui_settings = ui_settings
+        s = service.settings
+        self.host = QLineEdit(s.ollama_host)
+        self.check_button = QPushButton("Check")
+        self.check_button.clicked.connect(self.check_host)
+        self.host_status = plain_label("Checking…")
+        self.host_status.setWordWrap(True)
+        self.host_warning = plain_label(
+            "Plain HTTP to another computer: your questions and passages travel unencrypted.")
+        self.host_warning.setWordWrap(True)
+        self.host_warning.setStyleSheet(f"color:{colors().warn_fg};")
+        self.model = QComboBox()
+        self.model.setEditable(True)
+        self.model.setCurrentText(s.ollama_model)
+        self.embedding = QComboBox()
+        self.embedding.setEditable(True)
+        self.embedding.addItems(sorted({DEFAULT_MODEL, s.embedding_model}))
+        self.embedding.setCurrentText(s.embedding_model)
+        self.embedding_note = plain_label(
+            "A different embedding model re-embeds every passage; it applies after a restart.")
+        self.embedding_note.setObjectName("mutedLabel")
+        self.embedding_note.setWordWrap(True)
+        self.mode = QComboBox()
+        for key, text in MODES:
+            self.mode.addItem(text, key)
+        self.mode.setCurrentIndex(max(0, self.mode.findData(s.unsupported_mode)))
+        self.top_k = QSpinBox()
+        self.top_k.setRange(1, 50)
+        self.top_k.setValue(s.top_k)
+        self.ignore = QPlainTextEdit("\n".join(s.ignore_patterns))
+        self.ignore.setPlaceholderText("one pattern a line, e.g. *.log or node_modules")
+        self.ignore.setMinimumHeight(110)
+        self.theme = QComboBox()
+        for name in ("system", "light", "dark"):
+            self.theme.addItem(name.capitalize(), name)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(
+            str(ui_settings.value("ui/theme", "system")))))
+        self.data_dir = plain_label(str(service.data.root))
+        self.data_dir.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        open_dir = QPushButton("Open")
+        open_dir.clicked.connect(self._open_data_dir)
+
+        host_row = QHBoxLayout()
+        host_row.addWidget(self.host, 1)
+        host_row.addWidget(self.check_button)
+        dir_row = QHBoxLayout()
+        dir_row.addWidget(self.data_dir, 1)
+        dir_row.addWidget(open_dir)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Ollama host", host_row)
+        form.addRow("", self.host_status)
+        form.addRow("", self.host_warning)
+        form.addRow("Answer model", self.model)
+        form.addRow("Embedding model", self.embedding)
+        form.addRow("", self.embedding_note)
+        form.addRow("When unsupported", self.mode)
+        form.addRow("Passages per question", self.top_k)
+        form.addRow("Ignore patterns", self.ignore)
+        form.addRow("Theme", self.theme)
+        form.addRow("Data directory", dir_row)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        box = QVBoxLayout(self)
+        box.addLayout(form)
+        box.addWidget(buttons)
+        self.resize(620, 560)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(600)
+        self._debounce.timeout.connect(self.check_host)
+        self.host.textEdited.connect(self._on_host_edited)
+        service.models_listed.connect(self._on_models)
+        self._update_warning()
+        self.check_host()
+
+    @Slot()
+    def check_host(self) -> None:
+        self.host_status.setText("Checking Ollama…")
+        self.host_status.setStyleSheet(f"color:{colors().muted_fg};")
+        self.service.list_models(self.host.text().strip())
+
+    @Slot(str)
+    def _on_host_edited(self, _text: str) -> None:
+        self._update_warning()
+        self._debounce.start()
+
+    def _update_warning(self) -> None:
+        self.host_warning.setVisible(insecure_host(self.host.text().strip()))
+
+    @Slot(object)
+    def _on_models(self, listed: ModelList) -> None:
+        if listed.host != self.host.text().strip():
+            return  # an answer about a host that was since edited
+        c = colors()
+        current = self.model.currentText()
+        self.model.clear()
+        if listed.error:
+            self.host_status.setText(f"Not running: {listed.error}")
+            self.host_status.setStyleSheet(f"color:{c.unsupported_line};")
+            self.model.setCurrentText(current)
+            return
+        self.model.addItems(listed.models)
+        version = f" {listed.version}" if listed.version else ""
+        count = len(listed.models)
+        self.host_status.setText(
+            f"Ollama{version} is running  ·  {count} model{'s' if count != 1 else ''} installed")
+        self.host_status.setStyleSheet(f"color:{c.ok_fg};")
+        if current and self.model.findText(current) < 0 and not any(
+            m.split(":")[0] == current for m in listed.models
+        ):
+            self.model.insertItem(0, current)
+            self.host_status.setText(self.host_status.text()
+                                     + f"  ·  “{current}” is not installed (ollama pull {current})")
+        index = next((i for i in range(self.model.count())
+                      if self.model.itemText(i) in (current, f"{current}:latest")), 0)
+        self.model.setCurrentIndex(index)
+
+    def edited(self) -> Settings:
+        """The settings as edited in the dialog."""
+        patterns = [p.strip() for p in self.ignore.toPlainText().splitlines() if p.strip()]
+        return dataclasses.replace(
+            self.service.settings,
+            ollama_host=self.host.text().strip() or self.service.settings.ollama_host,
+            ollama_model=self.model.currentText().strip() or self.service.settings.ollama_model,
+            embedding_model=self.embedding.currentText().strip() or DEFAULT_MODEL,
+            unsupported_mode=str(self.mode.currentData()),
+            top_k=self.top_k.value(),
+            ignore_patterns=patterns,
+        )
+
+    def accept(self) -> None:
+        self.service.apply_settings(self.edited())
+        theme = str(self.theme.currentData())
+        if theme != str(self.ui_settings.value("ui/theme", "system")):
+            self.theme_chosen.emit(theme)
+        super().accept()
+
+    @Slot()
+    def _open_data_dir(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.service.data.root)))

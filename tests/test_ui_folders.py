@@ -1,0 +1,189 @@
+"""Folders panel, drag and drop, progress, quitting mid-sync, and the PDF page view."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from app.core.engine import Engine
+from app.ui.page_loader import merge_boxes
+from tests.helpers import long_markdown, paragraph
+from tests.ui_fixtures import *  # noqa: F403 - the fixtures
+from tests.ui_fixtures import ask, wait_ready
+
+
+def drop(window: Any, paths: list[Path]) -> bool:
+    """Drag ``paths`` over the window and drop them, as a file manager would."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    copy = Qt.DropAction.CopyAction
+    enter = QDragEnterEvent(QPointF(300, 300), copy, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    if not enter.isAccepted():
+        return False
+    event = QDropEvent(QPointF(300, 300), copy, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, event)
+    return event.isAccepted()
+
+
+def test_folders_panel_lists_counts_status_and_failures(make_gui: Any, qtbot: Any,
+                                                         indexed: Any) -> None:
+    gui = make_gui()
+    wait_ready(qtbot, gui)
+    panel = gui.window.folders
+    corpus = str(indexed[0])
+    qtbot.waitUntil(lambda: panel.status_of(corpus).endswith("watching"), timeout=20_000)
+    info = panel.snapshot.folders[0]
+    assert info.path == corpus and info.indexed == 4 and info.failed == 1
+    assert panel.tree.topLevelItem(0).text(1) == "4 (+1 failed)"
+    reasons = [panel.failures.item(i).text() for i in range(panel.failures.count())]
+    assert reasons == ["broken.md\nit holds binary data, not text"]
+    assert panel.failures_title.text() == "1 file could not be indexed"
+
+
+def test_drop_folder_is_watched_and_indexed_and_files_are_indexed(
+    make_gui: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    gui = make_gui()
+    w = gui.window
+    wait_ready(qtbot, gui)
+    folder = tmp_path / "dropped"
+    folder.mkdir()
+    (folder / "kiln.md").write_text("# Kiln\n\nThe pottery kiln fires at 1240 degrees.\n")
+    loose = tmp_path / "loose.txt"
+    loose.write_text("The harbour ferry leaves at seven every morning.\n")
+    assert drop(w, [folder, loose])
+    qtbot.waitUntil(lambda: str(folder) in w.folders.folder_paths(), timeout=30_000)
+    qtbot.waitUntil(
+        lambda: any(f.path == str(folder) and f.indexed == 1 for f in w.folders.snapshot.folders),
+        timeout=60_000,
+    )
+    outcome = ask(qtbot, w, "When does the harbour ferry leave?")
+    assert any(h.path == str(loose) for h in outcome.result.hits)
+    outcome = ask(qtbot, w, "How hot does the pottery kiln fire?")
+    assert outcome.result.hits[0].path == str(folder / "kiln.md")
+
+    # the watcher follows the dropped folder: a new file is picked up without asking
+    (folder / "glaze.md").write_text("# Glaze\n\nCeladon glaze turns green in reduction.\n")
+    qtbot.waitUntil(
+        lambda: any(f.path == str(folder) and f.indexed == 2 for f in w.folders.snapshot.folders),
+        timeout=60_000,
+    )
+    # and removing it takes its passages out
+    w.folders.tree.topLevelItem(w.folders.folder_paths().index(str(folder))).setSelected(True)
+    qtbot.mouseClick(w.folders.remove_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: str(folder) not in w.folders.folder_paths(), timeout=30_000)
+
+
+def test_progress_shows_while_syncing_and_asking_still_works(
+    make_gui: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    gui = make_gui()
+    w = gui.window
+    wait_ready(qtbot, gui)
+    big = tmp_path / "big"
+    big.mkdir()
+    rng = random.Random(5)
+    for i in range(30):  # small files: stopping waits for the batch being embedded
+        (big / f"note{i:02d}.md").write_text(paragraph(rng, 40))
+    seen: list[Any] = []
+    gui.service.sync_progressed.connect(seen.append)
+    gui.service.add_folder(str(big))
+    qtbot.waitUntil(lambda: any(p.event == "planned" and p.total == 30 for p in seen),
+                    timeout=60_000)
+    assert w.progress_label.isVisible() or not gui.service.state.syncing
+    assert w.progress_label.text().startswith("Indexing")
+    outcome = ask(qtbot, w, "How much sun do tomatoes need?")  # answered during the sync
+    assert outcome.answer is not None and outcome.answer.text
+    assert "syncing" in w.folders.status_of(str(big)) or not gui.service.state.syncing
+
+
+def test_quitting_during_indexing_leaves_the_index_consistent(
+    make_gui: Any, qtbot: Any, tmp_path: Path, embedder: Any
+) -> None:
+    gui = make_gui("quit-data")
+    wait_ready(qtbot, gui)
+    big = tmp_path / "many"
+    big.mkdir()
+    for i in range(25):
+        (big / f"n{i:02d}.md").write_text(long_markdown(seed=100 + i, paragraphs=3))
+    seen: list[Any] = []
+    gui.service.sync_progressed.connect(seen.append)
+    gui.service.add_folder(str(big))
+    qtbot.waitUntil(lambda: any(p.event == "planned" and p.total == 25 for p in seen),
+                    timeout=60_000)
+    with qtbot.waitSignal(gui.service.stopped, timeout=60_000):
+        gui.window.quit_app()
+    engine = Engine(tmp_path / "quit-data", embedder=embedder)
+    try:
+        assert engine.manifest.check() == []
+        assert engine.manifest.all_hashes() <= engine.store().all_ids()
+        done = engine.manifest.files_under(str(big))
+        assert all(r.status == "indexed" and r.chunks > 0 for r in done.values())
+    finally:
+        engine.close()
+
+
+def test_pdf_page_rendered_with_the_passage_boxes(make_gui: Any, qtbot: Any,
+                                                  indexed: Any) -> None:
+    gui = make_gui()
+    w = gui.window
+    wait_ready(qtbot, gui)
+    outcome = ask(qtbot, w, "When will the lighthouse project finish?")
+    hit = outcome.result.hits[0]
+    assert hit.path.endswith("report.pdf") and hit.page == 2
+    pdf = w.passage.pdf
+    qtbot.waitUntil(lambda: pdf.canvas.image is not None and bool(pdf.canvas.passage),
+                    timeout=30_000)
+    assert w.passage.tabs.currentWidget() is pdf
+    assert pdf.page == 2 and pdf.page_count == 2
+
+    # the highlight comes from character offsets; it lands where the words are printed
+    with pymupdf.open(hit.path) as doc:
+        printed = doc[1].search_for("lighthouse project")
+    found = [pymupdf.Rect(r) for r in pdf.canvas.passage]
+    assert printed and all(any(f.intersects(p) for f in found) for p in printed)
+    assert merge_boxes(pdf.boxes, hit.start, hit.end) == pdf.canvas.passage
+
+    width = pdf.canvas.width()
+    pdf.zoom_in()
+    assert pdf.canvas.width() > width
+    with qtbot.waitSignal(gui.service.page_rendered, timeout=20_000):
+        pdf.previous_page()
+    qtbot.waitUntil(lambda: pdf.page == 1 and not pdf.canvas.passage)
+    with qtbot.waitSignal(gui.service.page_rendered, timeout=20_000):
+        pdf.next_page()
+    qtbot.waitUntil(lambda: bool(pdf.canvas.passage))
+
+    opened: list[tuple[str, int]] = []
+    w.passage.open_requested.disconnect(w._open_file)  # no viewer is started in tests
+    w.passage.open_requested.connect(lambda path, page: opened.append((path, page)))
+    w.passage.open_button.click()
+    assert opened == [(hit.path, 2)]
+
+
+def test_eta_and_progress_text() -> None:
+    from app.ui.folders_panel import format_eta, progress_text
+    from app.ui.indexing import EtaClock
+    from app.ui.payloads import SyncProgress
+
+    clock = EtaClock()
+    clock.plan(100)
+    clock.started -= 10.0  # ten seconds in
+    assert clock.eta(1) is None  # too early to tell
+    assert clock.eta(20) == pytest.approx(40.0, abs=0.5)
+    assert format_eta(40.0) == "less than a minute left"
+    assert format_eta(600.0) == "about 10 min left"
+    assert format_eta(5400.0) == "about 1 h 30 min left"
+    assert progress_text(SyncProgress(20, 100, eta_s=600.0)) == (
+        "Indexing 20 of 100 files  ·  about 10 min left"
+    )
