@@ -252,7 +252,8 @@ def run_in_app(data: Path, corpus: Path, max_index_s: float, explain: bool) -> N
         lambda: gui.service._stop_thread is not None and not gui.service._stop_thread.is_alive(),
         300,
     )
-    fake.stop()
+    fake.terminate()
+    fake.wait(10)
 
 
 def main() -> int:

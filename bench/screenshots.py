@@ -114,7 +114,6 @@ def make_corpus(root: Path) -> Path:
 
 def echo_server() -> Any:
     """The stand-in Ollama in echo mode, quoting sources 1 and 2 and adding one stray claim."""
-    from app.core.sentences import sentence_spans
     from tests.fake_ollama import FakeOllama
 
     source = re.compile(r"<source\b[^>]*>\n?(.*?)</source>", re.DOTALL)
@@ -127,11 +126,12 @@ def echo_server() -> Any:
                 return "The sources do not contain the answer."
             parts = []
             for n, text in enumerate(found[:2], start=1):
-                spans = [text[a:b] for a, b in sentence_spans(text)]
-                clean = [x for x in spans if 50 <= len(x) <= 240 and x[-1] in ".!?"
-                         and not re.search(r"\d[.,]\d|\$|\n", x)]
-                sentence = clean[0] if clean else " ".join(text.split()[:14])
-                parts.append(f"{' '.join(sentence.split()).rstrip('.!?')} [{n}].")
+                flat = " ".join(text.split())
+                clean = [x for x in re.split(r"(?<=[.!?])\s+", flat)
+                         if 8 <= len(x.split()) <= 45 and x[-1] in ".!?"
+                         and not re.search(r"\d[.,]\d|\$", x)]
+                sentence = clean[0] if clean else " ".join(flat.split()[:14])
+                parts.append(f"{sentence.rstrip('.!?')} [{n}].")
             parts.append("The company also opened its first store on the Moon in 1998 [1].")
             return " ".join(parts[:1]) + "\n\n" + " ".join(parts[1:])
 
