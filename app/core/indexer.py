@@ -20,7 +20,7 @@ import numpy as np
 
 from app.core.documents import is_supported
 from app.core.manifest import FileRecord, Manifest
-from app.core.parsing import ParseLimits, ParserPool, ParseResult
+from app.core.parsing import ParseLimits, ParseResult, ParserPool
 from app.core.scanning import FileStat, IgnoreRules, is_within, normalize, scan
 
 EMBED_BATCH = 256  # new texts gathered across files before one call to the model
@@ -161,7 +161,9 @@ class Indexer:
         with self.lock:
             return self._sync([normalize(r) for r in roots], cancel, full_gc=True)
 
-    def update_paths(self, paths: Iterable[str], *, cancel: threading.Event | None = None) -> IndexReport:
+    def update_paths(
+        self, paths: Iterable[str], *, cancel: threading.Event | None = None
+    ) -> IndexReport:
         """Re-check just these paths (files or folders), e.g. from watcher events."""
         with self.lock:
             return self._sync([os.path.abspath(p) for p in paths], cancel, full_gc=False)
@@ -226,7 +228,7 @@ class Indexer:
             if os.path.isdir(root):
                 scan_root = normalize(root)
                 for fs in scan(scan_root, self.ignore, report.failures):
-                    path = root + fs.path[len(scan_root):]
+                    path = root + fs.path[len(scan_root) :]
                     found[path] = FileStat(path, fs.size, fs.mtime_ns)
             elif not self.ignore.ignores_name(os.path.basename(root)):
                 found[root] = FileStat(root, st.st_size, st.st_mtime_ns)
@@ -269,7 +271,13 @@ class Indexer:
         for fs in changed:  # too large to read at all: recorded without parsing
             if self.max_file_bytes is not None and fs.size > self.max_file_bytes:
                 limit_mb = self.max_file_bytes / 1e6
-                self._fail(fs, None, f"larger than the {limit_mb:g} MB file size limit (a setting)", report, garbage)
+                self._fail(
+                    fs,
+                    None,
+                    f"larger than the {limit_mb:g} MB file size limit (a setting)",
+                    report,
+                    garbage,
+                )
 
         for result in self.pool.parse_many(requests()):
             fs = stats[result.path]
@@ -308,7 +316,9 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _fail(self, fs: FileStat, digest: str | None, reason: str, report: IndexReport, garbage: list[str]) -> None:
+    def _fail(
+        self, fs: FileStat, digest: str | None, reason: str, report: IndexReport, garbage: list[str]
+    ) -> None:
         record = FileRecord(fs.path, fs.size, fs.mtime_ns, digest, "failed", reason)
         garbage += self.manifest.replace_file(record, [])
         WRITES.step()
@@ -339,7 +349,9 @@ class Indexer:
         fresh = set(missing)  # each new text is counted once, for the first file that has it
         for r in results:
             fs = stats[r.path]
-            record = FileRecord(r.path, fs.size, fs.mtime_ns, r.hash, "indexed", None, r.kind, r.pages)
+            record = FileRecord(
+                r.path, fs.size, fs.mtime_ns, r.hash, "indexed", None, r.kind, r.pages
+            )
             garbage += self.manifest.replace_file(record, r.chunks)
             WRITES.step()
             report.files_indexed += 1

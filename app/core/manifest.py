@@ -92,9 +92,7 @@ def _like_prefix(folder: str) -> str:
     return escaped + "/%"
 
 
-_CHUNK_COLUMNS = (
-    "c.id, c.chunk_id, f.path, c.page, c.start, c.end, c.text_hash, c.heading, c.text"
-)
+_CHUNK_COLUMNS = "c.id, c.chunk_id, f.path, c.page, c.start, c.end, c.text_hash, c.heading, c.text"
 
 
 class Manifest:
@@ -104,8 +102,9 @@ class Manifest:
         self.path = Path(path)
         if readonly:
             uri = f"file:{self.path}?mode=ro"
-            self.conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False,
-                                        isolation_level=None)
+            self.conn = sqlite3.connect(
+                uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None
+            )
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(
@@ -184,8 +183,16 @@ class Manifest:
                 "status=excluded.status, error=excluded.error, kind=excluded.kind, "
                 "pages=excluded.pages, chunks=excluded.chunks, updated_at=excluded.updated_at",
                 (
-                    record.path, record.size, record.mtime_ns, record.hash, record.status,
-                    record.error, record.kind, record.pages, len(chunks), time.time(),
+                    record.path,
+                    record.size,
+                    record.mtime_ns,
+                    record.hash,
+                    record.status,
+                    record.error,
+                    record.kind,
+                    record.pages,
+                    len(chunks),
+                    time.time(),
                 ),
             )
             file_id = c.execute("SELECT id FROM files WHERE path = ?", (record.path,)).fetchone()[0]
@@ -194,8 +201,14 @@ class Manifest:
                 " VALUES (?,?,?,?,?,?,?,?)",
                 [
                     (
-                        make_chunk_id(record.path, ch.page, ch.start, ch.text_hash), file_id,
-                        ch.page, ch.start, ch.end, ch.text_hash, ch.heading, ch.text,
+                        make_chunk_id(record.path, ch.page, ch.start, ch.text_hash),
+                        file_id,
+                        ch.page,
+                        ch.start,
+                        ch.end,
+                        ch.text_hash,
+                        ch.heading,
+                        ch.text,
                     )
                     for ch in chunks
                 ],
@@ -228,7 +241,7 @@ class Manifest:
                 (old, _like_prefix(old)),
             ).fetchall()
             for file_id, path in rows:
-                target = new + path[len(old):]
+                target = new + path[len(old) :]
                 replaced = self._drop_chunks(c, target)
                 c.execute("DELETE FROM files WHERE path = ?", (target,))
                 if dropped is not None:  # a file the move overwrote: its texts may be garbage
@@ -250,7 +263,9 @@ class Manifest:
             "SELECT c.text_hash FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?",
             (path,),
         ).fetchall()
-        c.execute("DELETE FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = ?)", (path,))
+        c.execute(
+            "DELETE FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = ?)", (path,)
+        )
         return [r[0] for r in rows]
 
     # -- chunks ------------------------------------------------------------------------------
@@ -258,7 +273,12 @@ class Manifest:
         """Those of ``hashes`` that no chunk row uses any more."""
         out = []
         for h in set(hashes):
-            if self.conn.execute("SELECT 1 FROM chunks WHERE text_hash = ? LIMIT 1", (h,)).fetchone() is None:
+            if (
+                self.conn.execute(
+                    "SELECT 1 FROM chunks WHERE text_hash = ? LIMIT 1", (h,)
+                ).fetchone()
+                is None
+            ):
                 out.append(h)
         return out
 
@@ -268,7 +288,9 @@ class Manifest:
     def texts_for_hashes(self, hashes: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for h in hashes:
-            row = self.conn.execute("SELECT text FROM chunks WHERE text_hash = ? LIMIT 1", (h,)).fetchone()
+            row = self.conn.execute(
+                "SELECT text FROM chunks WHERE text_hash = ? LIMIT 1", (h,)
+            ).fetchone()
             if row:
                 out[h] = row[0]
         return out
@@ -312,10 +334,16 @@ class Manifest:
         c = self.conn
         return {
             "files": c.execute("SELECT COUNT(*) FROM files").fetchone()[0],
-            "files_indexed": c.execute("SELECT COUNT(*) FROM files WHERE status='indexed'").fetchone()[0],
-            "files_failed": c.execute("SELECT COUNT(*) FROM files WHERE status='failed'").fetchone()[0],
+            "files_indexed": c.execute(
+                "SELECT COUNT(*) FROM files WHERE status='indexed'"
+            ).fetchone()[0],
+            "files_failed": c.execute(
+                "SELECT COUNT(*) FROM files WHERE status='failed'"
+            ).fetchone()[0],
             "chunks": c.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
-            "distinct_texts": c.execute("SELECT COUNT(DISTINCT text_hash) FROM chunks").fetchone()[0],
+            "distinct_texts": c.execute("SELECT COUNT(DISTINCT text_hash) FROM chunks").fetchone()[
+                0
+            ],
             "folders_watched": c.execute("SELECT COUNT(*) FROM folders").fetchone()[0],
         }
 
@@ -338,7 +366,8 @@ class Manifest:
         except sqlite3.DatabaseError as exc:
             problems.append(f"full-text index disagrees with chunks: {exc}")
         bad = c.execute(
-            "SELECT COUNT(*) FROM files f WHERE chunks != (SELECT COUNT(*) FROM chunks WHERE file_id = f.id)"
+            "SELECT COUNT(*) FROM files f "
+            "WHERE chunks != (SELECT COUNT(*) FROM chunks WHERE file_id = f.id)"
         ).fetchone()[0]
         if bad:
             problems.append(f"{bad} files whose chunk count disagrees with their chunks")

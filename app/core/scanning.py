@@ -52,7 +52,9 @@ def is_within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def scan(root: str, rules: IgnoreRules, errors: list[tuple[str, str]] | None = None) -> Iterator[FileStat]:
+def scan(
+    root: str, rules: IgnoreRules, errors: list[tuple[str, str]] | None = None
+) -> Iterator[FileStat]:
     """Every regular file under ``root`` that the rules keep.
 
     Symlinked folders are not entered (so loops cannot hang the scan); a symlinked file is

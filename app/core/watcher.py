@@ -57,8 +57,14 @@ RETRY_S = 5.0  # a change whose update failed (store unreachable, disk full) is 
 WATCH_LIMIT_ERRNOS = frozenset({errno.ENOSPC, errno.EMFILE})
 # Not "opened" or "closed without writing": reading a file to index it must not be an event.
 EVENTS: list[type[FileSystemEvent]] = [
-    ev.FileCreatedEvent, ev.FileModifiedEvent, ev.FileClosedEvent, ev.FileAttribEvent,
-    ev.FileDeletedEvent, ev.FileMovedEvent, ev.DirCreatedEvent, ev.DirDeletedEvent,
+    ev.FileCreatedEvent,
+    ev.FileModifiedEvent,
+    ev.FileClosedEvent,
+    ev.FileAttribEvent,
+    ev.FileDeletedEvent,
+    ev.FileMovedEvent,
+    ev.DirCreatedEvent,
+    ev.DirDeletedEvent,
     ev.DirMovedEvent,
 ]
 
@@ -112,7 +118,7 @@ class ChangeQueue:
         """``src`` was renamed to ``dest``; pending changes below ``src`` follow it."""
         for path in [p for p in self._paths if is_within(p, src)]:
             first, last = self._paths.pop(path)
-            target = dest + path[len(src):]
+            target = dest + path[len(src) :]
             other_first, other_last = self._paths.get(target, (first, last))
             self._paths[target] = (min(first, other_first), max(last, other_last))
         self._moves.append((src, dest))
@@ -324,9 +330,12 @@ class Watcher:
             self._status("syncing", f"Looking for changes in {_n(len(folders), 'folder')}...")
             self.last_sync = report = indexer.sync(folders, cancel=self._stop)
             self._count(report)
-            self._status("watching", f"Watching {_n(len(folders), 'folder')}; start-up check: "
-                         f"{report.files_indexed} indexed, {report.files_unchanged} unchanged, "
-                         f"{report.files_removed} removed, {report.files_failed} failed.")
+            self._status(
+                "watching",
+                f"Watching {_n(len(folders), 'folder')}; start-up check: "
+                f"{report.files_indexed} indexed, {report.files_unchanged} unchanged, "
+                f"{report.files_removed} removed, {report.files_failed} failed.",
+            )
         else:
             self._status("watching", "No folders to watch yet.")
 
@@ -497,8 +506,12 @@ class Watcher:
             return
         if folder not in self._said_polling:
             self._said_polling.add(folder)
-            self._status("polling", f"Cannot get change notices for {folder} ({reason}); "
-                         f"checking it every {self.poll_interval:g} s instead.", folder)
+            self._status(
+                "polling",
+                f"Cannot get change notices for {folder} ({reason}); "
+                f"checking it every {self.poll_interval:g} s instead.",
+                folder,
+            )
 
     def _unschedule(self, folder: str) -> None:
         observer, watch = self._watches.pop(folder)
@@ -543,8 +556,11 @@ def _check_all_watched(folder: str, added: int) -> None:
         not os.path.islink(os.path.join(top, d)) for top, dirs, _ in os.walk(folder) for d in dirs
     )
     if folders - added > folders // 100:  # in a big tree a few may come and go meanwhile
-        raise OSError(errno.ENOSPC, f"the system's watch limit allowed {added} of {folders} "
-                      "folders; see fs.inotify.max_user_watches")
+        raise OSError(
+            errno.ENOSPC,
+            f"the system's watch limit allowed {added} of {folders} "
+            "folders; see fs.inotify.max_user_watches",
+        )
 
 
 def _n(count: int, noun: str) -> str:
