@@ -21,7 +21,7 @@ import numpy as np
 from app.core.documents import is_supported
 from app.core.manifest import FileRecord, Manifest
 from app.core.parsing import ParseLimits, ParseResult, ParserPool
-from app.core.scanning import FileStat, IgnoreRules, is_within, normalize, scan
+from app.core.scanning import FileStat, IgnoreRules, normalize, scan
 
 EMBED_BATCH = 256  # new texts gathered across files before one call to the model
 
@@ -371,7 +371,3 @@ class Indexer:
         for root in roots:
             total += sum(rec.chunks for rec in self.manifest.files_under(root).values())
         return total
-
-
-def within_any(path: str, folders: Iterable[str]) -> bool:
-    return any(is_within(path, f) for f in folders)

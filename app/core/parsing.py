@@ -11,7 +11,6 @@ import contextlib
 import hashlib
 import importlib
 import multiprocessing as mp
-import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -219,7 +218,3 @@ class ParserPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def default_depth() -> int:
-    return max(2, min(4, (os.cpu_count() or 2)))

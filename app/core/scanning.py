@@ -52,6 +52,10 @@ def is_within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def within_any(path: str, folders: Iterable[str]) -> bool:
+    return any(is_within(path, f) for f in folders)
+
+
 def scan(
     root: str, rules: IgnoreRules, errors: list[tuple[str, str]] | None = None
 ) -> Iterator[FileStat]:

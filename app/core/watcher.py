@@ -39,8 +39,8 @@ from watchdog import events as ev
 from watchdog.events import FileSystemEvent, FileSystemEventHandler, FileSystemMovedEvent
 
 from app.core.documents import is_supported
-from app.core.indexer import Cancelled, IndexReport, Progress, within_any
-from app.core.scanning import is_within, normalize
+from app.core.indexer import Cancelled, IndexReport, Progress
+from app.core.scanning import is_within, normalize, within_any
 
 if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch
