@@ -17,11 +17,17 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def embedder(tmp_path_factory: pytest.TempPathFactory):
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the session exports the shipped model (engine processes of GUI tests link it)."""
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="session")
+def embedder(models_dir: Path):
     """The shipped embedding model (int8 ONNX export), loaded once per test session."""
     from app.core.embedding import load_embedder
 
-    return load_embedder(models_dir=tmp_path_factory.mktemp("models"))
+    return load_embedder(models_dir=models_dir)
 
 
 @pytest.fixture

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -187,3 +189,22 @@ def test_eta_and_progress_text() -> None:
     assert progress_text(SyncProgress(20, 100, eta_s=600.0)) == (
         "Indexing 20 of 100 files  ·  about 10 min left"
     )
+
+
+def test_a_crashed_engine_process_is_restarted_and_the_app_still_answers(
+    make_gui: Any, qtbot: Any
+) -> None:
+    gui = make_gui()
+    wait_ready(qtbot, gui)
+    errors: list[str] = []
+    gui.service.error_occurred.connect(lambda e: errors.append(e.message))
+    old_pid = gui.service.host._proc.pid
+    os.kill(old_pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: any("stopped unexpectedly" in m for m in errors), timeout=30_000)
+    assert "index is intact" in errors[-1]
+    qtbot.waitUntil(lambda: gui.service.host._proc.pid != old_pid, timeout=30_000)
+    wait_ready(qtbot, gui)
+    assert gui.service.state.writable  # the dead child's writer lock was released
+    outcome = ask(qtbot, gui.window, "How much sun do tomatoes need?")
+    assert outcome.error is None
+    assert outcome.result.hits[0].path.endswith("garden.md")

@@ -85,12 +85,13 @@ def fake_ollama() -> Iterator[FakeOllama]:
 
 @pytest.fixture
 def make_gui(
-    qapp: Any, tmp_path: Path, embedder: Any, fake_ollama: FakeOllama,
+    qapp: Any, tmp_path: Path, models_dir: Path, fake_ollama: FakeOllama,
     indexed: tuple[Path, Path],
 ) -> Iterator[Callable[..., Any]]:
-    """Start the real app (window shown, service started) over a copy of the indexed data."""
+    """Start the real app (window shown, service and engine process started) over a copy of
+    the indexed data. The data directory's ``models`` is linked to the session's export of
+    the embedding model, so the engine process loads it instead of exporting it again."""
     from app.core.config import Settings
-    from app.core.engine import Engine
     from app.ui.main import build
 
     guis: list[Any] = []
@@ -98,13 +99,12 @@ def make_gui(
     def make(name: str = "data", *, fresh: bool = False, **settings: Any) -> Any:
         data = tmp_path / name
         if not fresh and not data.exists():
-            shutil.copytree(indexed[1], data)
+            shutil.copytree(indexed[1], data, ignore=shutil.ignore_patterns("models"))
+        data.mkdir(exist_ok=True)
+        if not (data / "models").exists():
+            (data / "models").symlink_to(models_dir, target_is_directory=True)
         chosen = Settings(**{"ollama_host": fake_ollama.url, **settings})
-
-        def engine_factory(s: Settings) -> Engine:
-            return Engine(data, settings=s, embedder=embedder)
-
-        gui = build(data, settings=chosen, engine_factory=engine_factory, app=qapp)
+        gui = build(data, settings=chosen, app=qapp)
         gui.quit_app_when_stopped = False
         gui.window.show()
         gui.service.start()

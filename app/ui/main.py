@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 from app.core.config import Settings, resolve_data_dir
 from app.ui.main_window import MainWindow
 from app.ui.quick_ask import QuickAskWindow
-from app.ui.service import EngineFactory, Service
+from app.ui.service import Service
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.theme import app_icon, apply_theme
 from app.ui.tray import Tray
@@ -93,7 +93,6 @@ def build(
     data_dir: Path,
     *,
     settings: Settings | None = None,
-    engine_factory: EngineFactory | None = None,
     ollama_host: str | None = None,
     chroma_url: str | None = None,
     app: QApplication | None = None,
@@ -106,8 +105,7 @@ def build(
     qapp.setDesktopFileName("footnotes")
     qapp.setWindowIcon(app_icon())
     qapp.setQuitOnLastWindowClosed(False)
-    service = Service(data_dir, settings=settings, engine_factory=engine_factory,
-                      ollama_host=ollama_host, chroma_url=chroma_url)
+    service = Service(data_dir, settings=settings, ollama_host=ollama_host, chroma_url=chroma_url)
     stored = ui_settings(service.data.root)
     apply_theme(qapp, str(stored.value("ui/theme", "system")))
     window = MainWindow(service, stored)

@@ -1,10 +1,12 @@
-"""The service the windows talk to: owns the Engine and runs its work in background lanes.
+"""The service the windows talk to: runs the engine process and background lanes.
 
-Lanes (one thread each, jobs in order): ``writer`` for everything that writes the index,
-``ask`` for retrieval and generation (so asking never waits behind indexing), ``view`` for
-PyMuPDF rendering and passage text, ``reader`` for status snapshots and settings saves,
-``probe`` for Ollama checks. Results come back as signals carrying one dataclass; requests
-are stamped with a token so a window can drop results that a newer request made stale.
+The engine (index writes, the watcher, the embedding model, search) runs in a child process
+(``app.core.engine_host``), so its long GIL-holding calls never stall the window. Lanes here
+(one thread each, jobs in order): ``writer`` starts the engine process, ``ask`` searches
+(through the engine process) and streams the answer from Ollama, ``view`` renders PDF pages
+and passage text with PyMuPDF, ``reader`` reads status snapshots from SQLite and saves
+settings, ``probe`` checks Ollama. Results come back as signals carrying one dataclass;
+requests are stamped with a token so a window can drop results a newer request made stale.
 """
 
 from __future__ import annotations
@@ -39,17 +41,18 @@ from app.ui.payloads import (
 )
 
 if TYPE_CHECKING:
-    from app.core.engine import Engine
+    from app.core.engine_host import EngineHost
     from app.core.manifest import Manifest
     from app.core.types import Hit
 
 log = logging.getLogger(__name__)
 BACKGROUND_NICE = 10
-EngineFactory = Callable[[Settings], "Engine"]
+STOP_WAIT_S = 600.0  # a batch being embedded on a slow machine is allowed to finish
+MAX_RESTARTS = 3  # an engine process that died is started again this often
 
 
 class Service(QObject, IndexingMixin):
-    """Owns the Engine; every slow call runs in a lane and reports back by signal."""
+    """Runs the engine process; every slow call runs in a lane and reports back by signal."""
 
     state_changed = Signal(object)  # ServiceState
     search_finished = Signal(object)  # SearchDone
@@ -70,7 +73,6 @@ class Service(QObject, IndexingMixin):
         data_dir: Path,
         *,
         settings: Settings | None = None,
-        engine_factory: EngineFactory | None = None,
         ollama_host: str | None = None,
         chroma_url: str | None = None,
         parent: QObject | None = None,
@@ -82,8 +84,8 @@ class Service(QObject, IndexingMixin):
             self.settings.ollama_host = ollama_host
         if chroma_url:
             self.settings.chroma_url = chroma_url
-        self._factory = engine_factory or _default_factory(self.data.root)
-        self.engine: Engine | None = None
+        self.host: EngineHost | None = None
+        self._restarts = 0
         self._ready = threading.Event()
         self._state = ServiceState()
         self._state_lock = threading.Lock()
@@ -133,50 +135,78 @@ class Service(QObject, IndexingMixin):
         self._submit("view", self._warm_view)
 
     def _open_engine(self) -> None:
-        from app.core.locking import LockedError
+        from app.core.engine_host import EngineHost
 
+        if self._stopping:
+            return
+        host = EngineHost(self.data.root, self.settings, on_message=self._on_host_message)
+        self.host = host
         try:
-            engine = self._factory(self.settings)
+            host.start()
         except Exception as exc:
             self._update(message=_describe(exc))
-            self.error_occurred.emit(ErrorReport(f"Footnotes could not open its index: {exc}"))
+            self.error_occurred.emit(
+                ErrorReport(f"Footnotes could not start its indexing process: {_describe(exc)}"))
+
+    def _on_host_message(self, kind: str, payload: Any) -> None:
+        if self._on_indexing_message(kind, payload):
             return
-        self.engine = engine
-        writable, message = True, ""
-        try:
-            engine.acquire_writer("the Footnotes app")
-            engine.manifest.folders()  # creates the database on first run
-        except LockedError as exc:
-            writable = False
-            message = f"{exc} Asking and searching still work; indexing is off."
+        if kind == "opened":
+            ok, writable, message = payload
+            if not ok:
+                self._update(message=message)
+                self.error_occurred.emit(ErrorReport(message))
+                return
+            if message:
+                self.error_occurred.emit(ErrorReport(message))
+            self._ready.set()
+            self._update(engine_ready=True, writable=writable, message=message,
+                         paused=self.state.paused and writable)
+            if self.state.paused:
+                self._to_writer("pause", refusal="")
+            self.refresh_snapshot()
+        elif kind == "error":
+            self.error_occurred.emit(ErrorReport(payload))
+        elif kind == "exited":
+            self._on_host_exited(payload)
+
+    def _on_host_exited(self, code: int | None) -> None:
+        if self._stopping:
+            return
+        self._ready.clear()
+        self._update(engine_ready=False, model_loaded=False, syncing=False, watching="")
+        self._restarts += 1
+        if self._restarts > MAX_RESTARTS:
+            message = (f"The indexing process stopped unexpectedly (exit code {code}) "
+                       f"{MAX_RESTARTS} times; restart Footnotes.")
+            self._update(message=message)
             self.error_occurred.emit(ErrorReport(message))
-        self._ready.set()
-        self._update(engine_ready=True, writable=writable, message=message)
-        self.refresh_snapshot()
-        if writable:
-            self._start_following()
+            return
+        self.error_occurred.emit(ErrorReport(
+            f"The indexing process stopped unexpectedly (exit code {code}); it is starting "
+            "again, and your index is intact."))
+        self._submit("writer", self._open_engine)
+        self._submit("ask", self._warm_up)
 
     def _warm_up(self) -> None:
-        """Import and load what the first question needs, so it does not stall later.
+        """Import what the first answer needs, and have the engine load its model.
 
-        C extensions (pydantic-core, torch) hold the GIL while they initialise: better now,
-        while the window shows "loading", than in the middle of the first answer.
+        C extensions (pydantic-core in the ollama client) hold the GIL while they initialise:
+        better now, while the window shows "loading", than in the middle of the first answer.
         """
+        from app.core.engine_host import HostError
         from app.ui.markup import render_answer
 
-        for module in ("app.core.answering", "app.core.retrieval"):
-            importlib.import_module(module)
-
+        importlib.import_module("app.core.answering")
         render_answer("**warm** [1]", 1)
-        if not self._ready.wait(60) or self.engine is None or self._stopping:
+        if not self._ready.wait(120) or self.host is None or self._stopping:
             return
         try:
-            self.engine.embedder()
-            self.engine.store()
-        except Exception as exc:
-            self.error_occurred.emit(
-                ErrorReport(f"The embedding model could not be loaded: {_describe(exc)}")
-            )
+            self.host.call("warm", timeout=STOP_WAIT_S)
+        except HostError as exc:
+            if not self._stopping:
+                self.error_occurred.emit(
+                    ErrorReport(f"The embedding model could not be loaded: {exc.args[0]}"))
             return
         self._update(model_loaded=True)
 
@@ -219,18 +249,18 @@ class Service(QObject, IndexingMixin):
         if cancel.is_set():
             self.answer_finished.emit(AnswerDone(req.token, cancelled=True))
             return
-        if not self._ready.wait(120) or self.engine is None:
+        if not self._ready.wait(120) or self.host is None:
             self.answer_finished.emit(AnswerDone(req.token, error="The index is not open."))
             return
         from app.core.answering import answer_question
-        from app.core.retrieval import Retriever
+        from app.core.engine_host import HostError
 
-        engine = self.engine
         try:
-            retriever = Retriever(self.reader(), engine.embedder, engine.store)
-            result = retriever.search(req.question, req.k)
-        except Exception as exc:
-            self.answer_finished.emit(AnswerDone(req.token, error=_describe(exc)))
+            result = self.host.call("search", req.question, req.k, timeout=STOP_WAIT_S,
+                                    cancel=cancel)
+        except HostError as exc:
+            self.answer_finished.emit(AnswerDone(req.token, error=exc.args[0],
+                                                 cancelled=cancel.is_set()))
             return
         self.search_finished.emit(SearchDone(req.token, result))
         if cancel.is_set():
@@ -297,12 +327,13 @@ class Service(QObject, IndexingMixin):
 
     def apply_settings(self, new: Settings) -> None:
         """Save atomically and apply what can change without a restart."""
-        old, self.settings = self.settings, new
+        self.settings = new
         self._submit("reader", self._save_settings, new)
-        if self.engine is not None and self._state.writable:
-            self._submit("writer", self._apply_to_engine, old, new)
-        elif self.engine is not None:
-            self.engine.settings = new
+        if self.host is not None:
+            from app.core.engine_host import HostError
+
+            with contextlib.suppress(HostError):  # a restarted engine reads the saved file
+                self.host.send("settings", new)
 
     def _save_settings(self, new: Settings) -> None:
         try:
@@ -332,16 +363,15 @@ class Service(QObject, IndexingMixin):
 
     def _finish(self) -> None:
         started = time.monotonic()
-        # the writer lane first: a watcher it is starting must exist before it is stopped
+        # the writer lane first: an engine process it is starting must exist before it stops
         self._lanes["writer"].shutdown(wait=True, cancel_futures=True)
-        watcher_done = self._stop_following()
+        if self.host is not None:
+            self.host.stop(STOP_WAIT_S)  # finishes the write in hand; the index stays whole
         for lane in self._lanes.values():
             lane.shutdown(wait=True, cancel_futures=True)
         self._pages.close()
         for manifest in self._readers:
             manifest.close()
-        if self.engine is not None and watcher_done:  # never close under a running writer
-            self.engine.close()
         log.info("stopped in %.2f s", time.monotonic() - started)
         self.stopped.emit()
 
@@ -356,15 +386,6 @@ def background_priority() -> None:
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
-
-
-def _default_factory(root: Path) -> EngineFactory:
-    def make(settings: Settings) -> Engine:
-        from app.core.engine import Engine
-
-        return Engine(root, settings=settings)
-
-    return make
 
 
 def _describe(exc: BaseException) -> str:

@@ -1,0 +1,197 @@
+"""The engine in a child process: indexing, watching and search, away from a GUI's event loop.
+
+    host = EngineHost(data_dir, settings, on_message=callback, writer_name="the Footnotes app")
+    host.start()                          # the child opens the engine, takes the writer lock
+    host.send("add_folder", path)         # fire-and-forget operations, run in order
+    result = host.call("search", q, k)    # a request answered by the child (raises HostError)
+    host.stop(timeout)                    # finishes the write in hand; True if it exited
+
+Why a process: Chroma's upsert, SQLite's big transactions and unpickling parse results hold
+Python's GIL for hundreds of milliseconds, which froze the window while indexing. Here they
+hold the child's GIL instead. Searching runs in the child too, because a long-lived Chroma
+client in another process never sees vectors added after it loaded its index.
+
+Messages from the child reach ``on_message(kind, payload)`` on a reader thread of the parent:
+``opened`` (writable, message), ``model`` (error or ""), ``progress`` (indexer Progress),
+``status`` (WatchStatus, following, polling folders), ``dropped`` (DropDone), ``error``
+(message), ``exited`` (exit code). Children come from a fork server that has already imported
+the engine, sentence-transformers and Chroma, so starting one takes well under a second.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import itertools
+import logging
+import multiprocessing as mp
+import threading
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from app.core.config import Settings
+from app.core.host_server import DropDone, HostServer
+
+__all__ = ["DropDone", "EngineHost", "HostError"]
+
+log = logging.getLogger(__name__)
+PRELOAD = ["app.core.host_server", "app.core.engine", "app.core.watcher",
+           "sentence_transformers", "chromadb"]
+MessageFn = Callable[[str, Any], None]
+
+
+class HostError(Exception):
+    """The child could not answer: it failed, exited, or took too long; the message says so."""
+
+
+_context_lock = threading.Lock()
+_context: Any = None
+
+
+def context() -> Any:
+    """The fork-server context shared by every host of this process (preloaded once)."""
+    global _context
+    with _context_lock:
+        if _context is None:
+            ctx = mp.get_context("forkserver")
+            ctx.set_forkserver_preload(PRELOAD)
+            _context = ctx
+        return _context
+
+
+class EngineHost:
+    """The parent's handle on the engine process."""
+
+    def __init__(self, data_dir: Path, settings: Settings, *, on_message: MessageFn,
+                 writer_name: str = "the Footnotes app", write: bool = True) -> None:
+        self.data_dir = Path(data_dir)
+        self.settings = settings
+        self.on_message = on_message
+        self.writer_name = writer_name
+        self.write = write
+        self._conn: Connection | None = None
+        self._proc: Any = None
+        self._send_lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pending: dict[int, tuple[threading.Event, list[Any]]] = {}
+        self._pending_lock = threading.Lock()
+        self._reader: threading.Thread | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.is_alive()
+
+    def start(self) -> None:
+        ctx = context()
+        parent, child = ctx.Pipe()
+        self._proc = ctx.Process(
+            # not a daemon: it starts the parser process; it stops when the pipe closes
+            target=HostServer.main, name="footnotes-engine",
+            args=(child, str(self.data_dir), self.settings, self.writer_name, self.write),
+        )
+        self._proc.start()
+        child.close()
+        self._conn = parent
+        # Python waits for non-daemon children at exit: closing the pipe first tells the
+        # child to finish its write in hand and exit, so an app that quits abruptly is not stuck
+        atexit.register(self._close_pipe)
+        self._reader = threading.Thread(target=self._read, name="footnotes-host-reader",
+                                        daemon=True)
+        self._reader.start()
+
+    def send(self, op: str, *args: Any) -> None:
+        """Ask the child to do ``op``; raises HostError if it is gone."""
+        if self._conn is None:
+            raise HostError("The indexing process is not running.")
+        try:
+            with self._send_lock:
+                self._conn.send(("do", 0, op, args))
+        except (OSError, ValueError) as exc:
+            raise HostError(f"The indexing process has stopped ({exc}).") from exc
+
+    def call(self, op: str, *args: Any, timeout: float = 120.0,
+             cancel: threading.Event | None = None) -> Any:
+        """Ask the child for an answer and wait for it (``cancel`` stops the wait)."""
+        if self._conn is None:
+            raise HostError("The indexing process is not running.")
+        req = next(self._ids)
+        done, box = threading.Event(), list[Any]()
+        with self._pending_lock:
+            self._pending[req] = (done, box)
+        try:
+            with self._send_lock:
+                self._conn.send(("call", req, op, args))
+            waited = 0.0
+            while not done.wait(0.1):
+                waited += 0.1
+                if cancel is not None and cancel.is_set():
+                    raise HostError("Cancelled.")
+                if waited >= timeout:
+                    raise HostError(f"The search took longer than {timeout:.0f} s.")
+                if not self.alive:
+                    raise HostError("The indexing process has stopped.")
+        except (OSError, ValueError) as exc:
+            raise HostError(f"The indexing process has stopped ({exc}).") from exc
+        finally:
+            with self._pending_lock:
+                self._pending.pop(req, None)
+        result, error = box
+        if error:
+            raise HostError(error)
+        return result
+
+    def stop(self, timeout: float = 600.0) -> bool:
+        """Let the child finish the write in hand and exit; kill it after ``timeout``.
+
+        Killing is safe (the index is consistent at every instant) but loses the batch in hand.
+        """
+        if self._proc is None:
+            return True
+        with contextlib.suppress(HostError):
+            self.send("stop")
+        self._proc.join(timeout)
+        clean = not self._proc.is_alive()
+        if not clean:
+            log.warning("the engine process did not stop in %.0f s; killing it", timeout)
+            self._proc.kill()
+            self._proc.join(10)
+        if self._reader is not None:
+            self._reader.join(5)
+        self._close_pipe()
+        atexit.unregister(self._close_pipe)
+        return clean
+
+    def _close_pipe(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _read(self) -> None:
+        conn = self._conn
+        assert conn is not None
+        while True:
+            try:
+                kind, payload = conn.recv()
+            except (EOFError, OSError):
+                break
+            if kind == "reply":
+                req, result, error = payload
+                with self._pending_lock:
+                    waiting = self._pending.get(req)
+                if waiting is not None:
+                    waiting[1].extend([result, error])
+                    waiting[0].set()
+                continue
+            self._deliver(kind, payload)
+        if self._proc is not None:
+            self._proc.join(5)
+        code = self._proc.exitcode if self._proc is not None else None
+        self._deliver("exited", code)
+
+    def _deliver(self, kind: str, payload: Any) -> None:
+        try:
+            self.on_message(kind, payload)
+        except Exception:  # a bug in the receiver must not stop the messages
+            log.exception("handling %s from the engine process failed", kind)
