@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
@@ -86,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # In a PyInstaller build the parser and engine processes re-run this executable:
+    # freeze_support turns such a run into the worker it should be (a no-op otherwise).
+    multiprocessing.freeze_support()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
