@@ -16,7 +16,7 @@ from app.core.manifest import Manifest
 from app.core.parsing import ParseLimits
 from app.core.retrieval import Retriever, SearchResult
 from app.core.scanning import IgnoreRules, normalize
-from app.core.store import VectorStore
+from app.core.store import VectorStore, check_server, data_dir_namespace
 
 
 class Engine:
@@ -64,14 +64,18 @@ class Engine:
             return self._embedder
 
     def store(self) -> VectorStore:
+        url = self.settings.chroma_url
+        if url and self._store is None:
+            check_server(url)  # a server that is down is reported before the model loads
         embedder = self.embedder()
         with self._lock:
             if self._store is None:
                 self._store = VectorStore(
                     embedder.model_id,
                     embedder.dim,
-                    path=None if self.settings.chroma_url else self.data.chroma_path,
-                    url=self.settings.chroma_url,
+                    path=None if url else self.data.chroma_path,
+                    url=url,
+                    namespace=data_dir_namespace(self.data.root) if url else None,
                 )
             return self._store
 
@@ -145,6 +149,9 @@ class Engine:
     def close(self) -> None:
         if self._indexer is not None:
             self._indexer.close()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
         if self._manifest is not None:
             self._manifest.close()
         if self._writer is not None:

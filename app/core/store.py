@@ -3,17 +3,40 @@
 One collection per embedding model, cosine space, one record per distinct chunk text keyed by
 its text hash. Embeddings are always passed explicitly: Chroma's default embedding function
 would try to download a model.
+
+Server mode (``--chroma-url``) keeps only the vectors on the server; the manifest and the
+full-text index stay in the local data directory. Record ids are text hashes, so two data
+directories writing into one server collection share vectors: a text that one of them no
+longer references may still be referenced by the other, and only the manifests know. Hence
+the rule for who may delete what: with a ``namespace`` (a random id kept in the data
+directory, see ``data_dir_namespace``) the collection belongs to that data directory alone and
+garbage collection deletes as in the embedded store; without one the collection is shared
+(``shared``) and ``delete`` keeps everything — an orphaned vector costs only space, while
+deleting a vector another machine references would silently cost that machine its results.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import re
-from collections.abc import Iterable, Sequence
+import secrets
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 import numpy as np
+
+NAMESPACE_FILE = "chroma-server-id"  # in the data directory; names this directory's collection
+CONNECT_TIMEOUT_S = 10.0
+REQUEST_TIMEOUT_S = 300.0  # one request; large batches on a busy server take a while
+LOW_SPACE_BYTES = 8 * 1024 * 1024
+T = TypeVar("T")
 
 
 class StoreError(Exception):
@@ -28,70 +51,221 @@ class DenseHit:
     similarity: float
 
 
-def collection_name(model_id: str, dim: int) -> str:
+def collection_name(model_id: str, dim: int, namespace: str | None = None) -> str:
+    """``footnotes_<model>_<dim>``, plus ``_<namespace>`` for a data directory's own one."""
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", model_id).strip("-_")[:48] or "model"
-    return f"footnotes_{slug}_{dim}"
+    tail = re.sub(r"[^A-Za-z0-9]+", "", namespace or "")[:32]
+    return f"footnotes_{slug}_{dim}" + (f"_{tail}" if tail else "")
 
 
-def _client(path: Path | None, url: str | None):  # type: ignore[no-untyped-def]
+def data_dir_namespace(root: Path) -> str:
+    """This data directory's server namespace: a random id created once and kept in it."""
+    path = Path(root) / NAMESPACE_FILE
+    for _ in range(3):
+        with contextlib.suppress(FileNotFoundError):
+            found = path.read_text(encoding="utf-8").strip()
+            if re.fullmatch(r"[0-9a-f]{16}", found):
+                return found
+            path.unlink()  # damaged: a new id means a new, empty collection (repair refills it)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{NAMESPACE_FILE}.", dir=path.parent)
+        try:
+            os.write(fd, (secrets.token_hex(8) + "\n").encode())
+            os.fsync(fd)
+            os.close(fd)
+            os.link(tmp, path)  # never replaces: of two first runs at once, one id wins
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(tmp)
+    raise StoreError(f"Cannot keep the Chroma server namespace in {path}.")
+
+
+def _one_line(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _server_down(url: str, why: str) -> str:
+    return (
+        f"The Chroma server at {url} is not answering ({why}). Start it "
+        "(`chroma run --path DIR --host HOST --port PORT`) and run the command again, "
+        "or leave out --chroma-url to use the local store; nothing indexed so far is lost."
+    )
+
+
+def _parse_url(url: str) -> tuple[str, str, int, bool]:
+    parsed = urlparse(url if "://" in url else f"http://{url}")
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise StoreError(f"{url!r} is not a Chroma server address; use http://HOST:PORT.")
+    try:
+        port = parsed.port or (443 if parsed.scheme == "https" else 8000)
+    except ValueError:
+        raise StoreError(f"{url!r} has an invalid port; use http://HOST:PORT.") from None
+    base = f"{parsed.scheme}://{parsed.netloc}"
+    return base, parsed.hostname, port, parsed.scheme == "https"
+
+
+def check_server(url: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Raise StoreError with an actionable message unless a Chroma 1.x server answers at url."""
+    import httpx
+
+    base = _parse_url(url)[0]
+    try:
+        resp = httpx.get(f"{base}/api/v2/heartbeat", timeout=timeout)
+    except httpx.TimeoutException:
+        raise StoreError(_server_down(url, f"no answer within {timeout:g} s")) from None
+    except httpx.HTTPError as exc:
+        raise StoreError(_server_down(url, _one_line(exc, 80))) from None
+    try:
+        body = resp.json()
+        ok = resp.status_code == 200 and isinstance(body, dict) and "nanosecond heartbeat" in body
+    except ValueError:
+        ok = False
+    if ok:
+        return
+    if resp.status_code in (401, 403):
+        raise StoreError(
+            f"The Chroma server at {url} refused access (HTTP {resp.status_code}); Footnotes "
+            "does not send credentials, so use a server without authentication."
+        )
+    old = False
+    if resp.status_code == 404:
+        with contextlib.suppress(httpx.HTTPError):
+            old = httpx.get(f"{base}/api/v1/heartbeat", timeout=timeout).status_code == 200
+    what = "an older Chroma server (before 1.0)" if old else "not a Chroma server"
+    raise StoreError(
+        f"{url} answers, but it is {what} (HTTP {resp.status_code} on /api/v2/heartbeat). "
+        "Check the address and port given to --chroma-url; Footnotes needs Chroma 1.x."
+    )
+
+
+def _http_client(url: str) -> Any:
+    import chromadb
+    import httpx
+    from chromadb.config import Settings
+
+    base, host, port, ssl = _parse_url(url)
+    check_server(base)
+    try:
+        client = chromadb.HttpClient(
+            host=host, port=port, ssl=ssl, settings=Settings(anonymized_telemetry=False)
+        )
+    except Exception as exc:
+        raise StoreError(_server_down(url, _one_line(exc, 80))) from exc
+    # chromadb's HTTP session never times out; a server that vanishes mid-request must not
+    # hang the indexer forever.
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+    return client
+
+
+def _local_client(path: Path) -> Any:
     import chromadb
     from chromadb.config import Settings
 
-    settings = Settings(anonymized_telemetry=False)
-    if url:
-        parsed = urlparse(url if "://" in url else f"http://{url}")
-        try:
-            return chromadb.HttpClient(
-                host=parsed.hostname or "127.0.0.1",
-                port=parsed.port or (443 if parsed.scheme == "https" else 8000),
-                ssl=parsed.scheme == "https",
-                settings=settings,
-            )
-        except Exception as exc:
-            raise StoreError(
-                f"Cannot reach the Chroma server at {url} ({exc}); "
-                "check that it is running or drop --chroma-url."
-            ) from exc
-    assert path is not None
-    path.mkdir(parents=True, exist_ok=True)
     try:
-        return chromadb.PersistentClient(path=str(path), settings=settings)
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(
+            path=str(path), settings=Settings(anonymized_telemetry=False)
+        )
     except Exception as exc:
-        raise StoreError(f"Cannot open the vector store in {path}: {exc}") from exc
+        raise StoreError(_local_failure(path, "open", exc)) from exc
+
+
+def _local_failure(path: Path, what: str, exc: BaseException) -> str:
+    """Say why the embedded store failed: read-only, disk full, locked, or the raw reason."""
+    text = str(exc).lower()
+    code = exc.errno if isinstance(exc, OSError) else None
+    try:
+        low_space = shutil.disk_usage(path).free < LOW_SPACE_BYTES
+    except OSError:
+        low_space = False
+    if code in (errno.ENOSPC, errno.EDQUOT) or "disk is full" in text or "no space" in text:
+        low_space = True
+    read_only = "readonly" in text or "read-only" in text
+    if code in (errno.EROFS, errno.EACCES, errno.EPERM) or read_only:
+        return (
+            f"The vector store folder {path} is read-only, so Footnotes cannot {what} it "
+            f"({_one_line(exc, 120)}). Make the folder writable (its permissions, or the disk "
+            "it is on) and run the command again; nothing indexed so far is lost."
+        )
+    if low_space:
+        return (
+            f"The disk holding the vector store {path} is full, so Footnotes could not {what} "
+            f"({_one_line(exc, 120)}). Free some space and run the command again; nothing "
+            "indexed so far is lost."
+        )
+    if "locked" in text or "busy" in text:
+        return (
+            f"The vector store in {path} is in use by another program ({_one_line(exc, 80)}); "
+            "close it (another Footnotes?) and run the command again."
+        )
+    return f"The vector store in {path} failed to {what}: {_one_line(exc)}"
 
 
 class VectorStore:
     """Vectors of distinct chunk texts for one embedding model."""
 
     def __init__(
-        self, model_id: str, dim: int, *, path: Path | None = None, url: str | None = None
+        self,
+        model_id: str,
+        dim: int,
+        *,
+        path: Path | None = None,
+        url: str | None = None,
+        namespace: str | None = None,
     ):
         self.model_id = model_id
         self.dim = dim
+        self.url = url
+        self.path = Path(path) if path is not None else None
         self.location = url or str(path)
-        self._client = _client(path, url)
-        self.name = collection_name(model_id, dim)
-        try:
-            self._col = self._client.get_or_create_collection(
-                self.name,
-                metadata={"hnsw:space": "cosine", "model": model_id, "dim": dim},
-                embedding_function=None,
-            )
-            self._batch = int(self._client.get_max_batch_size())
-        except Exception as exc:
-            raise StoreError(
-                f"Cannot open the vector collection at {self.location}: {exc}"
-            ) from exc
+        # Server collection without a namespace: other data dirs may reference its vectors.
+        self.shared = bool(url) and not namespace
+        if url:
+            self._client = _http_client(url)
+        elif self.path is not None:
+            self._client = _local_client(self.path)
+        else:
+            raise StoreError("The vector store needs a folder or a Chroma server address.")
+        self.name = collection_name(model_id, dim, namespace if url else None)
+        self._col = self._call(
+            "open the vector collection",
+            self._client.get_or_create_collection,
+            self.name,
+            metadata={"hnsw:space": "cosine", "model": model_id, "dim": dim},
+            embedding_function=None,
+        )
+        self._batch = int(self._call("open the vector collection", self._client.get_max_batch_size))
 
-    def _call(self, what: str, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def _call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
             return fn(*args, **kwargs)
         except StoreError:
             raise
         except Exception as exc:
-            raise StoreError(
-                f"The vector store at {self.location} failed to {what}: {exc}"
-            ) from exc
+            raise StoreError(self._explain(what, exc)) from exc
+
+    def _explain(self, what: str, exc: Exception) -> str:
+        if self.url is None:
+            assert self.path is not None
+            return _local_failure(self.path, what, exc)
+        import httpx
+
+        if isinstance(exc, httpx.TimeoutException):
+            return _server_down(self.url, f"no answer within {REQUEST_TIMEOUT_S:g} s")
+        if isinstance(exc, httpx.TransportError) or "could not connect" in str(exc).lower():
+            return _server_down(self.url, f"lost the connection while trying to {what}")
+        return f"The Chroma server at {self.url} failed to {what}: {_one_line(exc)}"
+
+    def close(self) -> None:
+        """Release the client (an embedded store's files are closed when nobody else uses them)."""
+        close = getattr(self._client, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):  # must never mask the error that led here
+                close()
 
     def existing(self, ids: Iterable[str]) -> set[str]:
         """Which of these text hashes already have a vector."""
@@ -113,6 +287,9 @@ class VectorStore:
             )
 
     def delete(self, ids: Iterable[str]) -> None:
+        """Drop vectors; a shared server collection keeps them (another machine may use them)."""
+        if self.shared:
+            return
         ids = list(ids)
         for i in range(0, len(ids), self._batch):
             self._call("delete vectors", self._col.delete, ids=ids[i : i + self._batch])

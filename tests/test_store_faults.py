@@ -1,0 +1,214 @@
+"""Vector-store faults: a read-only store folder and a full disk, each with a clear message.
+
+Real faults where the machine allows them (a read-only bind mount and a small tmpfs, set up in
+a private mount namespace so nothing leaks out of the test), and the same errors injected at
+the chromadb collection — the third-party boundary — everywhere. Every case ends with an index
+whose indexed files all have their vectors, and a re-run that embeds only what is missing.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core.engine import Engine
+from app.core.store import StoreError
+from tests.helpers import long_markdown
+
+REPO = Path(__file__).resolve().parents[1]
+NAMESPACES = (
+    ["unshare", "--mount", "--propagation", "private"],
+    ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"],
+)
+
+
+class FaultyCollection:
+    """A chromadb collection whose chosen methods fail with an OSError, as a sick disk would."""
+
+    def __init__(self, col: Any, error: OSError, methods: tuple[str, ...]) -> None:
+        self._col, self._error, self._methods = col, error, methods
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._methods:
+
+            def fail(*args: Any, **kwargs: Any) -> Any:
+                raise self._error
+
+            return fail
+        return getattr(self._col, name)
+
+
+def write_notes(folder: Path, names: list[str], paragraphs: int = 6) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        seed = sum(map(ord, name))
+        (folder / f"{name}.md").write_text(long_markdown(seed=seed, paragraphs=paragraphs))
+
+
+def assert_consistent(engine: Engine) -> None:
+    """No file is marked indexed whose vectors are missing; the manifest agrees with itself."""
+    assert engine.manifest.check() == []
+    store = engine.store()
+    for path, rec in engine.manifest.files_under().items():
+        hashes = {c.text_hash for c in engine.manifest.chunks_of(path)}
+        assert rec.status == "indexed" and hashes, path
+        assert store.existing(hashes) == hashes, path
+
+
+def one_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("code", "words"), [(errno.ENOSPC, "is full"), (errno.EROFS, "is read-only")]
+)
+def test_injected_write_faults_leave_a_consistent_index(make_engine, tmp_path, code, words):
+    docs = tmp_path / "docs"
+    write_notes(docs, ["alpha", "beta"])
+    engine = make_engine()
+    engine.index([str(docs)])
+    store = engine.store()
+    real, before = store._col, engine.manifest.all_hashes()
+    fault = OSError(code, os.strerror(code))
+
+    write_notes(docs, ["gamma", "delta"])  # new texts: the vector write fails
+    store._col = FaultyCollection(real, fault, ("upsert", "add"))
+    with pytest.raises(StoreError) as err:
+        engine.index([str(docs)])
+    msg = str(err.value)
+    assert words in msg and str(engine.data.chroma_path) in msg and "\n" not in msg
+    assert engine.manifest.file(str(docs / "gamma.md")) is None
+    store._col = real
+    assert_consistent(engine)
+
+    report = engine.index([str(docs)])  # the fault is gone: only the missing texts are embedded
+    assert report.files_indexed == 2 and report.files_unchanged == 2
+    assert report.chunks_embedded == len(engine.manifest.all_hashes() - before) > 0
+    assert_consistent(engine)
+
+    (docs / "alpha.md").unlink()  # the manifest forgets it, then deleting its vectors fails
+    store._col = FaultyCollection(real, fault, ("delete",))
+    with pytest.raises(StoreError, match=words):
+        engine.index([str(docs)])
+    store._col = real
+    assert engine.manifest.file(str(docs / "alpha.md")) is None
+    assert_consistent(engine)
+    report = engine.index([str(docs)])
+    assert report.files_indexed == report.chunks_embedded == 0
+    assert store.count() == len(engine.manifest.all_hashes())  # the orphans were collected
+    assert_consistent(engine)
+
+
+@pytest.fixture(scope="module")
+def namespace(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """How to run a shell with its own mounts here; skips where that is not allowed."""
+    probe = tmp_path_factory.mktemp("probe")
+    for prefix in NAMESPACES:
+        try:
+            done = subprocess.run(
+                [*prefix, "sh", "-c", 'mount -t tmpfs -o size=64k tmpfs "$0"', str(probe)],
+                capture_output=True,
+                timeout=30,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return prefix
+    pytest.skip("this machine allows no private mount namespace (unshare) for real faults")
+
+
+@pytest.fixture(scope="module")
+def torch_embedder(tmp_path_factory: pytest.TempPathFactory):
+    """The embedder the CLI uses with the `cli_data_dir` settings (torch fp32)."""
+    from app.core.embedding import load_embedder
+
+    return load_embedder(backend="torch", models_dir=tmp_path_factory.mktemp("models"))
+
+
+def indexed_data_dir(data: Path, docs: Path, embedder: Any) -> tuple[Engine, set[str]]:
+    """Index two notes in-process, then release the store for the CLI run that follows."""
+    write_notes(docs, ["alpha", "beta"])
+    engine = Engine(data, embedder=embedder)
+    assert engine.index([str(docs)]).files_indexed == 2
+    hashes = engine.manifest.all_hashes()
+    engine.store().close()
+    engine.close()
+    return engine, hashes
+
+
+def rerun_embeds_only_the_new_file(data: Path, docs: Path, embedder: Any, before: set[str]):
+    engine = Engine(data, embedder=embedder)
+    try:
+        assert engine.manifest.file(str(docs / "gamma.md")) is None
+        assert_consistent(engine)
+        report = engine.index([str(docs)])
+        assert report.files_indexed == 1 and report.files_unchanged == 2
+        assert report.chunks_embedded == len(engine.manifest.all_hashes() - before) > 0
+        assert_consistent(engine)
+    finally:
+        engine.close()
+
+
+def cli_in(namespace: list[str], script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    cmd = [*namespace, "sh", "-c", script, "sh", sys.executable, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_read_only_store_folder_is_named_and_nothing_is_lost(
+    namespace, torch_embedder, cli_data_dir, tmp_path
+):
+    docs = tmp_path / "docs"
+    engine, before = indexed_data_dir(cli_data_dir, docs, torch_embedder)
+    chroma = engine.data.chroma_path
+    write_notes(docs, ["gamma"], paragraphs=10)
+    script = (
+        'mount --bind "$2" "$2" && mount -o remount,ro,bind "$2" && '
+        'exec "$1" -m app --data-dir "$3" index "$4" --json'
+    )
+    done = cli_in(namespace, script, str(chroma), str(cli_data_dir), str(docs))
+    assert done.returncode == 1 and not done.stdout, done.stderr
+    line = one_line(done.stderr)
+    assert "is read-only" in line and str(chroma) in line and "writable" in line
+    rerun_embeds_only_the_new_file(cli_data_dir, docs, torch_embedder, before)
+
+
+def test_full_disk_under_the_store_is_named_and_nothing_is_lost(
+    namespace, torch_embedder, cli_data_dir, tmp_path
+):
+    docs, out = tmp_path / "docs", tmp_path / "out"
+    engine, before = indexed_data_dir(cli_data_dir, docs, torch_embedder)
+    chroma = engine.data.chroma_path
+    write_notes(docs, ["gamma"], paragraphs=60)  # ~50 vectors: more than the 16 KB left free
+    (out / "stage").mkdir(parents=True)
+    script = """
+    set -e
+    py=$1 chroma=$2 data=$3 docs=$4 out=$5
+    cp -a "$chroma/." "$out/stage/"
+    mount -t tmpfs -o size=$(( $(du -sk "$out/stage" | cut -f1) + 16 ))k tmpfs "$chroma"
+    cp -a "$out/stage/." "$chroma/"
+    set +e
+    "$py" -m app --data-dir "$data" index "$docs" --json > "$out/stdout" 2> "$out/stderr"
+    echo $? > "$out/rc"
+    set -e
+    mount -o remount,size=256m "$chroma"
+    mkdir "$out/after" && cp -a "$chroma/." "$out/after/"
+    """
+    done = cli_in(namespace, script, str(chroma), str(cli_data_dir), str(docs), str(out))
+    assert done.returncode == 0, done.stderr
+    stderr = (out / "stderr").read_text()
+    assert (out / "rc").read_text().strip() == "1" and not (out / "stdout").read_text(), stderr
+    line = one_line(stderr)
+    assert "is full" in line and str(chroma) in line and "Free some space" in line
+    shutil.rmtree(chroma)  # the store as the failed run left it, now on a disk with room
+    shutil.move(out / "after", chroma)
+    rerun_embeds_only_the_new_file(cli_data_dir, docs, torch_embedder, before)
