@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -36,12 +37,30 @@ def dispatch(args: argparse.Namespace) -> int:
     except (HandledError, LockedError, StoreError) as exc:
         print(f"footnotes: {exc}", file=sys.stderr)
         return 1
+    except sqlite3.OperationalError as exc:
+        print(f"footnotes: {database_message(exc, args)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("footnotes: stopped; everything indexed so far is saved.", file=sys.stderr)
         return 130
     finally:
         if engine is not None:
             engine.close()
+
+
+def database_message(exc: sqlite3.OperationalError, args: argparse.Namespace) -> str:
+    """A sentence for a manifest database the command could not use (locked, read-only...)."""
+    from app.core.config import DataDir
+
+    where = DataDir(data_dir_arg(args)).manifest_path
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return (
+            f"the index database {where} stayed locked by another program, so this command "
+            "gave up waiting; the index is unharmed (every change is one transaction). Close "
+            "whatever holds it (a database browser, a backup tool) and run the command again."
+        )
+    return f"cannot use the index database {where}: {text}."
 
 
 class ProgressBar:

@@ -79,6 +79,8 @@ def _print_answer(result: SearchResult, answer: Answer, *, refused: bool, stream
         print()
     elif answer.text:
         print(answer.text)
+    if answer.partial:
+        print("[The answer stopped here and is incomplete; the reason follows on stderr.]")
     flagged = [m for m in answer.sentences if m.kind == "claim" and not m.supported]
     if flagged:
         print("\nSentences without support in the cited passages:")

@@ -41,7 +41,8 @@ class FakeOllama:
     ``hang``: never answer /api/chat; ``stall_after``/``close_after``/``malformed_after``/
     ``error_after``: after that many content chunks, stall, drop the connection, send a line
     that is not JSON, or send an ``{"error": ...}`` line; ``status``: answer /api/chat with this
-    HTTP status and ``{"error": status_message}``; ``token_delay``: seconds between chunks.
+    HTTP status and ``{"error": status_message}``; ``token_delay``: seconds between chunks;
+    ``redirect_to``: answer every request with a 307 to this base URL (a hostile proxy).
     """
 
     reply: str = "Paris is the capital of France [1]."
@@ -57,6 +58,7 @@ class FakeOllama:
     status: int | None = None
     status_message: str = "internal server error"
     token_delay: float = 0.0
+    redirect_to: str | None = None
     requests: list[Recorded] = field(default_factory=list)
     stalled: threading.Event = field(default_factory=threading.Event)
     client_gone: threading.Event = field(default_factory=threading.Event)
@@ -150,8 +152,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.close_connection = True
 
+    def _redirected(self) -> bool:
+        if self.fake.redirect_to is None:
+            return False
+        self.send_response(307)
+        self.send_header("Location", self.fake.redirect_to.rstrip("/") + self.path)
+        self.send_header("Content-Length", "0")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        return True
+
     def do_GET(self) -> None:
         self._record()
+        if self._redirected():
+            return
         if self.path == "/api/version":
             self._json(200, {"version": self.fake.version})
         elif self.path == "/api/tags":
@@ -161,6 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = self._record()
+        if self._redirected():
+            return
         if self.path == "/api/show":
             model = (body or {}).get("model", "")
             if not self.fake.knows(model):

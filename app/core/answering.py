@@ -218,6 +218,11 @@ class Answer:
     error_kind: str | None = None
     cancelled: bool = False
 
+    @property
+    def partial(self) -> bool:
+        """True when the text is the start of an answer that stopped (error or cancel)."""
+        return bool(self.text) and (self.error is not None or self.cancelled)
+
     def to_json(self) -> dict[str, object]:
         """The answer keys of ``ask --json`` (the CLI adds the search keys)."""
         return {
@@ -226,6 +231,7 @@ class Answer:
             "sources": [s.to_json() for s in self.sources],
             "sentences": to_json_sentences(self.sentences),
             "error": self.error,
+            "partial": self.partial,
         }
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import socket
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -93,11 +96,51 @@ class _SocketGuard:
 
 
 def make_client(
-    host: str | None, *, timeout_s: float, connect_timeout_s: float = 5.0, **kwargs: Any
+    host: str | None,
+    *,
+    timeout_s: float,
+    connect_timeout_s: float = 5.0,
+    headers: Mapping[str, str] | None = None,
+    **kwargs: Any,
 ) -> _Client:
-    """An ``ollama.Client`` that never waits forever: ``timeout_s`` bounds each wait for data."""
+    """An ``ollama.Client`` that never waits forever: ``timeout_s`` bounds each wait for data.
+
+    ``headers`` go with every request (a proxy's token); without an ``Authorization`` header
+    the ``ollama`` library sends ``Bearer $OLLAMA_API_KEY`` when that is set. Redirects are
+    not followed, so the prompt (passages from the person's files) only goes to ``host``.
+    """
     timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
-    return _Client(host=display_host(host), timeout=timeout, **kwargs)
+    return _Client(
+        host=display_host(host),
+        timeout=timeout,
+        headers=dict(headers or {}),
+        follow_redirects=False,
+        **kwargs,
+    )
+
+
+def is_local_host(host: str | None) -> bool:
+    """Whether ``host`` is this computer (loopback, ``localhost``, or ``0.0.0.0``)."""
+    name = (urllib.parse.urlsplit(display_host(host)).hostname or "").lower().rstrip(".")
+    if name in ("", "localhost") or name.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
+
+
+def plain_http_warning(host: str | None) -> str | None:
+    """A warning for plain HTTP to another computer, else None (local or HTTPS is fine)."""
+    url = display_host(host)
+    if urllib.parse.urlsplit(url).scheme != "http" or is_local_host(url):
+        return None
+    return (
+        f"{url} is another computer reached over plain HTTP: your questions and the passages "
+        "from your files cross the network unencrypted. Use https:// (or an SSH tunnel) "
+        "unless this network is trusted."
+    )
 
 
 def describe_error(
@@ -133,8 +176,9 @@ def describe_error(
                 "timeout",
             )
         return AnswerError(
-            f"Ollama at {where} sent nothing for {timeout_s:g} s: the model may still be "
-            "loading or the server is stuck. Try again, or raise the request timeout.",
+            f"Ollama at {where} sent nothing for {timeout_s:g} s (the request timeout): the "
+            "model may still be loading or the server is stuck. Try again, or raise the "
+            "request timeout (setting `request_timeout_s` in settings.json).",
             "timeout",
         )
     if isinstance(exc, ollama.ResponseError):
@@ -166,6 +210,13 @@ def _describe_response_error(
         )
     if exc.status_code == -1:  # an {"error": ...} line inside an otherwise good stream
         return AnswerError(f"Ollama reported an error while answering: {text}.", "server")
+    if 300 <= exc.status_code < 400:
+        return AnswerError(
+            f"Ollama at {where} answered with a redirect (HTTP {exc.status_code}), which is not "
+            "followed so that your files' passages go nowhere else: set the Ollama host to the "
+            "server's real address.",
+            "redirect",
+        )
     return AnswerError(f"Ollama at {where} answered HTTP {exc.status_code}: {text}.", "http")
 
 
@@ -255,6 +306,40 @@ def server_version(host: str | None, timeout_s: float = 5.0) -> str:
         raise describe_error(
             exc, host=host, timeout_s=timeout_s, connect_timeout_s=timeout_s
         ) from exc
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What a connection test found: server version, installed models, round-trip time."""
+
+    host: str
+    version: str
+    models: list[str] = field(default_factory=list)
+    latency_ms: float = 0.0
+    warning: str | None = None  # plain HTTP to another computer
+
+
+def probe_server(
+    host: str | None, timeout_s: float = 5.0, *, headers: Mapping[str, str] | None = None
+) -> ProbeResult:
+    """Test a server for the settings dialog; raise :class:`AnswerError` if it is unusable.
+
+    ``latency_ms`` is the round trip of ``/api/version`` (a request the server answers
+    without touching a model), so it shows the network, not the model's speed.
+    """
+    try:
+        with make_client(
+            host, timeout_s=timeout_s, connect_timeout_s=timeout_s, headers=headers
+        ) as client:
+            started = time.perf_counter()
+            version = client.version()
+            latency_ms = (time.perf_counter() - started) * 1000.0
+            models = sorted(m.model for m in client.list().models if m.model)
+    except Exception as exc:
+        raise describe_error(
+            exc, host=host, timeout_s=timeout_s, connect_timeout_s=timeout_s
+        ) from exc
+    return ProbeResult(display_host(host), version, models, latency_ms, plain_http_warning(host))
 
 
 def model_context_length(host: str | None, model: str, timeout_s: float = 5.0) -> int | None:
