@@ -122,6 +122,7 @@ class ModelList:
     models: list[str]
     error: str | None = None
     version: str | None = None
+    latency_ms: float | None = None  # round trip of a tiny request: the network, not the model
 
 
 @dataclass(frozen=True)

@@ -315,15 +315,16 @@ class Service(QObject, IndexingMixin):
         self._submit("probe", self._list_models, host)
 
     def _list_models(self, host: str) -> None:
-        from app.core.answering import AnswerError, list_models, server_version
+        from app.core.answering import AnswerError
+        from app.core.ollama_client import probe_server
 
         try:
-            version = server_version(host, timeout_s=3.0)
-            models = list_models(host, timeout_s=5.0)
+            probe = probe_server(host, timeout_s=5.0)
         except AnswerError as exc:
             self.models_listed.emit(ModelList(host, [], error=exc.message))
             return
-        self.models_listed.emit(ModelList(host, sorted(models), version=version))
+        self.models_listed.emit(
+            ModelList(host, probe.models, version=probe.version, latency_ms=probe.latency_ms))
 
     def apply_settings(self, new: Settings) -> None:
         """Save atomically and apply what can change without a restart."""

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
-from urllib.parse import urlparse
 
 from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
@@ -23,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.config import DEFAULT_MODEL, Settings
+from app.core.ollama_client import plain_http_warning
 from app.ui.payloads import ModelList
 from app.ui.service import Service
 from app.ui.theme import colors
@@ -30,20 +29,6 @@ from app.ui.widgets import plain_label
 
 MODES = [("flag", "Answer, but flag it as unsupported"),
          ("refuse", "Don't ask the model; show the closest passages")]
-
-
-def insecure_host(url: str) -> bool:
-    """True for plain HTTP to a host that is not this computer."""
-    parsed = urlparse(url if "://" in url else f"http://{url}")
-    if parsed.scheme != "http":
-        return False
-    host = (parsed.hostname or "").lower()
-    if host in ("localhost", ""):
-        return False
-    try:
-        return not ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return True
 
 
 class SettingsDialog(QDialog):
@@ -64,8 +49,7 @@ class SettingsDialog(QDialog):
         self.check_button.clicked.connect(self.check_host)
         self.host_status = plain_label("Checking…")
         self.host_status.setWordWrap(True)
-        self.host_warning = plain_label(
-            "Plain HTTP to another computer: your questions and passages travel unencrypted.")
+        self.host_warning = plain_label("")
         self.host_warning.setWordWrap(True)
         self.host_warning.setStyleSheet(f"color:{colors().warn_fg};")
         self.model = QComboBox()
@@ -147,7 +131,9 @@ class SettingsDialog(QDialog):
         self._debounce.start()
 
     def _update_warning(self) -> None:
-        self.host_warning.setVisible(insecure_host(self.host.text().strip()))
+        warning = plain_http_warning(self.host.text().strip())
+        self.host_warning.setText(warning or "")
+        self.host_warning.setVisible(bool(warning))
 
     @Slot(object)
     def _on_models(self, listed: ModelList) -> None:
@@ -164,8 +150,10 @@ class SettingsDialog(QDialog):
         self.model.addItems(listed.models)
         version = f" {listed.version}" if listed.version else ""
         count = len(listed.models)
+        latency = f"  ·  {listed.latency_ms:.0f} ms away" if listed.latency_ms is not None else ""
         self.host_status.setText(
-            f"Ollama{version} is running  ·  {count} model{'s' if count != 1 else ''} installed")
+            f"Ollama{version} is running  ·  {count} model{'s' if count != 1 else ''} "
+            f"installed{latency}")
         self.host_status.setStyleSheet(f"color:{c.ok_fg};")
         if current and self.model.findText(current) < 0 and not any(
             m.split(":")[0] == current for m in listed.models
