@@ -182,3 +182,17 @@ def test_history_and_geometry_are_remembered(make_gui: Any, qtbot: Any, tmp_path
     assert size.height() == 503 and again.window.size().height() == 503  # width: screen-bound
     assert again.window.question.history[-1] == "How much sun do tomatoes need?"
     wait_ready(qtbot, again)
+
+
+def test_an_answer_cut_short_is_kept_and_marked_incomplete(
+    make_gui: Any, qtbot: Any, fake_ollama: Any
+) -> None:
+    fake_ollama.close_after = 6  # the server drops the connection after six pieces
+    gui = make_gui()
+    w = gui.window
+    wait_ready(qtbot, gui)
+    outcome = ask(qtbot, w, "How much sun do tomatoes need?")
+    assert outcome.error and outcome.answer is not None and outcome.answer.partial
+    shown = w.answer.toPlainText()
+    assert outcome.answer.text.strip() and outcome.answer.text.strip()[:20] in shown
+    assert "incomplete" in shown and w.errors.isVisible()

@@ -29,6 +29,12 @@ class AskOutcome:
     done: bool = False
     html: str | None = None  # rendered off the GUI thread
 
+    def error_message(self) -> str | None:
+        """The error, saying so when the text above it is an answer cut short."""
+        if self.error and self.answer is not None and self.answer.partial:
+            return f"The answer stopped here and is incomplete. {self.error}"
+        return self.error
+
 
 class AskSession(QObject):
     """Filters the service's answer signals down to this session's latest question."""

@@ -227,7 +227,7 @@ class MainWindow(ChromeMixin, QMainWindow):
                     "(marked with a red wavy line)."
                 )
         if outcome.error:
-            self.answer.show_message(outcome.error, error=True)
+            self.answer.show_message(outcome.error_message() or "", error=True)
             self.errors.show_message(outcome.error)
         elif outcome.note:
             self.answer.show_message(outcome.note)

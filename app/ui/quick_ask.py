@@ -118,7 +118,7 @@ class QuickAskWindow(QWidget):
             self.answer.finish(outcome.answer.text, outcome.answer.sentences,
                                len(outcome.answer.sources), outcome.html)
         if outcome.error:
-            self.answer.show_message(outcome.error, error=True)
+            self.answer.show_message(outcome.error_message() or "", error=True)
         elif outcome.note:
             self.answer.show_message(outcome.note)
         elif outcome.cancelled:
