@@ -1,6 +1,9 @@
 """Render footnotes.svg to the PNG sizes the app and the desktop entry use.
 
     python resources/icons/render.py
+
+Writes footnotes-N.png (read by app/ui/theme.py) and hicolor/NxN/apps/footnotes.png, the
+freedesktop icon-theme layout that packaging/install.sh copies under share/icons/.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ def main() -> int:
         renderer.render(painter)
         painter.end()
         image.save(str(here / f"footnotes-{size}.png"))
+        themed = here / "hicolor" / f"{size}x{size}" / "apps" / "footnotes.png"
+        themed.parent.mkdir(parents=True, exist_ok=True)
+        image.save(str(themed))
     del app
     return 0
 
