@@ -367,3 +367,4 @@ def _offline_env(models: Path) -> None:
     os.environ["HF_HOME"] = cache
     os.environ["SENTENCE_TRANSFORMERS_HOME"] = cache
     os.environ["TORCH_HOME"] = str(models / "torch")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(models / "torch" / "inductor")  # not $TMPDIR
