@@ -119,7 +119,8 @@ def _check_index(engine: Engine) -> tuple[bool, str]:
     problems = engine.manifest.check()
     counts = engine.manifest.counts()
     try:
-        stored = engine.store().all_ids()
+        store = engine.store()
+        stored = store.all_ids()
     except Exception as exc:  # a StoreError, or a model that cannot load: reported on its own line
         return False, f"index: cannot read the vector store: {exc}"
     known = engine.manifest.all_hashes()
@@ -127,7 +128,7 @@ def _check_index(engine: Engine) -> tuple[bool, str]:
         problems.append(
             f"{missing} passages have no vector (run `footnotes index` on your folders)"
         )
-    if orphans := len(stored - known):
+    if (orphans := len(stored - known)) and not store.shared:  # shared: others' vectors
         problems.append(
             f"{orphans} stored vectors belong to no passage (the next index run removes them)"
         )
