@@ -6,6 +6,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # In a PyInstaller build the parser and engine processes re-run this executable:
     # freeze_support turns such a run into the worker it should be (a no-op otherwise).
     multiprocessing.freeze_support()
+    for stream in (sys.stdout, sys.stderr):  # file names print as their own bytes, like ls
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -105,8 +109,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return dispatch(args)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    text = json.dumps(obj, ensure_ascii=False)
+    # Non-UTF-8 file names arrive as lone surrogates (os.fsdecode); JSON carries them as
+    # \u escapes, which json.loads turns back into the same str (os.fsencode -> the bytes).
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
 

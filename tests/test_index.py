@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 from app.core.documents import load_document
+from app.core.indexer import Progress
 from tests.helpers import long_markdown, make_corpus, make_pdf
 
 
@@ -169,3 +171,28 @@ def test_index_single_file_and_markdown_headings(tmp_path: Path, make_engine) ->
     assert report.files_seen == 1 and report.files_indexed == 1
     headings = {r.heading for r in engine.manifest.chunks_of(str(note))}
     assert any(h and "Field notes > Section" in h for h in headings)
+
+def test_rename_between_scan_and_read_is_not_a_lasting_failure(make_engine, tmp_path: Path):
+    """Found by bench/soak.py: the failed row was carried to the new name and never retried."""
+    folder = tmp_path / "tree" / "a"
+    folder.mkdir(parents=True)
+    note = folder / "note.md"
+    note.write_text("The amber harbor repairs the ledger near the quiet valley.\n")
+    engine = make_engine()
+    root = str(tmp_path / "tree")
+    engine.index([root])
+    note.write_text("The brisk kettle measures the invoice in the meadow.\n")
+    renamed = tmp_path / "tree" / "b"
+
+    def rename_after_scan(p: Progress) -> None:  # "planned" comes after the scan, before reads
+        if p.event == "planned" and folder.exists():
+            os.rename(folder, renamed)
+
+    indexer = engine.indexer(rename_after_scan)
+    indexer.update_paths([str(note)])
+    indexer.progress = lambda p: None
+    indexer.move(str(folder), str(renamed))  # what the watcher does for the rename event
+    indexer.update_paths([str(renamed)])
+    record = engine.manifest.file(str(renamed / "note.md"))
+    assert record is not None and record.status == "indexed", record
+    assert "kettle" in engine.manifest.chunks_of(str(renamed / "note.md"))[0].text

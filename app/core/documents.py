@@ -11,6 +11,7 @@ import codecs
 import io
 import os
 import re
+import stat
 from collections.abc import Iterable
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
@@ -28,10 +29,13 @@ __all__ = [
     "UnsupportedFile",
     "decode_text",
     "is_supported",
+    "kind_of",
+    "load_bytes",
     "load_document",
     "open_paged",
     "pdf_page_chars",
     "pdf_page_text",
+    "read_file",
 ]
 
 
@@ -155,11 +159,24 @@ def _decode_html(data: bytes) -> str:
     return decode_text(data)
 
 
-def _read(path: str) -> bytes:
-    """Read the whole file, turning OS errors into reasons a person understands."""
+def read_file(path: str, max_bytes: int | None = None, too_large: str = "") -> bytes:
+    """Read a whole regular file, turning OS errors into reasons a person understands.
+
+    Opened without blocking and checked with fstat, so a pipe or device put in a file's place
+    fails at once instead of hanging the reader; ``max_bytes`` is checked on the open file,
+    so a file that grew after it was scanned is refused with ``too_large`` as the reason.
+    """
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        with open(fd, "rb") as fh:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(path)
+            if not stat.S_ISREG(st.st_mode):
+                raise LoadError("it is not a regular file (a pipe, socket or device)")
+            if max_bytes is not None and st.st_size > max_bytes:
+                raise LoadError(too_large or f"it is larger than {max_bytes:,} bytes")
+            data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
     except FileNotFoundError:
         raise LoadError("the file disappeared before it could be read") from None
     except IsADirectoryError:
@@ -170,6 +187,9 @@ def _read(path: str) -> bytes:
         raise LoadError("permission denied") from None
     except OSError as exc:
         raise LoadError(f"it could not be read: {exc.strerror or exc}") from None
+    if max_bytes is not None and len(data) > max_bytes:  # still growing while we read
+        raise LoadError(too_large or f"it is larger than {max_bytes:,} bytes")
+    return data
 
 
 def load_document(path: str | os.PathLike[str], *, max_pages: int | None = None) -> Document:
@@ -177,12 +197,24 @@ def load_document(path: str | os.PathLike[str], *, max_pages: int | None = None)
     abspath = os.path.abspath(os.fspath(path))
     if os.path.isdir(abspath):
         raise LoadError("it is a folder, not a file")
-    suffix = os.path.splitext(abspath)[1].lower()
+    kind_of(abspath)  # an unsupported format is refused before the file is read
+    return load_bytes(abspath, read_file(abspath), max_pages=max_pages)
+
+
+def kind_of(path: str) -> str:
+    """The format name for a path's suffix; raises UnsupportedFile for formats we do not read."""
+    suffix = os.path.splitext(path)[1].lower()
     kind = _KINDS.get(suffix)
     if kind is None:
         what = f"{suffix} files are" if suffix else "files without an extension are"
         raise UnsupportedFile(f"{what} not a supported format")
-    data = _read(abspath)
+    return kind
+
+
+def load_bytes(path: str, data: bytes, *, max_pages: int | None = None) -> Document:
+    """Turn the bytes read from ``path`` into a Document (the suffix decides the format)."""
+    abspath = os.path.abspath(path)
+    kind = kind_of(abspath)
     if kind in ("pdf", "epub"):
         pages = _paged_pages(data, kind, max_pages)
     elif kind == "docx":
@@ -228,7 +260,7 @@ def open_paged(path: str | os.PathLike[str]) -> pymupdf.Document:
     """Open a PDF or EPUB for rendering exactly as ``load_document`` read it."""
     abspath = os.path.abspath(os.fspath(path))
     kind = "epub" if abspath.lower().endswith(".epub") else "pdf"
-    return _open_paged_bytes(_read(abspath), kind)
+    return _open_paged_bytes(read_file(abspath), kind)
 
 
 def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> list[Page]:
@@ -245,7 +277,7 @@ def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> list[Page]:
             raise LoadError("it has no pages; the file may be damaged")
         if max_pages is not None and count > max_pages:
             raise LoadError(
-                f"it has {count:,} pages, more than the limit of {max_pages:,} (a setting)"
+                f"it has {count:,} pages, more than the limit of {max_pages:,} (setting max_pages)"
             )
         pages = []
         for index in range(count):

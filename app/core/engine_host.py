@@ -37,8 +37,13 @@ from app.core.host_server import DropDone, HostServer
 __all__ = ["DropDone", "EngineHost", "HostError"]
 
 log = logging.getLogger(__name__)
-PRELOAD = ["app.core.host_server", "app.core.engine", "app.core.watcher",
-           "sentence_transformers", "chromadb"]
+PRELOAD = [
+    "app.core.host_server",
+    "app.core.engine",
+    "app.core.watcher",
+    "sentence_transformers",
+    "chromadb",
+]
 MessageFn = Callable[[str, Any], None]
 
 
@@ -64,8 +69,15 @@ def context() -> Any:
 class EngineHost:
     """The parent's handle on the engine process."""
 
-    def __init__(self, data_dir: Path, settings: Settings, *, on_message: MessageFn,
-                 writer_name: str = "the Footnotes app", write: bool = True) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        settings: Settings,
+        *,
+        on_message: MessageFn,
+        writer_name: str = "the Footnotes app",
+        write: bool = True,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.settings = settings
         self.on_message = on_message
@@ -88,7 +100,8 @@ class EngineHost:
         parent, child = ctx.Pipe()
         self._proc = ctx.Process(
             # not a daemon: it starts the parser process; it stops when the pipe closes
-            target=HostServer.main, name="footnotes-engine",
+            target=HostServer.main,
+            name="footnotes-engine",
             args=(child, str(self.data_dir), self.settings, self.writer_name, self.write),
         )
         self._proc.start()
@@ -97,8 +110,9 @@ class EngineHost:
         # Python waits for non-daemon children at exit: closing the pipe first tells the
         # child to finish its write in hand and exit, so an app that quits abruptly is not stuck
         atexit.register(self._close_pipe)
-        self._reader = threading.Thread(target=self._read, name="footnotes-host-reader",
-                                        daemon=True)
+        self._reader = threading.Thread(
+            target=self._read, name="footnotes-host-reader", daemon=True
+        )
         self._reader.start()
 
     def send(self, op: str, *args: Any) -> None:
@@ -111,8 +125,9 @@ class EngineHost:
         except (OSError, ValueError) as exc:
             raise HostError(f"The indexing process has stopped ({exc}).") from exc
 
-    def call(self, op: str, *args: Any, timeout: float = 120.0,
-             cancel: threading.Event | None = None) -> Any:
+    def call(
+        self, op: str, *args: Any, timeout: float = 120.0, cancel: threading.Event | None = None
+    ) -> Any:
         """Ask the child for an answer and wait for it (``cancel`` stops the wait)."""
         if self._conn is None:
             raise HostError("The indexing process is not running.")

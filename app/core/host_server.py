@@ -46,14 +46,16 @@ class HostServer:
     """Serves one parent until it says stop or goes away."""
 
     @staticmethod
-    def main(conn: Connection, data_dir: str, settings: Settings, writer_name: str,
-             write: bool) -> None:
+    def main(
+        conn: Connection, data_dir: str, settings: Settings, writer_name: str, write: bool
+    ) -> None:
         with contextlib.suppress(OSError):
             os.nice(BACKGROUND_NICE)
         HostServer(conn, Path(data_dir), settings, writer_name, write).run()
 
-    def __init__(self, conn: Connection, data_dir: Path, settings: Settings, writer_name: str,
-                 write: bool) -> None:
+    def __init__(
+        self, conn: Connection, data_dir: Path, settings: Settings, writer_name: str, write: bool
+    ) -> None:
         self.conn = conn
         self.data_dir = data_dir
         self.settings = settings
@@ -79,9 +81,14 @@ class HostServer:
         if not self._open():
             return
         handlers: dict[str, Callable[..., Any]] = {
-            "search": self.search, "warm": self.warm, "add_folder": self.add_folder,
-            "remove_folder": self.remove_folder, "index": self.index_files,
-            "pause": self.pause, "resume": self.resume, "settings": self.apply_settings,
+            "search": self.search,
+            "warm": self.warm,
+            "add_folder": self.add_folder,
+            "remove_folder": self.remove_folder,
+            "index": self.index_files,
+            "pause": self.pause,
+            "resume": self.resume,
+            "settings": self.apply_settings,
         }
         while True:
             try:
@@ -176,8 +183,12 @@ class HostServer:
             return
         if self.watcher is not None and self.watcher.running:
             return
-        self.watcher = Watcher(self.engine, on_progress=self._progress, on_status=self._status,
-                               writer_name=self.writer_name)
+        self.watcher = Watcher(
+            self.engine,
+            on_progress=self._progress,
+            on_status=self._status,
+            writer_name=self.writer_name,
+        )
         self.watcher.start()
 
     def _unfollow(self) -> bool:

@@ -8,8 +8,10 @@ are removed at the end of a full sync, after they had the chance to be reused.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -20,10 +22,21 @@ import numpy as np
 
 from app.core.documents import is_supported
 from app.core.manifest import FileRecord, Manifest
-from app.core.parsing import ParseLimits, ParseResult, ParserPool
-from app.core.scanning import FileStat, IgnoreRules, normalize, scan
+from app.core.parsing import (
+    ParseLimits,
+    ParseResult,
+    ParserPool,
+    limit_texts,
+    too_large_reason,
+)
+from app.core.scanning import FileStat, IgnoreRules, link_problem, normalize, scan
 
 EMBED_BATCH = 256  # new texts gathered across files before one call to the model
+# Failures that fixing something other than the file's content cures (its permissions, a
+# folder put back): retried on every sync instead of waiting for the file to change. A file
+# skipped by a limit is retried once that setting has a new value.
+RETRIED_FAILURES = ("permission denied", "the file disappeared", "it is a folder, not a file")
+LIMIT_MARK = "(setting "
 
 
 class CrashPoints:
@@ -138,7 +151,8 @@ class Indexer:
         self._embedder = embedder
         self._store = store
         self.ignore = ignore
-        self.limits = limits or ParseLimits()
+        self.limits = dataclasses.replace(limits or ParseLimits(), max_bytes=max_file_bytes)
+        self._limit_texts = limit_texts(self.limits)
         self.max_file_bytes = max_file_bytes
         self.progress = progress or (lambda p: None)
         self._pool: ParserPool | None = None
@@ -223,30 +237,41 @@ class Indexer:
             known.update(self.manifest.files_under(root))
             try:
                 st = os.stat(root)
-            except OSError:
+            except OSError as exc:
+                if os.path.islink(root):  # a link that loops or leads nowhere, as scan says
+                    found[root] = link_problem(root, exc)
                 continue  # gone: everything known below it is removed
             if os.path.isdir(root):
                 scan_root = normalize(root)
-                for fs in scan(scan_root, self.ignore, report.failures):
+                for fs in scan(scan_root, self.ignore):
                     path = root + fs.path[len(scan_root) :]
-                    found[path] = FileStat(path, fs.size, fs.mtime_ns)
-            elif not self.ignore.ignores_name(os.path.basename(root)):
+                    found[path] = dataclasses.replace(fs, path=path)
+            elif stat.S_ISREG(st.st_mode) and not self.ignore.ignores_name(
+                os.path.basename(root)
+            ):  # a pipe or device is never read: it could block the reader forever
                 found[root] = FileStat(root, st.st_size, st.st_mtime_ns)
         changed: list[FileStat] = []
+        kept: set[str] = set()
         for path, fs in sorted(found.items()):
-            if not is_supported(path):
+            if not (fs.folder or is_supported(path)):
                 report.files_skipped += 1
                 continue
+            kept.add(path)
             report.files_seen += 1
             rec = known.get(path)
-            if rec is not None and rec.size == fs.size and rec.mtime_ns == fs.mtime_ns:
+            if (
+                rec is not None
+                and rec.size == fs.size
+                and rec.mtime_ns == fs.mtime_ns
+                and (rec.status == "indexed" or not self._retried(rec.error))
+            ):
                 report.files_unchanged += 1
                 if rec.status == "failed":
                     report.failures.append((path, rec.error or "failed earlier"))
                     report.files_failed += 1
             else:
                 changed.append(fs)
-        removed = [p for p in known if p not in found or not is_supported(p)]
+        removed = [p for p in known if p not in kept]
         return changed, removed
 
     def _sync(self, roots: list[str], cancel: threading.Event | None, full_gc: bool) -> IndexReport:
@@ -263,21 +288,17 @@ class Indexer:
             for fs in changed:
                 if cancel is not None and cancel.is_set():
                     return
-                if self.max_file_bytes is not None and fs.size > self.max_file_bytes:
+                if fs.error is not None or self._too_large(fs):
                     continue
                 rec = self.manifest.file(fs.path)
                 yield fs.path, rec.hash if rec is not None and rec.status == "indexed" else None
 
-        for fs in changed:  # too large to read at all: recorded without parsing
-            if self.max_file_bytes is not None and fs.size > self.max_file_bytes:
-                limit_mb = self.max_file_bytes / 1e6
-                self._fail(
-                    fs,
-                    None,
-                    f"larger than the {limit_mb:g} MB file size limit (a setting)",
-                    report,
-                    garbage,
-                )
+        for fs in changed:  # unreadable folders, broken links, files too large to read
+            if fs.error is not None or self._too_large(fs):
+                reason = fs.error or too_large_reason(self.max_file_bytes or 0)
+                self._fail(fs, None, reason, report, garbage)
+                done += 1
+                self.progress(Progress("failed", fs.path, done, len(changed), detail=reason))
 
         for result in self.pool.parse_many(requests()):
             fs = stats[result.path]
@@ -315,6 +336,17 @@ class Indexer:
         report.chunks_total = self._count_chunks(roots)
         report.seconds = time.perf_counter() - started
         return report
+
+    def _retried(self, error: str | None) -> bool:
+        """True for a failure worth another try although the file has not changed."""
+        if error is None:
+            return False
+        if LIMIT_MARK in error:
+            return not any(text in error for text in self._limit_texts)
+        return error.startswith(RETRIED_FAILURES)
+
+    def _too_large(self, fs: FileStat) -> bool:
+        return self.max_file_bytes is not None and fs.size > self.max_file_bytes
 
     def _fail(
         self, fs: FileStat, digest: str | None, reason: str, report: IndexReport, garbage: list[str]

@@ -6,7 +6,9 @@ chunk text (keyed by the text hash), so renames, moves and duplicate files cost 
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -87,9 +89,18 @@ def make_chunk_id(path: str, page: int | None, start: int, text_hash: str) -> st
     return hashlib.blake2b(key, digest_size=12).hexdigest()
 
 
-def _like_prefix(folder: str) -> str:
+# Paths are stored as the file name's own bytes in a TEXT column. A name that is not valid
+# UTF-8 (b"caf\xe9.txt") arrives from the OS as a str with surrogate escapes, which sqlite3
+# refuses to bind; binding bytes and casting to TEXT stores the bytes unchanged, and the
+# connection's text factory turns them back into the same str (os.fsdecode's rule).
+_db = os.fsencode
+_PATH = "CAST(? AS TEXT)"
+_decode_text = functools.partial(str, encoding="utf-8", errors="surrogateescape")
+
+
+def _like_prefix(folder: str) -> bytes:
     escaped = folder.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped + "/%"
+    return _db(escaped + "/%")
 
 
 _CHUNK_COLUMNS = "c.id, c.chunk_id, f.path, c.page, c.start, c.end, c.text_hash, c.heading, c.text"
@@ -110,17 +121,29 @@ class Manifest:
             self.conn = sqlite3.connect(
                 self.path, timeout=30, check_same_thread=False, isolation_level=None
             )
+        self.conn.text_factory = _decode_text
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.execute("PRAGMA busy_timeout = 30000")
         if not readonly:
             self.conn.execute("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA synchronous = NORMAL")
-            # executescript commits first, so the schema gets its own BEGIN ... COMMIT.
-            self.conn.executescript(
-                f"BEGIN IMMEDIATE; {SCHEMA} {lexical.SCHEMA} "
-                f"INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', '{SCHEMA_VERSION}'); "
-                "COMMIT;"
-            )
+            # Only a new file takes the write lock for its schema, so opening an existing index
+            # (status, search) works while another program holds a write transaction.
+            if self._schema_version() != str(SCHEMA_VERSION):
+                # executescript commits first, so the schema gets its own BEGIN ... COMMIT.
+                self.conn.executescript(
+                    f"BEGIN IMMEDIATE; {SCHEMA} {lexical.SCHEMA} "
+                    "INSERT OR IGNORE INTO meta(key, value) "
+                    f"VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+                )
+
+    def _schema_version(self) -> str | None:
+        """The stored schema version (None for a new file), read without the write lock."""
+        try:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except sqlite3.OperationalError:  # no meta table yet
+            return None
+        return str(row[0]) if row else None
 
     def close(self) -> None:
         self.conn.close()
@@ -140,13 +163,14 @@ class Manifest:
     def add_folder(self, path: str) -> bool:
         with self.transaction() as c:
             cur = c.execute(
-                "INSERT OR IGNORE INTO folders(path, added_at) VALUES (?, ?)", (path, time.time())
+                f"INSERT OR IGNORE INTO folders(path, added_at) VALUES ({_PATH}, ?)",
+                (_db(path), time.time()),
             )
         return cur.rowcount > 0
 
     def remove_folder(self, path: str) -> bool:
         with self.transaction() as c:
-            cur = c.execute("DELETE FROM folders WHERE path = ?", (path,))
+            cur = c.execute(f"DELETE FROM folders WHERE path = {_PATH}", (_db(path),))
         return cur.rowcount > 0
 
     def folders(self) -> list[str]:
@@ -156,8 +180,8 @@ class Manifest:
     def file(self, path: str) -> FileRecord | None:
         row = self.conn.execute(
             "SELECT path, size, mtime_ns, hash, status, error, kind, pages, chunks "
-            "FROM files WHERE path = ?",
-            (path,),
+            f"FROM files WHERE path = {_PATH}",
+            (_db(path),),
         ).fetchone()
         return FileRecord(*row) if row else None
 
@@ -168,7 +192,8 @@ class Manifest:
             rows = self.conn.execute(sql)
         else:
             rows = self.conn.execute(
-                sql + " WHERE path = ? OR path LIKE ? ESCAPE '\\'", (folder, _like_prefix(folder))
+                sql + f" WHERE path = {_PATH} OR path LIKE {_PATH} ESCAPE '\\'",
+                (_db(folder), _like_prefix(folder)),
             )
         return {r[0]: FileRecord(*r) for r in rows}
 
@@ -178,12 +203,12 @@ class Manifest:
             old = self._drop_chunks(c, record.path)
             c.execute(
                 "INSERT INTO files(path, size, mtime_ns, hash, status, error, kind, pages, chunks,"
-                " updated_at) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
+                f" updated_at) VALUES ({_PATH},?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
                 "size=excluded.size, mtime_ns=excluded.mtime_ns, hash=excluded.hash, "
                 "status=excluded.status, error=excluded.error, kind=excluded.kind, "
                 "pages=excluded.pages, chunks=excluded.chunks, updated_at=excluded.updated_at",
                 (
-                    record.path,
+                    _db(record.path),
                     record.size,
                     record.mtime_ns,
                     record.hash,
@@ -195,7 +220,9 @@ class Manifest:
                     time.time(),
                 ),
             )
-            file_id = c.execute("SELECT id FROM files WHERE path = ?", (record.path,)).fetchone()[0]
+            file_id = c.execute(
+                f"SELECT id FROM files WHERE path = {_PATH}", (_db(record.path),)
+            ).fetchone()[0]
             c.executemany(
                 "INSERT INTO chunks(chunk_id, file_id, page, start, end, text_hash, heading, text)"
                 " VALUES (?,?,?,?,?,?,?,?)",
@@ -219,8 +246,8 @@ class Manifest:
         """Same content, new stat: remember the new size/mtime so it is not hashed again."""
         with self.transaction() as c:
             c.execute(
-                "UPDATE files SET size = ?, mtime_ns = ?, updated_at = ? WHERE path = ?",
-                (size, mtime_ns, time.time(), path),
+                f"UPDATE files SET size = ?, mtime_ns = ?, updated_at = ? WHERE path = {_PATH}",
+                (size, mtime_ns, time.time(), _db(path)),
             )
 
     def remove_files(self, paths: Iterable[str]) -> list[str]:
@@ -229,7 +256,7 @@ class Manifest:
         with self.transaction() as c:
             for path in paths:
                 dropped += self._drop_chunks(c, path)
-                c.execute("DELETE FROM files WHERE path = ?", (path,))
+                c.execute(f"DELETE FROM files WHERE path = {_PATH}", (_db(path),))
         return dropped
 
     def move(self, old: str, new: str, dropped: list[str] | None = None) -> int:
@@ -237,16 +264,16 @@ class Manifest:
         moved = 0
         with self.transaction() as c:
             rows = c.execute(
-                "SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\'",
-                (old, _like_prefix(old)),
+                f"SELECT id, path FROM files WHERE path = {_PATH} OR path LIKE {_PATH} ESCAPE '\\'",
+                (_db(old), _like_prefix(old)),
             ).fetchall()
             for file_id, path in rows:
                 target = new + path[len(old) :]
                 replaced = self._drop_chunks(c, target)
-                c.execute("DELETE FROM files WHERE path = ?", (target,))
+                c.execute(f"DELETE FROM files WHERE path = {_PATH}", (_db(target),))
                 if dropped is not None:  # a file the move overwrote: its texts may be garbage
                     dropped += replaced
-                c.execute("UPDATE files SET path = ? WHERE id = ?", (target, file_id))
+                c.execute(f"UPDATE files SET path = {_PATH} WHERE id = ?", (_db(target), file_id))
                 for row_id, page, start, text_hash in c.execute(
                     "SELECT id, page, start, text_hash FROM chunks WHERE file_id = ?", (file_id,)
                 ).fetchall():
@@ -260,11 +287,13 @@ class Manifest:
     @staticmethod
     def _drop_chunks(c: sqlite3.Connection, path: str) -> list[str]:
         rows = c.execute(
-            "SELECT c.text_hash FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?",
-            (path,),
+            "SELECT c.text_hash FROM chunks c JOIN files f ON f.id = c.file_id "
+            f"WHERE f.path = {_PATH}",
+            (_db(path),),
         ).fetchall()
         c.execute(
-            "DELETE FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = ?)", (path,)
+            f"DELETE FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = {_PATH})",
+            (_db(path),),
         )
         return [r[0] for r in rows]
 
@@ -324,8 +353,8 @@ class Manifest:
             ChunkRow(*r)
             for r in self.conn.execute(
                 f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id "
-                "WHERE f.path = ? ORDER BY c.page, c.start",
-                (path,),
+                f"WHERE f.path = {_PATH} ORDER BY c.page, c.start",
+                (_db(path),),
             )
         ]
 

@@ -19,7 +19,6 @@ from typing import Any
 
 from app.core.types import Chunk
 
-HASH_BLOCK = 1 << 20
 STARTED = "started"
 STARTUP_TIMEOUT_S = 120.0  # a worker process that cannot even start is a broken install
 
@@ -32,6 +31,26 @@ class ParseLimits:
     memory_mb: int = 3072
     max_pages: int = 5000
     max_chunks: int = 20000
+    max_bytes: int | None = None  # also checked by the indexer from the scan, before parsing
+
+
+def too_large_reason(max_bytes: int) -> str:
+    """Why a file over the size limit was skipped, naming the setting."""
+    return f"it is larger than the {max_bytes / 1e6:g} MB file size limit (setting max_file_mb)"
+
+
+def timeout_reason(timeout_s: float) -> str:
+    return f"reading it took longer than the {timeout_s:g} s limit (setting parse_timeout_s)"
+
+
+def limit_texts(limits: ParseLimits) -> tuple[str, ...]:
+    """How each limit's current value appears in a failure reason, to spot stale ones."""
+    texts = (
+        f"limit of {limits.max_pages:,} (setting max_pages)",
+        f"limit of {limits.max_chunks:,} per file (setting max_chunks_per_file)",
+        timeout_reason(limits.timeout_s),
+    )
+    return texts if limits.max_bytes is None else (*texts, too_large_reason(limits.max_bytes))
 
 
 @dataclass
@@ -47,35 +66,33 @@ class ParseResult:
     error: str | None = None
 
 
-def file_hash(path: str) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as fh:
-        while block := fh.read(HASH_BLOCK):
-            h.update(block)
-    return h.hexdigest()
+def bytes_hash(data: bytes) -> str:
+    """A file's content hash, as stored in the manifest."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseResult:
-    """Hash, load and chunk one file (runs inside the worker; usable in-process in tests)."""
-    from app.core.chunking import chunk_document
-    from app.core.documents import DocumentError, load_document
+    """Read, hash, load and chunk one file (runs inside the worker; usable in-process in tests).
 
+    The file is read once: the hash and the text come from the same bytes, so a file replaced
+    while it is parsed can never be stored with one version's hash and another's passages.
+    """
+    from app.core.chunking import chunk_document
+    from app.core.documents import DocumentError, load_bytes, read_file
+
+    too_large = too_large_reason(limits.max_bytes) if limits.max_bytes is not None else ""
     try:
-        digest = file_hash(path)
-    except FileNotFoundError:
-        return ParseResult(path, error="the file disappeared before it could be read")
-    except PermissionError:
-        return ParseResult(path, error="permission denied")
-    except IsADirectoryError:
-        return ParseResult(path, error="it is a folder, not a file")
-    except OSError as exc:
-        return ParseResult(path, error=f"could not be read: {exc.strerror or exc}")
+        data = read_file(path, limits.max_bytes, too_large)
+    except DocumentError as exc:
+        return ParseResult(path, error=exc.reason)
+    digest = bytes_hash(data)
     if digest == known_hash:
         return ParseResult(path, hash=digest, unchanged=True)
     try:
-        doc = load_document(path, max_pages=limits.max_pages)
+        doc = load_bytes(path, data, max_pages=limits.max_pages)
     except DocumentError as exc:
         return ParseResult(path, hash=digest, error=exc.reason)
+    del data
     chunks = chunk_document(doc)
     if len(chunks) > limits.max_chunks:
         return ParseResult(
@@ -83,7 +100,7 @@ def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseR
             hash=digest,
             kind=doc.kind,
             error=f"it would make {len(chunks):,} passages, more than the limit of "
-            f"{limits.max_chunks:,} per file (a setting)",
+            f"{limits.max_chunks:,} per file (setting max_chunks_per_file)",
         )
     return ParseResult(path, hash=digest, kind=doc.kind, pages=len(doc.pages), chunks=chunks)
 
@@ -123,6 +140,8 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
             conn.send(result)
         except MemoryError:
             conn.send(ParseResult(path, error="its text is too large to pass on"))
+        except OSError:
+            return  # the caller went away (it was stopped, or gave up on this file)
 
 
 class ParserPool:
@@ -138,12 +157,14 @@ class ParserPool:
     def _start(self) -> Connection:
         if self._conn is None:
             parent, child = self._ctx.Pipe()
-            self._proc = self._ctx.Process(
+            proc = self._ctx.Process(
                 target=_worker, args=(child, self.limits), daemon=True, name="footnotes-parser"
             )
-            self._proc.start()
-            child.close()
-            self._conn = parent
+            try:
+                proc.start()
+            finally:
+                child.close()
+            self._proc, self._conn = proc, parent
         return self._conn
 
     def _kill(self) -> int | None:
@@ -159,6 +180,8 @@ class ParserPool:
 
     def parse_many(self, requests: Iterable[tuple[str, str | None]]) -> Iterator[ParseResult]:
         pending: deque[tuple[str, str | None]] = deque()
+        if self._proc is not None and not self._proc.is_alive():
+            self._kill()  # died while idle (killed, out of memory): not any file's fault
         try:
             yield from self._pipeline(iter(requests), pending)
         finally:
@@ -169,6 +192,7 @@ class ParserPool:
         self, todo: Iterator[tuple[str, str | None]], pending: deque[tuple[str, str | None]]
     ) -> Iterator[ParseResult]:
         exhausted = False
+        retried = False  # the head was already resent once after a worker died before it
         while True:
             while not exhausted and len(pending) < self.depth:
                 try:
@@ -176,34 +200,51 @@ class ParserPool:
                 except StopIteration:
                     exhausted = True
                     break
-                self._start().send(req)
                 pending.append(req)
+                self._send(req)
             if not pending:
                 return
             conn = self._start()
             path = pending[0][0]
             failure = None
+            began = False
             try:
                 if not conn.poll(STARTUP_TIMEOUT_S) or conn.recv() != STARTED:
                     failure = "the document reader could not start"
-                elif conn.poll(self.limits.timeout_s):
-                    result = conn.recv()
                 else:
-                    failure = f"reading it took longer than the {self.limits.timeout_s:g} s limit"
+                    began = True
+                    if conn.poll(self.limits.timeout_s):
+                        result = conn.recv()
+                    else:
+                        failure = timeout_reason(self.limits.timeout_s)
             except (EOFError, OSError):
                 failure = "the document reader crashed on it"
             if failure is not None:
                 code = self._kill()
+                if not began and not retried and "crashed" in failure:
+                    # It died before it began this file (killed while idle, or dying as we
+                    # sent): not the file's fault, so a fresh worker gets everything pending.
+                    retried = True
+                    for req in pending:
+                        self._send(req)
+                    continue
                 if code is not None and code < 0 and "crashed" in failure:
                     failure += f" (signal {-code})"
                 result = ParseResult(path, error=failure)
                 pending.popleft()
                 for req in pending:  # resend the rest to a fresh worker
-                    self._start().send(req)
+                    self._send(req)
+                retried = False
                 yield result
                 continue
             pending.popleft()
+            retried = False
             yield result
+
+    def _send(self, req: tuple[str, str | None]) -> None:
+        # If the worker died, reading its next answer fails and the file at the head is blamed.
+        with contextlib.suppress(OSError):
+            self._start().send(req)
 
     def close(self) -> None:
         if self._conn is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import stat
@@ -11,11 +12,17 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class FileStat:
-    """A file found by a scan, with what change detection needs."""
+    """A file found by a scan, with what change detection needs.
+
+    ``error`` marks what the scan found but cannot index: a folder it may not list
+    (``folder`` True) or a symbolic link that loops or leads nowhere.
+    """
 
     path: str
     size: int
     mtime_ns: int
+    error: str | None = None
+    folder: bool = False
 
 
 class IgnoreRules:
@@ -56,13 +63,31 @@ def within_any(path: str, folders: Iterable[str]) -> bool:
     return any(is_within(path, f) for f in folders)
 
 
-def scan(
-    root: str, rules: IgnoreRules, errors: list[tuple[str, str]] | None = None
-) -> Iterator[FileStat]:
-    """Every regular file under ``root`` that the rules keep.
+def _stat_or_zero(path: str) -> tuple[int, int]:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return 0, 0  # a path too long to name: change detection sees it as the same each time
+    return st.st_size, st.st_mtime_ns
+
+
+def link_problem(path: str, exc: OSError) -> FileStat:
+    """A symbolic link that cannot be followed, with the reason."""
+    if exc.errno == errno.ELOOP:
+        reason = "it is a symbolic link that loops back on itself"
+    elif exc.errno == errno.ENOENT:
+        reason = "it is a symbolic link to a file that does not exist"
+    else:
+        reason = f"it is a symbolic link that cannot be followed: {exc.strerror or exc}"
+    return FileStat(path, *_stat_or_zero(path), error=reason)
+
+
+def scan(root: str, rules: IgnoreRules) -> Iterator[FileStat]:
+    """Every regular file under ``root`` that the rules keep, and what could not be read.
 
     Symlinked folders are not entered (so loops cannot hang the scan); a symlinked file is
-    kept only when its target lies inside ``root``. Unreadable folders are reported in ``errors``.
+    kept only when its target lies inside ``root``. A folder that cannot be listed and a link
+    inside ``root`` that loops or leads nowhere are yielded with ``error`` set.
     """
     stack = [root]
     while stack:
@@ -71,8 +96,8 @@ def scan(
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            if errors is not None:
-                errors.append((folder, f"folder could not be read: {exc.strerror or exc}"))
+            reason = f"folder could not be read: {exc.strerror or exc}"
+            yield FileStat(folder, *_stat_or_zero(folder), error=reason, folder=True)
             continue
         subdirs = []
         for entry in entries:
@@ -83,7 +108,12 @@ def scan(
                     target = os.path.realpath(entry.path)
                     if not is_within(target, root) or os.path.isdir(target):
                         continue
-                    st = os.stat(entry.path)
+                    try:
+                        st = os.stat(entry.path)
+                    except OSError as exc:
+                        if not (rules.has_path_patterns and rules.ignores(entry.path, root)):
+                            yield link_problem(entry.path, exc)
+                        continue
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.path)
                     continue

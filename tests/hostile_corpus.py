@@ -1,0 +1,249 @@
+"""A generated hostile corpus: every kind of file that breaks other indexers, built in tmp_path.
+
+``build(root)`` writes the files and returns one ``Case`` per file (or folder) with the outcome
+the indexer must record for it: ``"indexed"``, or a fragment of the failure reason. Nothing here
+is committed as a binary; large files are sparse or written in one pass, and the 10,000-page PDF
+shares one content stream across its page objects so it builds in about two seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.helpers import make_pdf, paragraph
+
+INDEXED = "indexed"
+ABSENT = "absent"  # no record: it lies in a folder that could not be listed
+MB = 1_000_000
+PAGE_WORDS = "Hostile corpus page"
+DEEP_LEVELS = 60
+PATH_MAX = os.pathconf("/", "PC_PATH_MAX")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile file or folder and the outcome the index must record for it."""
+
+    name: str
+    path: str  # as the scanner sees it (os.fsdecode form: undecodable bytes as surrogates)
+    expect: str  # INDEXED, ABSENT, or a fragment of the recorded failure reason
+    as_root: str | None = None  # the outcome for a process that ignores file permissions
+
+    def outcome(self, privileged: bool) -> str:
+        return self.as_root if privileged and self.as_root is not None else self.expect
+
+
+def fs_path(root: Path, raw: bytes) -> str:
+    """The str form of ``root/raw`` for a file name that need not be valid UTF-8."""
+    return os.fsdecode(os.path.join(os.fsencode(root), raw))
+
+
+def pdf_bytes(tmp: Path, pages: int = 3, seed: int = 3) -> bytes:
+    """A real multi-page PDF made by PyMuPDF."""
+    rng = random.Random(seed)
+    make_pdf(tmp, [paragraph(rng, 120) for _ in range(pages)])
+    data = tmp.read_bytes()
+    tmp.unlink()
+    return data
+
+
+def many_page_pdf(path: Path, count: int) -> Path:
+    """A valid PDF of ``count`` pages whose page objects share one content stream."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    first = doc.new_page(width=200, height=200)
+    first.insert_text((20, 40), PAGE_WORDS)
+    contents = doc.xref_get_key(first.xref, "Contents")[1]
+    resources = doc.xref_get_key(first.xref, "Resources")[1]
+    parent = doc.xref_get_key(first.xref, "Parent")[1]
+    kids = [f"{first.xref} 0 R"]
+    for _ in range(count - 1):  # raw objects: new_page() re-balances the page tree each time
+        xref = doc.get_new_xref()
+        doc.update_object(
+            xref,
+            f"<</Type/Page/Parent {parent}/MediaBox[0 0 200 200]"
+            f"/Contents {contents}/Resources {resources}>>",
+        )
+        kids.append(f"{xref} 0 R")
+    pages_xref = int(parent.split()[0])
+    doc.xref_set_key(pages_xref, "Kids", "[" + " ".join(kids) + "]")
+    doc.xref_set_key(pages_xref, "Count", str(count))
+    path.write_bytes(doc.tobytes())
+    doc.close()
+    return path
+
+
+def sparse_file(path: Path, size: int) -> Path:
+    """A file of ``size`` bytes that takes no disk space (a hole)."""
+    with path.open("wb") as fh:
+        fh.truncate(size)
+    return path
+
+
+def one_line(path: Path, size: int) -> Path:
+    """A single line of words, ``size`` bytes long, with no newline anywhere."""
+    unit = b"river stone lantern copper orchard meadow harbor signal violet thunder. "
+    path.write_bytes((unit * (size // len(unit) + 1))[:size])
+    return path
+
+
+def nest(root: Path, levels: int, name: str = "d") -> Path:
+    """``levels`` folders, one inside the other."""
+    folder = root.joinpath(*[f"{name}{i:02d}" for i in range(levels)])
+    folder.mkdir(parents=True)
+    return folder
+
+
+def too_deep(root: Path, levels: int = 40) -> str:
+    """Folders nested past PATH_MAX (built with dir_fd), holding one note; returns the top."""
+    top = root / "too_deep"
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    name = "n" * 200
+    try:
+        for _ in range(levels):
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        note = os.open("note.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(note, b"A note buried deeper than any path can name.\n")
+        os.close(note)
+    finally:
+        os.close(fd)
+    path = str(top)
+    while len(os.fsencode(path)) < PATH_MAX:  # the first folder whose path is too long to use
+        path = os.path.join(path, name)
+    return path
+
+
+def build(root: Path, *, big: bool = True, undecodable_failure: bool = True) -> list[Case]:
+    """Write the hostile corpus under ``root``.
+
+    ``big=False`` leaves out the 200 MB and 50 MB files; ``undecodable_failure=False`` leaves
+    out the one failing file whose name is not UTF-8 (it needs JSON output that escapes it).
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(11)
+    cases: list[Case] = []
+
+    def add(name: str, rel: str, expect: str, as_root: str | None = None) -> None:
+        cases.append(Case(name, str(root / rel), expect, as_root))
+
+    # -- empty and damaged files ------------------------------------------------------------
+    for suffix, expect in (
+        ("txt", INDEXED),
+        ("md", INDEXED),
+        ("pdf", "the file is empty"),
+        ("docx", "the file is empty"),
+        ("epub", "the file is empty"),
+    ):
+        (root / f"empty.{suffix}").touch()
+        add(f"zero-byte .{suffix}", f"empty.{suffix}", expect)
+    pdf = pdf_bytes(root / "scratch.pdf")
+    (root / "truncated.pdf").write_bytes(pdf[: len(pdf) * 3 // 5])
+    add("truncated PDF", "truncated.pdf", "the PDF is incomplete")
+    corrupted = bytearray(pdf)
+    start = len(pdf) // 3
+    corrupted[start : start + 400] = rng.randbytes(400)
+    (root / "corrupted.pdf").write_bytes(bytes(corrupted))
+    add("corrupted PDF (MuPDF repairs it)", "corrupted.pdf", INDEXED)
+    (root / "header_only.pdf").write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    add("PDF header only", "header_only.pdf", "not a valid PDF")
+    (root / "random.pdf").write_bytes(rng.randbytes(4096))
+    add("random bytes named .pdf", "random.pdf", "not a valid PDF")
+    (root / "not_a_book.epub").write_bytes(b"PK\x03\x04" + rng.randbytes(2000))
+    add("random zip bytes named .epub", "not_a_book.epub", "not a valid EPUB")
+    (root / "not_word.docx").write_bytes(b"<html>an error page</html>")
+    add("HTML named .docx", "not_word.docx", "not a valid Word")
+    make_pdf(root / "password.pdf", ["A secret ledger of copper prices."], user_pw="hunter2")
+    add("PDF with a password", "password.pdf", "protected by a password")
+
+    # -- over the limits ---------------------------------------------------------------------
+    many_page_pdf(root / "pages_10000.pdf", 10_000)
+    add("PDF of 10,000 pages", "pages_10000.pdf", "setting max_pages")
+    if big:
+        sparse_file(root / "huge_200mb.txt", 200 * MB)
+        add("200 MB text file", "huge_200mb.txt", "setting max_file_mb")
+        one_line(root / "one_line_50mb.txt", 50 * MB)
+        add("single 50 MB line", "one_line_50mb.txt", "setting max_chunks_per_file")
+
+    # -- odd contents ------------------------------------------------------------------------
+    (root / "binary.md").write_bytes(b"\x7fELF\x02\x01\x01\x00" + rng.randbytes(3000))
+    add("binary data named .md", "binary.md", "binary data")
+    (root / "invalid_utf8.txt").write_bytes(
+        b"Caf\xe9 cr\xe8me and na\xefve r\xe9sum\xe9s \xff\xfe in a kettle lagoon.\n"
+    )
+    add("invalid UTF-8", "invalid_utf8.txt", INDEXED)
+    (root / "mixed_endings.txt").write_bytes(
+        b"First line with unix ending.\nSecond with windows.\r\nThird, old mac.\rFourth.\n\r\n"
+    )
+    add("mixed line endings", "mixed_endings.txt", INDEXED)
+
+    # -- odd names ---------------------------------------------------------------------------
+    names = [(b"caf\xe9 latin-1 name.txt", INDEXED), (b"\xff\xfe\xfd bytes.md", INDEXED)]
+    if undecodable_failure:
+        names.append((b"broken \xe9.pdf", "not a valid PDF"))
+    for raw, expect in names:
+        path = fs_path(root, raw)
+        body = b"garbage" if raw.endswith(b".pdf") else b"A note whose name is not UTF-8 text.\n"
+        with open(os.fsencode(path), "wb") as fh:
+            fh.write(body + raw)
+        cases.append(Case(f"non-UTF-8 name {raw!r}", path, expect))
+    for name in ("📚 reading list 🎉.md", "  spaces  around  .txt", "line\nbreak\tand tab.txt"):
+        (root / name).write_text(f"Notes filed under an awkward name: {name!r}.\n")
+        add(f"name {name!r}", name, INDEXED)
+
+    # -- folders ---------------------------------------------------------------------------
+    deep = nest(root / "nested", DEEP_LEVELS)
+    (deep / "bottom.txt").write_text("The bottom of a sixty-level folder tree.\n")
+    add(f"{DEEP_LEVELS} nested folders", str(deep.relative_to(root) / "bottom.txt"), INDEXED)
+    cases.append(Case("nested past PATH_MAX", too_deep(root), "File name too long"))
+    loops = root / "loops"
+    loops.mkdir()
+    (loops / "real.txt").write_text("The only real file among the links.\n")
+    os.symlink("loop_b.txt", loops / "loop_a.txt")
+    os.symlink("loop_a.txt", loops / "loop_b.txt")
+    os.symlink("self.md", loops / "self.md")
+    os.symlink("..", loops / "parent")  # a folder loop: symlinked folders are not entered
+    os.symlink("missing.txt", loops / "dangling.txt")
+    add("real file beside links", "loops/real.txt", INDEXED)
+    add("symlink loop a->b", "loops/loop_a.txt", "symbolic link that loops")
+    add("symlink loop b->a", "loops/loop_b.txt", "symbolic link that loops")
+    add("symlink to itself", "loops/self.md", "symbolic link that loops")
+    add("dangling symlink", "loops/dangling.txt", "link to a file that does not exist")
+
+    # -- permissions (root ignores them unless its DAC capabilities are dropped) ------------
+    locked = root / "locked.txt"
+    locked.write_text("Nobody may read this note about the harbor.\n")
+    locked.chmod(0)
+    add("unreadable file", "locked.txt", "permission denied", as_root=INDEXED)
+    closed = root / "closed_folder"
+    closed.mkdir()
+    (closed / "inside.txt").write_text("Behind a folder nobody may list.\n")
+    closed.chmod(0)
+    add("unreadable folder", "closed_folder", "folder could not be read: Permission denied",
+        as_root=ABSENT)  # fmt: skip
+    add("file in unreadable folder", "closed_folder/inside.txt", ABSENT, as_root=INDEXED)
+    return cases
+
+
+def reads_everything(root: Path) -> bool:
+    """True when this process reads files whatever their permissions (root, CAP_DAC_OVERRIDE)."""
+    try:
+        (root / "locked.txt").read_bytes()
+    except PermissionError:
+        return False
+    return True
+
+
+def unlock(root: Path) -> None:
+    """Give back the permissions ``build`` took away, so tmp_path can be cleaned up."""
+    for path in (root / "locked.txt", root / "closed_folder"):
+        if path.exists():
+            path.chmod(stat.S_IRWXU)
