@@ -10,12 +10,13 @@ from typing import Any
 
 import pymupdf
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from app.core.engine import Engine
 from app.ui.page_loader import merge_boxes
+from app.ui.widgets import shown_path
 from tests.helpers import long_markdown, paragraph
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
 from tests.ui_fixtures import ask, wait_ready
@@ -26,7 +27,7 @@ def drop(window: Any, paths: list[Path]) -> bool:
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
     copy = Qt.DropAction.CopyAction
-    enter = QDragEnterEvent(QPointF(300, 300), copy, mime, Qt.MouseButton.LeftButton,
+    enter = QDragEnterEvent(QPoint(300, 300), copy, mime, Qt.MouseButton.LeftButton,
                             Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(window, enter)
     if not enter.isAccepted():
@@ -208,3 +209,35 @@ def test_a_crashed_engine_process_is_restarted_and_the_app_still_answers(
     outcome = ask(qtbot, gui.window, "How much sun do tomatoes need?")
     assert outcome.error is None
     assert outcome.result.hits[0].path.endswith("garden.md")
+
+
+def test_hostile_folder_dropped_on_the_app_lists_each_failure_and_asking_goes_on(
+    make_gui: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    from tests.hostile_corpus import ABSENT, INDEXED, build
+
+    gui = make_gui()
+    w = gui.window
+    wait_ready(qtbot, gui)
+    hostile = tmp_path / "hostile"
+    cases = build(hostile, big=False)
+    privileged = os.geteuid() == 0  # the engine process runs as this user
+    expected = {c.path: c.outcome(privileged) for c in cases}
+    failing = {shown_path(p): why for p, why in expected.items() if why not in (INDEXED, ABSENT)}
+    assert any("\ufffd" in p for p in failing)  # a name that is not UTF-8, shown legibly
+    assert len(failing) >= 5
+    assert drop(w, [hostile])
+
+    def listed() -> dict[str, str]:
+        items = (w.folders.failures.item(i) for i in range(w.folders.failures.count()))
+        return {i.data(Qt.ItemDataRole.UserRole): i.text() for i in items}
+
+    outcome = ask(qtbot, w, "How much sun do tomatoes need?")  # while the drop is indexed
+    assert outcome.error is None and "Tomatoes" in outcome.answer.text
+    qtbot.waitUntil(lambda: set(failing) <= set(listed()), timeout=180_000)
+    shown = listed()
+    for path, why in failing.items():
+        assert why in shown[path], (path, shown[path])
+    assert gui.service.state.engine_ready and gui.service.host.alive
+    outcome = ask(qtbot, w, "How much sun do tomatoes need?")
+    assert outcome.error is None and outcome.result.hits[0].path.endswith("garden.md")

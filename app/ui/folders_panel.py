@@ -24,7 +24,7 @@ from app.core.scanning import is_within
 from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
 from app.ui.sources_panel import short_folder
 from app.ui.theme import colors
-from app.ui.widgets import plain_label, tooltip
+from app.ui.widgets import plain_label, shown_path, tooltip
 
 MAX_FAILURES_SHOWN = 1000
 STATUS_TEXT = {
@@ -134,8 +134,9 @@ class FoldersPanel(QWidget):
         if old.failures != snapshot.failures:  # thousands of failures: rebuild only on change
             self.failures.setUpdatesEnabled(False)
             self.failures.clear()
-            for path, reason in snapshot.failures[:MAX_FAILURES_SHOWN]:
-                entry = QListWidgetItem(f"{os.path.basename(path)}\n{reason}")
+            for raw, reason in snapshot.failures[:MAX_FAILURES_SHOWN]:
+                path = shown_path(raw)
+                entry = QListWidgetItem(f"{os.path.basename(path)}\n{shown_path(reason)}")
                 entry.setData(Qt.ItemDataRole.UserRole, path)
                 entry.setToolTip(tooltip(f"{path}\n{reason}"))
                 self.failures.addItem(entry)

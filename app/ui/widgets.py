@@ -167,3 +167,9 @@ class QuestionBox(QLineEdit):
         if question:
             self.remember(question)
             self.ask_requested.emit(question)
+
+
+def shown_path(path: str) -> str:
+    """A path as text Qt can hold: bytes that are not UTF-8 (kept by Python as lone
+    surrogates, which a QString cannot carry) become U+FFFD instead of vanishing."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
