@@ -3,8 +3,9 @@ each time a C++ function returning void is called, until Python aborts with "non
 
 Python 3.12 made None immortal (PEP 683), so the bug only shows on older interpreters. The
 check below measures the leak instead of trusting version numbers; when it is present, None
-gets a reference count no program can exhaust, which is what 3.12 does. Pinning PySide6 to a
-version without the defect (6.11.x) is the real fix; this keeps the app alive meanwhile.
+gets a reference count no program can exhaust, which is what 3.12 does. pyproject.toml excludes
+6.12.0 (it also leaks True/False, which this cannot cover); the guard stays for environments
+that bring their own PySide6, such as a distribution's packages.
 """
 
 from __future__ import annotations
