@@ -90,6 +90,7 @@ class EngineHost:
         self._pending: dict[int, tuple[threading.Event, list[Any]]] = {}
         self._pending_lock = threading.Lock()
         self._reader: threading.Thread | None = None
+        self._join_lock = threading.Lock()
 
     @property
     def alive(self) -> bool:
@@ -166,17 +167,23 @@ class EngineHost:
             return True
         with contextlib.suppress(HostError):
             self.send("stop")
-        self._proc.join(timeout)
+        self._join(timeout)
         clean = not self._proc.is_alive()
         if not clean:
             log.warning("the engine process did not stop in %.0f s; killing it", timeout)
             self._proc.kill()
-            self._proc.join(10)
+            self._join(10)
         if self._reader is not None:
             self._reader.join(5)
         self._close_pipe()
         atexit.unregister(self._close_pipe)
         return clean
+
+    def _join(self, timeout: float) -> None:
+        # One joiner at a time: a fork-server child's exit status can be read only once, and
+        # a second concurrent reader would get EOF and record exit code 255.
+        with self._join_lock:
+            self._proc.join(timeout)
 
     def _close_pipe(self) -> None:
         if self._conn is not None:
@@ -201,7 +208,7 @@ class EngineHost:
                 continue
             self._deliver(kind, payload)
         if self._proc is not None:
-            self._proc.join(5)
+            self._join(5)
         code = self._proc.exitcode if self._proc is not None else None
         self._deliver("exited", code)
 
