@@ -462,3 +462,35 @@ def test_watch_command_logs_changes_and_stops_on_sigterm(tmp_path: Path, embedde
         if proc.poll() is None:
             proc.kill()
     wait_line("Everything indexed so far is saved.")
+
+
+def test_a_folder_missing_at_start_keeps_its_passages_until_it_is_back(
+    tmp_path: Path, watch
+) -> None:
+    drive = tmp_path / "drive"
+    docs = drive / "docs"
+    write(docs / "otters.md", note(7, "Otters juggle pebbles in the river."))
+    rig = watch(docs)
+    engine = rig.watcher.engine
+    rig.watcher.stop()
+    eventually(lambda: not rig.watcher.running, "the first watcher stops")
+    drive.rename(tmp_path / "unplugged")  # the drive is unplugged while the app is closed
+
+    events: list[Progress] = []
+    statuses: list[WatchStatus] = []
+    again = Watcher(engine, on_progress=events.append, on_status=statuses.append)
+    again.start()
+    try:
+        assert again.wait_idle(60)
+        assert any(s.state == "missing" and s.folder == str(docs) for s in statuses)
+        assert rig.known() == {str(docs / "otters.md")}  # still searchable
+        assert rig.paths_with("Otters juggle pebbles") == {str(docs / "otters.md")}
+
+        (tmp_path / "unplugged").rename(drive)  # plugged in again
+        eventually(lambda: any(p.event == "planned" for p in events), "the folder is re-checked")
+        assert again.wait_idle(60)
+        assert not [p for p in events if p.event in ("indexed", "removed")]  # nothing redone
+        assert rig.known() == {str(docs / "otters.md")}
+        assert_consistent(rig.reader)
+    finally:
+        again.stop()

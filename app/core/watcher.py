@@ -326,6 +326,10 @@ class Watcher:
         folders = self.engine.manifest.folders()
         self._folders = tuple(folders)
         self._reschedule()
+        for folder in folders:  # an unplugged drive: its passages stay until it is back
+            if not os.path.isdir(folder):
+                self._status("missing", _missing(folder), folder)
+        folders = [f for f in folders if os.path.isdir(f)]
         if folders:
             self._status("syncing", f"Looking for changes in {_n(len(folders), 'folder')}...")
             self.last_sync = report = indexer.sync(folders, cancel=self._stop)
@@ -525,13 +529,12 @@ class Watcher:
             there = os.path.isdir(folder)
             if there == (folder in self._watches) or folder in self._unwatchable:
                 continue
-            if there:
-                self._schedule(folder)
-            else:
+            if not there:
                 self._unschedule(folder)
-                message = f"{folder} is missing; watching resumes when it is back."
-                self._status("missing", message, folder)
-            with self._cond:
+                self._status("missing", _missing(folder), folder)
+                continue
+            self._schedule(folder)
+            with self._cond:  # back: whatever changed meanwhile is picked up
                 self._queue.touch(folder, now - self._queue.max_wait)
 
 
@@ -561,6 +564,13 @@ def _check_all_watched(folder: str, added: int) -> None:
             f"the system's watch limit allowed {added} of {folders} "
             "folders; see fs.inotify.max_user_watches",
         )
+
+
+def _missing(folder: str) -> str:
+    return (
+        f"{folder} is missing (an unplugged drive?); its passages stay in the index and "
+        "watching resumes when it is back."
+    )
 
 
 def _n(count: int, noun: str) -> str:
