@@ -21,8 +21,9 @@ from typing import Any
 
 import pytest
 
+from app.core.change_queue import ChangeQueue
 from app.core.indexer import Progress
-from app.core.watcher import ChangeQueue, Watcher, WatchStatus
+from app.core.watcher import Watcher, WatchStatus
 from tests.helpers import paragraph
 
 REPO = Path(__file__).resolve().parents[1]

@@ -33,11 +33,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from watchdog import events as ev
 from watchdog.events import FileSystemEvent, FileSystemEventHandler, FileSystemMovedEvent
 
+from app.core.change_queue import MAX_WAIT_S, QUIET_S, Batch, ChangeQueue
 from app.core.documents import is_supported
 from app.core.indexer import Cancelled, IndexReport, Progress
 from app.core.scanning import is_within, normalize, within_any
@@ -49,8 +50,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-QUIET_S = 0.35  # no event for this long: the change is complete
-MAX_WAIT_S = 3.0  # a file that never stops changing is still indexed this often
 POLL_S = 2.0  # polling interval where native watching is refused
 RECHECK_S = 5.0  # how often watched folders are checked for disappearing and coming back
 RETRY_S = 5.0  # a change whose update failed (store unreachable, disk full) is retried after
@@ -88,68 +87,6 @@ class WatchStats:
     files_failed: int = 0
     chunks_embedded: int = 0
     batches: int = 0
-
-
-class Batch(NamedTuple):
-    """Changes ready to apply: renames in arrival order, then paths to re-check."""
-
-    moves: list[tuple[str, str]]
-    paths: list[str]
-
-
-class ChangeQueue:
-    """Changed paths coalesced per path with quiet-period debouncing; not thread-safe."""
-
-    def __init__(self, quiet: float = QUIET_S, max_wait: float = MAX_WAIT_S) -> None:
-        self.quiet = quiet
-        self.max_wait = max_wait
-        self._paths: dict[str, tuple[float, float]] = {}  # path -> (first, last) event time
-        self._moves: list[tuple[str, str]] = []
-
-    def __len__(self) -> int:
-        return len(self._paths) + len(self._moves)
-
-    def touch(self, path: str, now: float) -> None:
-        """Something happened at ``path`` (created, written, deleted)."""
-        first, _ = self._paths.get(path, (now, now))
-        self._paths[path] = (first, now)
-
-    def move(self, src: str, dest: str, now: float) -> None:
-        """``src`` was renamed to ``dest``; pending changes below ``src`` follow it."""
-        for path in [p for p in self._paths if is_within(p, src)]:
-            first, last = self._paths.pop(path)
-            target = dest + path[len(src) :]
-            other_first, other_last = self._paths.get(target, (first, last))
-            self._paths[target] = (min(first, other_first), max(last, other_last))
-        self._moves.append((src, dest))
-
-    def next_due(self) -> float | None:
-        """When ``take`` will next return something (None: nothing pending)."""
-        if self._moves:
-            return float("-inf")
-        return min((self._due(t) for t in self._paths.values()), default=None)
-
-    def take(self, now: float) -> Batch:
-        """All renames, and the paths that have been quiet long enough (covered ones dropped)."""
-        ready = {p for p, t in self._paths.items() if self._due(t) <= now}
-        for path in ready:
-            del self._paths[path]
-        batch = Batch(self._moves, sorted(p for p in ready if not _has_ancestor_in(p, ready)))
-        self._moves = []
-        return batch
-
-    def _due(self, times: tuple[float, float]) -> float:
-        first, last = times
-        return min(last + self.quiet, first + self.max_wait)
-
-
-def _has_ancestor_in(path: str, paths: set[str]) -> bool:
-    parent = os.path.dirname(path)
-    while parent and parent != path:
-        if parent in paths:
-            return True
-        path, parent = parent, os.path.dirname(parent)
-    return False
 
 
 def top_folders(folders: list[str]) -> list[str]:
