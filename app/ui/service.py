@@ -157,11 +157,11 @@ class Service(QObject, IndexingMixin):
                 self._update(message=message)
                 self.error_occurred.emit(ErrorReport(message))
                 return
-            if message:
-                self.error_occurred.emit(ErrorReport(message))
             self._ready.set()
             self._update(engine_ready=True, writable=writable, message=message,
                          paused=self.state.paused and writable)
+            if message:  # after the state, so the window shows both together
+                self.error_occurred.emit(ErrorReport(message))
             if self.state.paused:
                 self._to_writer("pause", refusal="")
             self.refresh_snapshot()
