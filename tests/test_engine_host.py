@@ -105,6 +105,12 @@ def test_second_host_is_read_only_but_searches(
     assert "Indexing is off" in second_inbox.wait("error")
     assert second.call("search", "what does the starter eat", 1).hits[0].path.endswith("a.md")
 
+    (docs / "b.md").write_text("The lighthouse lamp is trimmed at dusk by the keeper.\n")
+    first_inbox.wait("progress", lambda p: p.event == "indexed" and p.path.endswith("b.md"))
+    # dense search alone: the reader must see vectors the writer added after it opened
+    found = second.call("search", "who looks after the lighthouse light", 1, "dense")
+    assert found.hits and found.hits[0].path.endswith("b.md")
+
 
 def test_a_killed_child_is_reported_and_calls_fail_cleanly(
     tmp_path: Path, models_dir: Path, embedder: Any, hosts: list[EngineHost]

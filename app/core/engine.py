@@ -79,6 +79,14 @@ class Engine:
                 )
             return self._store
 
+    def refresh_store(self) -> None:
+        """Reopen the vector store on next use: an embedded Chroma client keeps the vector
+        index it loaded, so it misses vectors another process (a running watcher) added since."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
     def indexer(self, progress: ProgressFn | None = None) -> Indexer:
         if self._indexer is None:
             s = self.settings

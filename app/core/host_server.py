@@ -69,6 +69,7 @@ class HostServer:
         self._send_lock = threading.Lock()
         self._local = threading.local()
         self._readers: list[Manifest] = []
+        self._seen = -1  # the manifest's data_version when the vector store was opened
         self.ops = ThreadPoolExecutor(1, thread_name_prefix="host-ops")
         self.calls = ThreadPoolExecutor(1, thread_name_prefix="host-calls")
 
@@ -155,15 +156,26 @@ class HostServer:
     def warm(self) -> None:
         """Load the embedding model and open the vector store before the first question."""
         assert self.engine is not None
+        self._seen = self._data_version()
         self.engine.embedder()
         self.engine.store()
 
-    def search(self, question: str, k: int) -> Any:
+    def search(self, question: str, k: int, mode: str = "hybrid") -> Any:
         from app.core.retrieval import Retriever
 
         engine = self.engine
         assert engine is not None
-        return Retriever(self._reader(), engine.embedder, engine.store).search(question, k)
+        if not self.writable:  # another process writes: see the vectors it added since
+            version = self._data_version()
+            if version != self._seen:
+                engine.refresh_store()
+                self._seen = version
+        reader = self._reader()
+        return Retriever(reader, engine.embedder, engine.store).search(question, k, mode)
+
+    def _data_version(self) -> int:
+        """Changes whenever another connection commits to the manifest (SQLite's counter)."""
+        return int(self._reader().conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _reader(self) -> Manifest:
         manifest = getattr(self._local, "manifest", None)
