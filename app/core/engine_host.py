@@ -12,10 +12,11 @@ hold the child's GIL instead. Searching runs in the child too, because a long-li
 client in another process never sees vectors added after it loaded its index.
 
 Messages from the child reach ``on_message(kind, payload)`` on a reader thread of the parent:
-``opened`` (writable, message), ``model`` (error or ""), ``progress`` (indexer Progress),
-``status`` (WatchStatus, following, polling folders), ``dropped`` (DropDone), ``error``
-(message), ``exited`` (exit code). Children come from a fork server that has already imported
-the engine, sentence-transformers and Chroma, so starting one takes well under a second.
+``opened`` (ok, writable, message), ``progress`` (indexer Progress), ``status``
+(WatchStatus, following, polling folders), ``dropped`` (DropDone), ``error`` (message),
+``exited`` (exit code). Calls: ``warm`` (load the model), ``search`` (question, k[, mode]).
+Children come from a fork server that has already imported the engine, sentence-transformers
+and Chroma, so starting one takes well under a second.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ class EngineHost:
                 if cancel is not None and cancel.is_set():
                     raise HostError("Cancelled.")
                 if waited >= timeout:
-                    raise HostError(f"The search took longer than {timeout:.0f} s.")
+                    raise HostError(f"The index did not answer within {timeout:.0f} s.")
                 if not self.alive:
                     raise HostError("The indexing process has stopped.")
         except (OSError, ValueError) as exc:
