@@ -177,14 +177,17 @@ def cmd_folders(args: argparse.Namespace, engine: Engine) -> int:
             raise HandledError(str(exc)) from None
         print(f"Watching {folder}; run `footnotes watch` (or the app) to index it.")
         return 0
-    from app.core.scanning import normalize
+    from app.core.scanning import no_longer_watched, normalize
 
     folder = normalize(args.path)
+    engine.acquire_writer("footnotes folders remove")
     if not engine.manifest.remove_folder(folder):
         raise HandledError(f"{args.path} is not a watched folder")
-    engine.acquire_writer("footnotes folders remove")
-    removed = engine.indexer().remove([folder])
-    print(f"Stopped watching {folder}; removed {removed} files from the index.")
+    known = engine.manifest.files_under(folder)
+    doomed = no_longer_watched(folder, engine.manifest.folders(), known)
+    removed = engine.indexer().remove(doomed) if doomed else 0
+    kept = " (a watched folder around it keeps them)" if not doomed and known else ""
+    print(f"Stopped watching {folder}; removed {removed} files from the index{kept}.")
     return 0
 
 

@@ -136,3 +136,38 @@ def test_core_never_imports_qt() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_folders_remove_respects_nested_watched_folders(
+    tmp_path: Path, cli_data_dir: Path, capsys, monkeypatch
+) -> None:
+    from app.cli import main
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    outer = tmp_path / "outer"
+    inner = outer / "inner"
+    inner.mkdir(parents=True)
+    (outer / "top.md").write_text("The quarry pond freezes first in December.\n")
+    (inner / "deep.md").write_text("The apiary hives are wrapped in straw for winter.\n")
+    d = ["--data-dir", str(cli_data_dir)]
+    for folder in (outer, inner):
+        assert main([*d, "folders", "add", str(folder)]) == 0
+    assert main([*d, "index", str(outer), "--json"]) == 0
+    capsys.readouterr()
+
+    def known() -> set[str]:
+        from app.core.manifest import Manifest
+
+        m = Manifest(cli_data_dir / "manifest.sqlite3", readonly=True)
+        try:
+            return {os.path.basename(p) for p in m.files_under()}
+        finally:
+            m.close()
+
+    assert main([*d, "folders", "remove", str(inner)]) == 0  # outer still holds it
+    assert "removed 0 files" in capsys.readouterr().out
+    assert known() == {"top.md", "deep.md"}
+    assert main([*d, "folders", "add", str(inner)]) == 0
+    assert main([*d, "folders", "remove", str(outer)]) == 0  # inner is still watched
+    assert "removed 1 files" in capsys.readouterr().out
+    assert known() == {"deep.md"}

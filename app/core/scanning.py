@@ -63,6 +63,17 @@ def within_any(path: str, folders: Iterable[str]) -> bool:
     return any(is_within(path, f) for f in folders)
 
 
+def no_longer_watched(folder: str, watched: list[str], known: Iterable[str]) -> list[str]:
+    """What leaves the index when ``folder`` is no longer watched: nothing if a watched folder
+    holds it; else its ``known`` files outside the watched folders nested in it (or, with none
+    nested, the folder itself)."""
+    if within_any(folder, watched):
+        return []
+    if any(is_within(f, folder) for f in watched):
+        return [p for p in known if not within_any(p, watched)]
+    return [folder]
+
+
 def _stat_or_zero(path: str) -> tuple[int, int]:
     try:
         st = os.lstat(path)

@@ -41,7 +41,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler, FileSystemM
 from app.core.change_queue import MAX_WAIT_S, QUIET_S, Batch, ChangeQueue
 from app.core.documents import is_supported
 from app.core.indexer import Cancelled, IndexReport, Progress
-from app.core.scanning import is_within, normalize, within_any
+from app.core.scanning import is_within, no_longer_watched, normalize
 
 if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch
@@ -381,14 +381,10 @@ class Watcher:
         self.engine.manifest.remove_folder(folder)
         self._folders = tuple(f for f in self._folders if f != folder)
         self._reschedule()
-        if within_any(folder, self._folders):
-            return  # still covered by a watched folder around it
-        if any(is_within(f, folder) for f in self._folders):
-            known = self.engine.manifest.files_under(folder)
-            doomed = [p for p in known if not within_any(p, self._folders)]
-        else:
-            doomed = [folder]
-        self.stats.files_removed += indexer.remove(doomed)
+        known = self.engine.manifest.files_under(folder)
+        doomed = no_longer_watched(folder, list(self._folders), known)
+        if doomed:
+            self.stats.files_removed += indexer.remove(doomed)
 
     # -- observers ---------------------------------------------------------------------------
     def _observer(self, kind: str) -> BaseObserver:

@@ -22,7 +22,7 @@ from app.ui.payloads import PassageText
 from app.ui.pdf_view import PdfView
 from app.ui.sources_panel import short_folder
 from app.ui.theme import colors
-from app.ui.widgets import plain_label
+from app.ui.widgets import plain_label, shown_path
 
 if TYPE_CHECKING:
     from app.core.types import Hit
@@ -91,8 +91,8 @@ class PassageView(QWidget):
         """Show source ``n``: request its text around the passage, and its page if paged."""
         self.n, self.hit, self._strong = n, hit, []
         page = f"  ·  page {hit.page}" if hit.page else ""
-        self.title.setText(f"[{n}]  {os.path.basename(hit.path)}{page}")
-        self.where.setText(short_folder(os.path.dirname(hit.path)))
+        self.title.setText(f"[{n}]  {os.path.basename(shown_path(hit.path))}{page}")
+        self.where.setText(short_folder(os.path.dirname(shown_path(hit.path))))
         for b in (self.open_button, self.reveal_button):
             b.setEnabled(True)
         self.warning.hide()

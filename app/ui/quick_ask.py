@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from app.ui.answer_view import AnswerView
 from app.ui.ask_session import AskOutcome, AskSession
 from app.ui.theme import app_icon
-from app.ui.widgets import Banner, QuestionBox, plain_label, tooltip
+from app.ui.widgets import Banner, QuestionBox, plain_label, shown_path, tooltip
 
 if TYPE_CHECKING:
     from app.ui.service import Service
@@ -104,9 +104,9 @@ class QuickAskWindow(QWidget):
             self.banner.show_verdict(s.supported, s.reason, s.score)
         for i, hit in enumerate(sorted(result.hits, key=lambda h: h.rank)[:TOP_SOURCES]):
             page = f"  ·  p. {hit.page}" if hit.page else ""
-            item = QListWidgetItem(f"[{i + 1}]  {os.path.basename(hit.path)}{page}")
+            item = QListWidgetItem(f"[{i + 1}]  {os.path.basename(shown_path(hit.path))}{page}")
             item.setData(Qt.ItemDataRole.UserRole, i + 1)
-            item.setToolTip(tooltip(hit.path))
+            item.setToolTip(tooltip(shown_path(hit.path)))
             self.sources.addItem(item)
         self.open_button.setEnabled(bool(result.hits))
         self.status.setText("Answering…")

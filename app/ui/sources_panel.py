@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.theme import colors
-from app.ui.widgets import tooltip
+from app.ui.widgets import shown_path, tooltip
 
 if TYPE_CHECKING:
     from app.core.types import Hit
@@ -51,11 +51,11 @@ class SourceRow:
 
     @property
     def name(self) -> str:
-        return os.path.basename(self.hit.path)
+        return os.path.basename(shown_path(self.hit.path))
 
     @property
     def folder(self) -> str:
-        return short_folder(os.path.dirname(self.hit.path))
+        return short_folder(os.path.dirname(shown_path(self.hit.path)))
 
     def mark(self) -> tuple[str, str]:
         """(text, colour name) of the support mark."""
@@ -95,7 +95,7 @@ class SourcesModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return f"[{row.n}] {row.name}"
         if role == Qt.ItemDataRole.ToolTipRole:
-            where = row.hit.path + (f"\npage {row.hit.page}" if row.hit.page else "")
+            where = shown_path(row.hit.path) + (f"\npage {row.hit.page}" if row.hit.page else "")
             if row.hit.heading:
                 where += f"\nsection: {row.hit.heading}"
             return tooltip(where)
