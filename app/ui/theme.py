@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import site
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,7 +11,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"  # a clone, a PyInstaller build
+ICON_SIZES = (16, 24, 32, 48, 64, 128, 256)
+
+
+def installed_share() -> list[Path]:
+    """Where a pip install put the data files of pyproject.toml (``<prefix>/share``)."""
+    return [Path(sys.prefix) / "share", Path(site.getuserbase()) / "share"]
 THEMES = ("system", "light", "dark")
 
 
@@ -157,9 +165,10 @@ def apply_theme(app: QApplication, name: str = "system") -> Colors:
 
 def style_sheet(c: Colors) -> str:
     """resources/style.qss with ``@name`` replaced by the theme's colours."""
-    path = RESOURCES / "style.qss"
+    places = [RESOURCES, *(share / "footnotes" for share in installed_share())]
+    path = next((p / "style.qss" for p in places if (p / "style.qss").is_file()), None)
     try:
-        qss = path.read_text(encoding="utf-8")
+        qss = path.read_text(encoding="utf-8") if path is not None else ""
     except OSError:
         return ""
     names = sorted(c.__dataclass_fields__, key=len, reverse=True)
@@ -174,10 +183,12 @@ def app_icon() -> QIcon:
     """The Footnotes icon from resources/icons (PNG renders of footnotes.svg)."""
     icon = QIcon()
     folder = RESOURCES / "icons"
-    for size in (16, 24, 32, 48, 64, 128, 256):
-        png = folder / f"footnotes-{size}.png"
-        if png.exists():
-            icon.addFile(str(png))
+    for size in ICON_SIZES:
+        hicolor = f"icons/hicolor/{size}x{size}/apps/footnotes.png"
+        for png in (folder / f"footnotes-{size}.png", *(s / hicolor for s in installed_share())):
+            if png.is_file():
+                icon.addFile(str(png))
+                break
     if icon.isNull() and (folder / "footnotes.svg").exists():
         icon.addFile(str(folder / "footnotes.svg"))
     return icon
