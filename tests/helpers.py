@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 WORDS = (
     "river stone lantern copper orchard meadow harbor signal violet thunder glacier ember "
@@ -83,3 +86,21 @@ def make_corpus(root: Path) -> Path:
     (root / "node_modules" / "readme.md").write_text("ignored dependency docs")
     (root / "photo.jpg").write_bytes(b"\xff\xd8\xff" + bytes(100))
     return root
+
+
+def eventually(
+    check: Callable[[], Any], what: str, timeout: float = 20.0, every: float = 0.05
+) -> Any:
+    """Poll ``check`` until it returns something truthy; fail after ``timeout`` seconds.
+
+    A wait for something that must happen (a watcher event, a worker reaching a point), with a
+    generous limit so a slow machine is not mistaken for a bug; never a speed check.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not reached within {timeout:g} s: {what}")
+        time.sleep(every)

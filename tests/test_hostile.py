@@ -19,7 +19,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from app.core.config import Settings
 from app.core.documents import load_document
 from app.core.indexer import Progress
 from tests import hostile_corpus as hc
-from tests.helpers import long_markdown, make_pdf
+from tests.helpers import eventually, long_markdown, make_pdf
 
 REPO = Path(__file__).resolve().parents[1]
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, PR_CAPBSET_DROP = 1, 2, 24
@@ -178,13 +177,13 @@ def kill_parser(*, once_sending: int = 0) -> None:
     that many bytes (read from /proc/PID/syscall): it is then surely inside that file.
     """
     pid = parser_pid()
-    deadline = time.monotonic() + 120
-    while once_sending:
+
+    def sending() -> bool:
         fields = Path(f"/proc/{pid}/syscall").read_text().split()
-        if fields[0] == WRITE_SYSCALL[platform.machine()] and int(fields[3], 16) >= once_sending:
-            break
-        assert time.monotonic() < deadline, "the parser never began sending the passages"
-        time.sleep(0.01)
+        return fields[0] == WRITE_SYSCALL[platform.machine()] and int(fields[3], 16) >= once_sending
+
+    if once_sending:
+        eventually(sending, "the parser begins sending the passages", timeout=120, every=0.01)
     os.kill(pid, signal.SIGKILL)
 
 
@@ -245,16 +244,12 @@ def test_undecodable_names_are_found_again_not_re_indexed(tmp_path: Path, make_e
         second = hc.fs_path(folder, b"\xff\xfe note.md")
         with open(os.fsencode(second), "wb") as fh:
             fh.write(b"Copper kettles hum on the stove in winter.\n")
-        deadline = time.monotonic() + 30
-        while outcome(engine, second) != hc.INDEXED and time.monotonic() < deadline:
-            time.sleep(0.05)
+        eventually(lambda: outcome(engine, second) == hc.INDEXED, "the new file is indexed", 30)
         assert watcher.wait_idle(60)
         assert outcome(engine, second) == hc.INDEXED
         renamed = hc.fs_path(folder, b"moved \xe9.md")
         os.rename(os.fsencode(second), os.fsencode(renamed))
-        deadline = time.monotonic() + 30
-        while outcome(engine, renamed) != hc.INDEXED and time.monotonic() < deadline:
-            time.sleep(0.05)
+        eventually(lambda: outcome(engine, renamed) == hc.INDEXED, "the rename is seen", 30)
         assert watcher.wait_idle(60)
     finally:
         watcher.stop()

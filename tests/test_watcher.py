@@ -24,22 +24,10 @@ import pytest
 from app.core.change_queue import ChangeQueue
 from app.core.indexer import Progress
 from app.core.watcher import Watcher, WatchStatus
-from tests.helpers import paragraph
+from tests.helpers import eventually, paragraph
 
 REPO = Path(__file__).resolve().parents[1]
 DEADLINE_S = 20.0
-
-
-def eventually(check: Callable[[], Any], what: str, timeout: float = DEADLINE_S) -> Any:
-    """Poll ``check`` until it returns something truthy; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not reached within {timeout:g} s: {what}")
-        time.sleep(0.05)
 
 
 def write(path: Path, text: str) -> Path:
