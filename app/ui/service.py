@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from app.core.config import DataDir, Settings
+from app.core.host_server import BACKGROUND_NICE
 from app.ui.indexing import IndexingMixin
 from app.ui.page_loader import PageLoader
 from app.ui.payloads import (
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from app.core.types import Hit
 
 log = logging.getLogger(__name__)
-BACKGROUND_NICE = 10
 STOP_WAIT_S = 600.0  # a batch being embedded on a slow machine is allowed to finish
 MAX_RESTARTS = 3  # an engine process that died is started again this often
 
@@ -380,9 +380,9 @@ class Service(QObject, IndexingMixin):
 def background_priority() -> None:
     """Run this thread, and the threads and processes it starts, at a lower CPU priority.
 
-    Linux keeps a nice value per thread and new threads and processes inherit it, so the
-    watcher, the embedding model's thread pool and the parser process all yield the CPU to
-    the GUI thread: typing stays fluid while two cores are busy indexing.
+    Linux keeps a nice value per thread and new threads inherit it, so page rendering and
+    answer rendering yield the CPU to the GUI thread. The engine process lowers its own
+    priority the same way (``host_server.BACKGROUND_NICE``).
     """
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError):
