@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from _common import peak_rss_mb, print_table, read_jsonl, require_data
 
-from app.core.embedding import Embedder, load_embedder
+from app.core.index.embedding import Embedder, load_embedder
 
 WORDS_PER_CHUNK = 100
 

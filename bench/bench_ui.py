@@ -153,9 +153,20 @@ def start_fake_ollama() -> tuple[subprocess.Popen[bytes], str]:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.fake_ollama", "--port", str(port), "--reply", LONG_ANSWER,
-         "--token-delay", "0.004"],
-        cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "tests.fake_ollama",
+            "--port",
+            str(port),
+            "--reply",
+            LONG_ANSWER,
+            "--token-delay",
+            "0.004",
+        ],
+        cwd=REPO_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(100):

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from _common import print_table, require_data
 
-from app.core.embedding import load_embedder
 from app.core.engine import Engine
-from app.core.indexer import Progress
-from app.core.watcher import QUIET_S, Watcher, WatchStatus
+from app.core.index.embedding import load_embedder
+from app.core.index.indexer import Progress
+from app.core.watch.watcher import QUIET_S, Watcher, WatchStatus
 
 DEADLINE_S = 30.0
 WORDS = ["amber", "basalt", "cirrus", "dynamo", "fennel", "gossamer", "halcyon", "jasper"]

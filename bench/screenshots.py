@@ -127,9 +127,13 @@ def echo_server() -> Any:
             parts = []
             for n, text in enumerate(found[:2], start=1):
                 flat = " ".join(text.split())
-                clean = [x for x in re.split(r"(?<=[.!?])\s+", flat)
-                         if 8 <= len(x.split()) <= 45 and x[-1] in ".!?"
-                         and not re.search(r"\d[.,]\d|\$", x)]
+                clean = [
+                    x
+                    for x in re.split(r"(?<=[.!?])\s+", flat)
+                    if 8 <= len(x.split()) <= 45
+                    and x[-1] in ".!?"
+                    and not re.search(r"\d[.,]\d|\$", x)
+                ]
                 sentence = clean[0] if clean else " ".join(flat.split()[:14])
                 parts.append(f"{sentence.rstrip('.!?')} [{n}].")
             parts.append("The company also opened its first store on the Moon in 1998 [1].")

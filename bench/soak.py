@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 from _common import peak_rss_mb
 
-from app.core.embedding import load_embedder
 from app.core.engine import Engine
-from app.core.indexer import Embedder, Progress
-from app.core.manifest import Manifest
-from app.core.watcher import QUIET_S, Watcher, WatchStatus
+from app.core.index.embedding import load_embedder
+from app.core.index.indexer import Embedder, Progress
+from app.core.index.manifest import Manifest
+from app.core.watch.watcher import QUIET_S, Watcher, WatchStatus
 
 _ADJ = (
     "amber brisk calm dusty eager faint gentle hollow icy jagged keen lucid mellow narrow odd "

@@ -10,10 +10,10 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import json  # noqa: E402
-from pathlib import Path  # noqa: E402
+import json
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(scope="session")
@@ -25,7 +25,7 @@ def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def embedder(models_dir: Path):
     """The shipped embedding model (int8 ONNX export), loaded once per test session."""
-    from app.core.embedding import load_embedder
+    from app.core.index.embedding import load_embedder
 
     return load_embedder(models_dir=models_dir)
 

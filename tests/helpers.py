@@ -8,11 +8,44 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-WORDS = (
-    "river stone lantern copper orchard meadow harbor signal violet thunder glacier ember "
-    "compass falcon marble saffron timber velvet quartz canyon harvest beacon willow tundra "
-    "mosaic nectar prairie summit cobalt juniper pebble lagoon ridge tapestry fjord cedar"
-).split()
+WORDS = [
+    "river",
+    "stone",
+    "lantern",
+    "copper",
+    "orchard",
+    "meadow",
+    "harbor",
+    "signal",
+    "violet",
+    "thunder",
+    "glacier",
+    "ember",
+    "compass",
+    "falcon",
+    "marble",
+    "saffron",
+    "timber",
+    "velvet",
+    "quartz",
+    "canyon",
+    "harvest",
+    "beacon",
+    "willow",
+    "tundra",
+    "mosaic",
+    "nectar",
+    "prairie",
+    "summit",
+    "cobalt",
+    "juniper",
+    "pebble",
+    "lagoon",
+    "ridge",
+    "tapestry",
+    "fjord",
+    "cedar",
+]
 
 
 def paragraph(rng: random.Random, words: int = 60) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from app.core.engine import Engine
-from app.core.store import StoreError, VectorStore, data_dir_namespace
+from app.core.index.store import StoreError, VectorStore, data_dir_namespace
 from tests.helpers import long_markdown, make_corpus
 
 REPO = Path(__file__).resolve().parents[1]
@@ -188,7 +188,7 @@ def test_wrong_addresses_get_one_clear_line(tmp_path):
         silent.bind(("127.0.0.1", 0))
         silent.listen()
         url = f"http://127.0.0.1:{silent.getsockname()[1]}"
-        from app.core.store import check_server
+        from app.core.index.store import check_server
 
         with pytest.raises(StoreError, match=r"no answer within 0.5 s"):
             check_server(url, timeout=0.5)
@@ -198,7 +198,7 @@ def test_wrong_addresses_get_one_clear_line(tmp_path):
 
 
 def test_cli_survives_a_server_restart_and_loses_nothing(cli_data_dir, tmp_path_factory, tmp_path):
-    from app.core.embedding import load_embedder
+    from app.core.index.embedding import load_embedder
 
     torch = load_embedder(backend="torch", models_dir=tmp_path / "models")  # what the CLI uses
     srv = ChromaServer(tmp_path_factory.mktemp("restarted"))

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chunking import MAX_CHARS, MAX_WORDS, chunk_document, chunk_text, text_hash
+from app.core.ingest.chunking import MAX_CHARS, MAX_WORDS, chunk_document, chunk_text
+from app.core.text import text_hash
 from app.core.types import Chunk, Document, Page
 
 SYLLABLES = "ka lo mi ren tu sa vor e an dil po qua zen ti mar os le un ber ix".split()  # noqa: SIM905
@@ -288,7 +289,7 @@ def test_chunks_are_the_same_in_another_process() -> None:
     code = (
         "import random, sys; sys.path.insert(0, '.');"
         "from tests.test_chunking import prose;"
-        "from app.core.chunking import chunk_text;"
+        "from app.core.ingest.chunking import chunk_text;"
         "text = '\\n\\n'.join(prose(random.Random(5)));"
         "print([c.text_hash for c in chunk_text(text, path='p', page=None)])"
     )

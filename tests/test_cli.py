@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.documents import load_document
+from app.core.ingest.loaders import load_document
 from tests.helpers import make_corpus
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,8 +41,16 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]
 def test_index_json_has_the_contracted_keys(indexed) -> None:
     _, corpus, report = indexed
     for key in (
-        "files_seen", "files_indexed", "files_unchanged", "files_removed", "files_failed",
-        "chunks_total", "chunks_embedded", "chunks_reused", "seconds", "failures",
+        "files_seen",
+        "files_indexed",
+        "files_unchanged",
+        "files_removed",
+        "files_failed",
+        "chunks_total",
+        "chunks_embedded",
+        "chunks_reused",
+        "seconds",
+        "failures",
     ):
         assert key in report
     assert report["files_indexed"] == 5 and report["files_failed"] == 1
@@ -69,8 +77,10 @@ def test_search_batch_prints_one_line_per_query(indexed, tmp_path: Path) -> None
     data, _, _ = indexed
     queries = tmp_path / "q.jsonl"
     queries.write_text(
-        json.dumps({"_id": "a", "text": "tomatoes direct sun"}) + "\n"
-        + json.dumps({"_id": "b", "text": "compost nitrogen carbon"}) + "\n"
+        json.dumps({"_id": "a", "text": "tomatoes direct sun"})
+        + "\n"
+        + json.dumps({"_id": "b", "text": "compost nitrogen carbon"})
+        + "\n"
     )
     lines = run("--data-dir", str(data), "search", "--batch", str(queries), "-k", "2").stdout
     objs = [json.loads(line) for line in lines.splitlines()]
@@ -79,7 +89,7 @@ def test_search_batch_prints_one_line_per_query(indexed, tmp_path: Path) -> None
 
 
 def test_status_lists_failures_and_agrees_with_index(indexed) -> None:
-    data, corpus, report = indexed
+    data, _corpus, report = indexed
     status = json.loads(run("--data-dir", str(data), "status", "--json").stdout)
     assert status["files_indexed"] == report["files_indexed"]
     assert status["chunks"] == report["chunks_total"]
@@ -106,7 +116,9 @@ def test_data_dir_from_environment(indexed) -> None:
 def test_usage_errors_exit_2_and_handled_errors_exit_1(tmp_path: Path) -> None:
     assert run("search", check=False).returncode == 2
     assert run("frobnicate", check=False).returncode == 2
-    proc = run("--data-dir", str(tmp_path / "d"), "folders", "add", str(tmp_path / "nope"), check=False)
+    proc = run(
+        "--data-dir", str(tmp_path / "d"), "folders", "add", str(tmp_path / "nope"), check=False
+    )
     assert proc.returncode == 1
     assert "not a folder" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
@@ -119,7 +131,10 @@ def test_folders_add_list_remove(tmp_path: Path) -> None:
     listed = json.loads(run("--data-dir", str(data), "folders", "list", "--json").stdout)
     assert listed["folders"] == [str(folder.resolve())]
     run("--data-dir", str(data), "folders", "remove", str(folder))
-    assert json.loads(run("--data-dir", str(data), "folders", "list", "--json").stdout)["folders"] == []
+    assert (
+        json.loads(run("--data-dir", str(data), "folders", "list", "--json").stdout)["folders"]
+        == []
+    )
 
 
 def test_version() -> None:
@@ -156,7 +171,7 @@ def test_folders_remove_respects_nested_watched_folders(
     capsys.readouterr()
 
     def known() -> set[str]:
-        from app.core.manifest import Manifest
+        from app.core.index.manifest import Manifest
 
         m = Manifest(cli_data_dir / "manifest.sqlite3", readonly=True)
         try:

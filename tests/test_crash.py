@@ -2,7 +2,7 @@
 
 Each kill is real: a separate process runs ``footnotes index`` (``app.cli.main``) and dies by
 SIGKILL right after its N-th index write, or a few milliseconds later so the kill lands inside
-a write (the test hook ``$FOOTNOTES_TEST_KILL_AFTER``, see ``app.core.indexer.CrashPoints``).
+a write (the test hook ``$FOOTNOTES_TEST_KILL_AFTER``, see ``app.core.index.indexer.CrashPoints``).
 Importing torch, sentence-transformers and Chroma takes most of a process start, so a small
 fork server pays it once and forks one fresh indexing process per run (nothing app-related is
 imported before the fork). The restart and the checks run in this process on a new connection.
@@ -66,7 +66,7 @@ def _child(job: dict[str, Any]) -> None:
         os.dup2(fd, 2)
         os.environ.update(job["env"])
         from app.cli import main
-        from app.core import indexer
+        from app.core.index import indexer
 
         code = main(job["argv"])
         if job.get("steps"):
@@ -90,10 +90,13 @@ class Forks:
         env.pop("FOOTNOTES_TEST_KILL_AFTER", None)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from tests.test_crash import serve_forks; serve_forks()"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=REPO,
         )
         self.ready = False  # it imports while the test prepares its folders
-
 
     def _read(self) -> str:
         assert self.proc.stdout is not None

@@ -11,7 +11,7 @@ import docx
 import pymupdf
 import pytest
 
-from app.core.documents import (
+from app.core.ingest.loaders import (
     SUPPORTED_SUFFIXES,
     DocumentError,
     LoadError,

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core import embedding
-from app.core.embedding import EmbeddingError, int8_export_dir, load_embedder, text_hash
+from app.core.index import embedding
+from app.core.index.embedding import EmbeddingError, int8_export_dir, load_embedder
+from app.core.text import text_hash
 
 REPO = Path(__file__).resolve().parents[1]
 TEXTS = [
@@ -38,7 +39,7 @@ FIRST_USE = textwrap.dedent(
     import json, sys
     from pathlib import Path
     import numpy as np
-    from app.core import embedding
+    from app.core.index import embedding
     emb = embedding.load_embedder(backend="onnx-int8", models_dir=Path(sys.argv[1]))
     np.save(sys.argv[2], emb.encode(json.loads(sys.argv[3])))
     print(json.dumps({"model_id": emb.model_id, "exported": emb.exported,
@@ -85,7 +86,7 @@ def first_use(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def test_import_does_not_load_torch() -> None:
-    code = "import sys, app.core.embedding; print('torch' in sys.modules)"
+    code = "import sys, app.core.index.embedding; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.core.config import Settings
-from app.core.engine_host import EngineHost, HostError
+from app.core.host.client import EngineHost, HostError
 
 
 class Inbox:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core import evaluation as ev
-from app.core.support import SupportModel
+from app.core.search.support import SupportModel
+from app.evaluation import runners as ev
 from tests.helpers import make_pdf
 
 TOPICS = {
@@ -216,7 +216,7 @@ def test_support_runner_and_refit_on_a_tiny_set(tmp_path: Path, make_engine) -> 
 
 
 def test_eval_command_prints_shipped_figures_as_json(tmp_path: Path, make_engine, capsys) -> None:
-    from app.commands_eval import run_eval
+    from app.cli.eval import run as run_eval
 
     data = tmp_path / "shared"
     tiny_squad(data)

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from app.core.config import Settings
-from app.core.documents import load_document
-from app.core.indexer import Progress
+from app.core.index.indexer import Progress
+from app.core.ingest.loaders import load_document
 from tests import hostile_corpus as hc
 from tests.helpers import eventually, long_markdown, make_pdf
 
@@ -226,7 +226,7 @@ def test_a_parser_crash_costs_one_file_which_is_not_retried_until_it_changes(
 
 
 def test_undecodable_names_are_found_again_not_re_indexed(tmp_path: Path, make_engine) -> None:
-    from app.core.watcher import Watcher
+    from app.core.watch.watcher import Watcher
 
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -451,7 +451,7 @@ def test_cli_index_of_the_hostile_folder(hostile, cli_data_dir: Path) -> None:
 
 def test_json_output_carries_undecodable_names(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--json`` output for a non-UTF-8 path is valid UTF-8 whose string decodes back to it."""
-    from app.cli import print_json
+    from app.cli.common import print_json
 
     path = os.fsdecode(b"/docs/broken \xe9.pdf")
     raw = io.BytesIO()

@@ -6,8 +6,8 @@ import os
 import shutil
 from pathlib import Path
 
-from app.core.documents import load_document
-from app.core.indexer import Progress
+from app.core.index.indexer import Progress
+from app.core.ingest.loaders import load_document
 from tests.helpers import long_markdown, make_corpus, make_pdf
 
 
@@ -106,11 +106,14 @@ def test_deleted_files_leave_nothing_behind(tmp_path: Path, make_engine) -> None
     assert report.files_removed == 1
     assert engine.store().count() < before
     assert all(not p.endswith("long.md") for p in engine.manifest.files_under())
-    assert engine.manifest.conn.execute(
-        "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'heron OR glacier'"
-    ).fetchone()[0] == engine.manifest.conn.execute(
-        "SELECT COUNT(*) FROM chunks WHERE text LIKE '%glacier%' OR text LIKE '%heron%'"
-    ).fetchone()[0]
+    assert (
+        engine.manifest.conn.execute(
+            "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'heron OR glacier'"
+        ).fetchone()[0]
+        == engine.manifest.conn.execute(
+            "SELECT COUNT(*) FROM chunks WHERE text LIKE '%glacier%' OR text LIKE '%heron%'"
+        ).fetchone()[0]
+    )
     assert_consistent(engine)
 
     shutil.rmtree(corpus)
@@ -171,6 +174,7 @@ def test_index_single_file_and_markdown_headings(tmp_path: Path, make_engine) ->
     assert report.files_seen == 1 and report.files_indexed == 1
     headings = {r.heading for r in engine.manifest.chunks_of(str(note))}
     assert any(h and "Field notes > Section" in h for h in headings)
+
 
 def test_rename_between_scan_and_read_is_not_a_lasting_failure(make_engine, tmp_path: Path):
     """Found by bench/soak.py: the failed row was carried to the new name and never retried."""

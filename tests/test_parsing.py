@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.parsing import ParseLimits, ParserPool
+from app.core.ingest.parsing import ParseLimits, ParserPool
 
 
 def write_notes(folder: Path, n: int) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from app.core.ollama_client import (
+from app.core.answer.ollama_client import (
     AnswerError,
     is_local_host,
     plain_http_warning,

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from app.core.engine import Engine
-from app.core.store import StoreError
+from app.core.index.store import StoreError
 from tests.helpers import long_markdown
 
 REPO = Path(__file__).resolve().parents[1]
@@ -129,7 +129,7 @@ def namespace(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 @pytest.fixture(scope="module")
 def torch_embedder(tmp_path_factory: pytest.TempPathFactory):
     """The embedder the CLI uses with the `cli_data_dir` settings (torch fp32)."""
-    from app.core.embedding import load_embedder
+    from app.core.index.embedding import load_embedder
 
     return load_embedder(backend="torch", models_dir=tmp_path_factory.mktemp("models"))
 

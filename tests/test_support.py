@@ -11,8 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core import support
-from app.core.support import FEATURES, SupportModel, assess, features, fit_logistic, fit_model
+from app.core.search import support
+from app.core.search.support import (
+    FEATURES,
+    SupportModel,
+    assess,
+    features,
+    fit_logistic,
+    fit_model,
+)
 from app.core.types import Hit
 
 PASSAGE = (

@@ -27,19 +27,22 @@ def drop(window: Any, paths: list[Path]) -> bool:
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
     copy = Qt.DropAction.CopyAction
-    enter = QDragEnterEvent(QPoint(300, 300), copy, mime, Qt.MouseButton.LeftButton,
-                            Qt.KeyboardModifier.NoModifier)
+    enter = QDragEnterEvent(
+        QPoint(300, 300), copy, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
     QApplication.sendEvent(window, enter)
     if not enter.isAccepted():
         return False
-    event = QDropEvent(QPointF(300, 300), copy, mime, Qt.MouseButton.LeftButton,
-                       Qt.KeyboardModifier.NoModifier)
+    event = QDropEvent(
+        QPointF(300, 300), copy, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
     QApplication.sendEvent(window, event)
     return event.isAccepted()
 
 
-def test_folders_panel_lists_counts_status_and_failures(make_gui: Any, qtbot: Any,
-                                                         indexed: Any) -> None:
+def test_folders_panel_lists_counts_status_and_failures(
+    make_gui: Any, qtbot: Any, indexed: Any
+) -> None:
     gui = make_gui()
     wait_ready(qtbot, gui)
     panel = gui.window.folders
@@ -101,8 +104,9 @@ def test_progress_shows_while_syncing_and_asking_still_works(
     seen: list[Any] = []
     gui.service.sync_progressed.connect(seen.append)
     gui.service.add_folder(str(big))
-    qtbot.waitUntil(lambda: any(p.event == "planned" and p.total == 30 for p in seen),
-                    timeout=60_000)
+    qtbot.waitUntil(
+        lambda: any(p.event == "planned" and p.total == 30 for p in seen), timeout=60_000
+    )
     assert w.progress_label.isVisible() or not gui.service.state.syncing
     assert w.progress_label.text().startswith("Indexing")
     outcome = ask(qtbot, w, "How much sun do tomatoes need?")  # answered during the sync
@@ -122,8 +126,9 @@ def test_quitting_during_indexing_leaves_the_index_consistent(
     seen: list[Any] = []
     gui.service.sync_progressed.connect(seen.append)
     gui.service.add_folder(str(big))
-    qtbot.waitUntil(lambda: any(p.event == "planned" and p.total == 25 for p in seen),
-                    timeout=60_000)
+    qtbot.waitUntil(
+        lambda: any(p.event == "planned" and p.total == 25 for p in seen), timeout=60_000
+    )
     with qtbot.waitSignal(gui.service.stopped, timeout=60_000):
         gui.window.quit_app()
     engine = Engine(tmp_path / "quit-data", embedder=embedder)
@@ -136,8 +141,7 @@ def test_quitting_during_indexing_leaves_the_index_consistent(
         engine.close()
 
 
-def test_pdf_page_rendered_with_the_passage_boxes(make_gui: Any, qtbot: Any,
-                                                  indexed: Any) -> None:
+def test_pdf_page_rendered_with_the_passage_boxes(make_gui: Any, qtbot: Any, indexed: Any) -> None:
     gui = make_gui()
     w = gui.window
     wait_ready(qtbot, gui)
@@ -145,8 +149,9 @@ def test_pdf_page_rendered_with_the_passage_boxes(make_gui: Any, qtbot: Any,
     hit = outcome.result.hits[0]
     assert hit.path.endswith("report.pdf") and hit.page == 2
     pdf = w.passage.pdf
-    qtbot.waitUntil(lambda: pdf.canvas.image is not None and bool(pdf.canvas.passage),
-                    timeout=30_000)
+    qtbot.waitUntil(
+        lambda: pdf.canvas.image is not None and bool(pdf.canvas.passage), timeout=30_000
+    )
     assert w.passage.tabs.currentWidget() is pdf
     assert pdf.page == 2 and pdf.page_count == 2
 

@@ -37,8 +37,9 @@ def test_ask_streams_then_citation_shows_source_two(make_gui: Any, qtbot: Any) -
     hit2 = w.sources.model_.hit(2)
     assert hit2 is not None
     with qtbot.waitSignal(gui.service.passage_loaded, timeout=20_000):
-        qtbot.mouseClick(w.answer.viewport(), Qt.MouseButton.LeftButton,
-                         pos=anchor_point(w.answer, "cite:2"))
+        qtbot.mouseClick(
+            w.answer.viewport(), Qt.MouseButton.LeftButton, pos=anchor_point(w.answer, "cite:2")
+        )
     assert w.sources.current() == 2
     assert w.passage.n == 2 and w.passage.hit == hit2
     qtbot.waitUntil(lambda: w.passage.highlighted_text() == hit2.text, timeout=10_000)
@@ -47,8 +48,9 @@ def test_ask_streams_then_citation_shows_source_two(make_gui: Any, qtbot: Any) -
     assert w.passage.text.toPlainText() != hit2.text or hit2.start == 0  # shown in context
 
 
-def test_unsupported_sentence_marked_and_hover_highlights_support(make_gui: Any,
-                                                                  qtbot: Any) -> None:
+def test_unsupported_sentence_marked_and_hover_highlights_support(
+    make_gui: Any, qtbot: Any
+) -> None:
     gui = make_gui()
     w = gui.window
     wait_ready(qtbot, gui)
@@ -76,8 +78,9 @@ def test_unsupported_sentence_marked_and_hover_highlights_support(make_gui: Any,
     assert len(w.passage.text.extraSelections()) == 1
 
 
-def test_off_topic_question_shows_unsupported_banner(make_gui: Any, qtbot: Any,
-                                                     fake_ollama: Any) -> None:
+def test_off_topic_question_shows_unsupported_banner(
+    make_gui: Any, qtbot: Any, fake_ollama: Any
+) -> None:
     fake_ollama.reply = "The sources do not contain the answer."
     gui = make_gui()
     w = gui.window
@@ -100,8 +103,9 @@ def test_refuse_mode_does_not_ask_the_model(make_gui: Any, qtbot: Any, fake_olla
     assert w.sources.model_.rowCount() > 0  # the closest passages are still listed
 
 
-def test_html_in_documents_and_answers_is_inert(make_gui: Any, qtbot: Any,
-                                                fake_ollama: Any) -> None:
+def test_html_in_documents_and_answers_is_inert(
+    make_gui: Any, qtbot: Any, fake_ollama: Any
+) -> None:
     fake_ollama.reply = (
         'The hangar report mentions zeppelins [1]. <img src="file:///etc/hosts"> '
         "[see](javascript:alert(1)) <a href='file:///etc/passwd'>x</a> [7]."
@@ -133,8 +137,9 @@ def test_errors_appear_in_the_window(make_gui: Any, qtbot: Any) -> None:
     assert w.sources.model_.rowCount() > 0
 
 
-def test_escape_cancels_and_new_question_replaces_old(make_gui: Any, qtbot: Any,
-                                                      fake_ollama: Any) -> None:
+def test_escape_cancels_and_new_question_replaces_old(
+    make_gui: Any, qtbot: Any, fake_ollama: Any
+) -> None:
     fake_ollama.stall_after = 3
     gui = make_gui()
     w = gui.window

@@ -23,12 +23,12 @@ def test_tray_menu_actions(make_gui: Any, qtbot: Any) -> None:
     folders = gui.window.folders
     tray.trigger("Pause indexing")
     qtbot.waitUntil(lambda: tray.action_texts()[1] == "Resume indexing")
-    qtbot.waitUntil(lambda: folders.tree.topLevelItem(0).text(2).endswith("paused"),
-                    timeout=30_000)
+    qtbot.waitUntil(lambda: folders.tree.topLevelItem(0).text(2).endswith("paused"), timeout=30_000)
     tray.trigger("Resume indexing")
     qtbot.waitUntil(lambda: tray.action_texts()[1] == "Pause indexing")
-    qtbot.waitUntil(lambda: folders.tree.topLevelItem(0).text(2).endswith("watching"),
-                    timeout=30_000)
+    qtbot.waitUntil(
+        lambda: folders.tree.topLevelItem(0).text(2).endswith("watching"), timeout=30_000
+    )
 
     tray.trigger("Quick ask")
     assert gui.quick is not None and gui.quick.isVisible()
@@ -54,8 +54,7 @@ def test_without_a_tray_quick_ask_is_in_the_window(make_gui: Any, qtbot: Any) ->
     assert gui.quick is not None and gui.quick.isVisible()
 
 
-def test_quick_ask_shows_answer_verdict_sources_and_hands_over(make_gui: Any,
-                                                               qtbot: Any) -> None:
+def test_quick_ask_shows_answer_verdict_sources_and_hands_over(make_gui: Any, qtbot: Any) -> None:
     gui = make_gui()
     wait_ready(qtbot, gui)
     quick = gui.show_quick_ask()
@@ -67,8 +66,11 @@ def test_quick_ask_shows_answer_verdict_sources_and_hands_over(make_gui: Any,
     assert 1 <= quick.sources.count() <= 3
     second = quick.sources.item(1)
     gui.window.hide()
-    qtbot.mouseClick(quick.sources.viewport(), Qt.MouseButton.LeftButton,
-                     pos=quick.sources.visualItemRect(second).center())
+    qtbot.mouseClick(
+        quick.sources.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=quick.sources.visualItemRect(second).center(),
+    )
     w = gui.window
     assert w.isVisible()
     assert w.question.text() == "How much sun do tomatoes need?"
@@ -114,8 +116,7 @@ def test_settings_show_ollama_not_running(make_gui: Any, qtbot: Any) -> None:
     qtbot.waitUntil(lambda: "is running" in dialog.host_status.text(), timeout=20_000)
     dialog.host.setText("http://127.0.0.1:9")
     dialog.check_host()
-    qtbot.waitUntil(lambda: dialog.host_status.text().startswith("Not running"),
-                    timeout=20_000)
+    qtbot.waitUntil(lambda: dialog.host_status.text().startswith("Not running"), timeout=20_000)
     assert not dialog.host_warning.isVisible()
     dialog.host.setText("http://192.168.1.20:11434")
     dialog._update_warning()

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from app.core.change_queue import ChangeQueue
-from app.core.indexer import Progress
-from app.core.watcher import Watcher, WatchStatus
+from app.core.index.indexer import Progress
+from app.core.watch.change_queue import ChangeQueue
+from app.core.watch.watcher import Watcher, WatchStatus
 from tests.helpers import eventually, paragraph
 
 REPO = Path(__file__).resolve().parents[1]
@@ -82,8 +82,9 @@ def watch(make_engine) -> Iterator[Callable[..., Rig]]:
         for folder in folders:
             writer.add_folder(str(folder))
         rig = Rig(watcher=None, reader=make_engine())  # type: ignore[arg-type]
-        rig.watcher = Watcher(writer, on_progress=rig.events.append,
-                              on_status=rig.statuses.append, **kwargs)
+        rig.watcher = Watcher(
+            writer, on_progress=rig.events.append, on_status=rig.statuses.append, **kwargs
+        )
         started.append(rig.watcher)
         rig.watcher.start()
         rig.settle()
@@ -422,11 +423,15 @@ def test_watch_command_logs_changes_and_stops_on_sigterm(tmp_path: Path, embedde
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "app", "--data-dir", str(data), "watch"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(x.rstrip("\n")) for x in proc.stdout or []],
-                     daemon=True).start()
+    threading.Thread(
+        target=lambda: [lines.put(x.rstrip("\n")) for x in proc.stdout or []], daemon=True
+    ).start()
     seen: list[str] = []
 
     def wait_line(prefix: str) -> None:

@@ -29,8 +29,8 @@ ANSWER = (
     "Tomatoes were first grown on the moon in 1802 [1]."
 )
 HOSTILE = (
-    "# Odd page\n\nThe zeppelin hangar report says <img src=\"file:///etc/hosts\"> and "
-    "<a href=\"file:///etc/passwd\">click here</a> and javascript:alert(1) about zeppelins.\n"
+    '# Odd page\n\nThe zeppelin hangar report says <img src="file:///etc/hosts"> and '
+    '<a href="file:///etc/passwd">click here</a> and javascript:alert(1) about zeppelins.\n'
 )
 
 
@@ -46,14 +46,18 @@ def write_corpus(root: Path) -> Path:
     )
     (root / "notes" / "bikes.txt").write_text(
         "The chain on a road bicycle should be replaced every three thousand kilometres.\n\n"
-        + paragraph(rng, 60) + "\n"
+        + paragraph(rng, 60)
+        + "\n"
     )
     (root / "notes" / "odd.md").write_text(HOSTILE)
-    make_pdf(root / "report.pdf", [
-        "Quarterly report. Revenue grew to 4.2 million dollars in the third quarter.",
-        "Outlook. The company expects the lighthouse project to finish in March. "
-        "The lighthouse keeper retires in April.",
-    ])
+    make_pdf(
+        root / "report.pdf",
+        [
+            "Quarterly report. Revenue grew to 4.2 million dollars in the third quarter.",
+            "Outlook. The company expects the lighthouse project to finish in March. "
+            "The lighthouse keeper retires in April.",
+        ],
+    )
     (root / "broken.md").write_bytes(b"\x00\x01\x02binary\x00data" * 50)
     return root
 
@@ -77,15 +81,17 @@ def indexed(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> tuple[Pa
 
 @pytest.fixture
 def fake_ollama() -> Iterator[FakeOllama]:
-    fake = FakeOllama(reply=ANSWER, models=["llama3.2:latest", "qwen2.5:3b"],
-                      token_delay=0.01)
+    fake = FakeOllama(reply=ANSWER, models=["llama3.2:latest", "qwen2.5:3b"], token_delay=0.01)
     with fake:
         yield fake
 
 
 @pytest.fixture
 def make_gui(
-    qapp: Any, tmp_path: Path, models_dir: Path, fake_ollama: FakeOllama,
+    qapp: Any,
+    tmp_path: Path,
+    models_dir: Path,
+    fake_ollama: FakeOllama,
     indexed: tuple[Path, Path],
 ) -> Iterator[Callable[..., Any]]:
     """Start the real app (window shown, service and engine process started) over a copy of
@@ -124,8 +130,12 @@ def make_gui(
 def wait_ready(qtbot: Any, gui: Any, timeout: int = 60_000) -> None:
     """Until the engine is open, the model loaded and the start-up sync finished."""
     qtbot.waitUntil(
-        lambda: bool(gui.service.state.engine_ready and gui.service.state.model_loaded
-                     and not gui.service.state.syncing and gui.window.folders.snapshot.folders),
+        lambda: bool(
+            gui.service.state.engine_ready
+            and gui.service.state.model_loaded
+            and not gui.service.state.syncing
+            and gui.window.folders.snapshot.folders
+        ),
         timeout=timeout,
     )
 

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from app.core.config import DataDir, Settings
-from app.core.indexer import Embedder, Indexer, IndexReport, ProgressFn
+from app.core.index.indexer import Embedder, Indexer, IndexReport, ProgressFn
+from app.core.index.manifest import Manifest
+from app.core.index.store import VectorStore, check_server, data_dir_namespace
+from app.core.ingest.parsing import ParseLimits
+from app.core.ingest.scanning import IgnoreRules, normalize
 from app.core.locking import WriterLock
-from app.core.manifest import Manifest
-from app.core.parsing import ParseLimits
-from app.core.retrieval import Retriever, SearchResult
-from app.core.scanning import IgnoreRules, normalize
-from app.core.store import VectorStore, check_server, data_dir_namespace
+from app.core.search.retrieval import Retriever, SearchResult
 
 
 class Engine:
@@ -54,7 +54,7 @@ class Engine:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
-                from app.core.embedding import load_embedder
+                from app.core.index.embedding import load_embedder
 
                 self._embedder = load_embedder(
                     self.settings.embedding_model,

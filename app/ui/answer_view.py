@@ -23,7 +23,7 @@ from app.ui.markup import SENT_END, SENT_START, marked_html, parse_cite, render_
 from app.ui.theme import colors
 
 if TYPE_CHECKING:
-    from app.core.sentences import SentenceMark
+    from app.core.answer.claims import SentenceMark
 
 FLUSH_MS = 50
 MAX_FLUSH_MS = 400
@@ -117,8 +117,9 @@ class AnswerView(QTextBrowser):
         cost_ms = (time.perf_counter() - started) * 1000
         self._timer.setInterval(int(min(MAX_FLUSH_MS, max(FLUSH_MS, cost_ms * 4))))
 
-    def finish(self, text: str, marks: Sequence[SentenceMark], sources: int,
-               rendered: str | None = None) -> None:
+    def finish(
+        self, text: str, marks: Sequence[SentenceMark], sources: int, rendered: str | None = None
+    ) -> None:
         """The final answer with sentence marks: unsupported claims get a red wavy underline.
 
         Built in a detached document (edits there cost no layout), then swapped in at once.

@@ -10,8 +10,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 from app.ui.payloads import AnswerDone, AnswerPiece, SearchDone
 
 if TYPE_CHECKING:
-    from app.core.answering import Answer
-    from app.core.retrieval import SearchResult
+    from app.core.answer.answering import Answer
+    from app.core.search.retrieval import SearchResult
     from app.ui.service import Service
 
 
@@ -82,7 +82,12 @@ class AskSession(QObject):
             return
         o = self.outcome
         o.answer, o.note, o.error, o.cancelled, o.done, o.html = (
-            done.answer, done.note, done.error, done.cancelled, True, done.html,
+            done.answer,
+            done.note,
+            done.error,
+            done.cancelled,
+            True,
+            done.html,
         )
         if done.answer is not None:
             o.text = done.answer.text

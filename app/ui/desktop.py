@@ -32,7 +32,10 @@ def default_pdf_viewer() -> str | None:
     try:
         out = subprocess.run(
             ["xdg-mime", "query", "default", "application/pdf"],
-            capture_output=True, text=True, timeout=2, check=False,
+            capture_output=True,
+            text=True,
+            timeout=2,
+            check=False,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
@@ -64,9 +67,15 @@ def reveal_command(path: str) -> list[str]:
     uri = Path(path).as_uri() if os.path.isabs(path) else "file://" + quote(path)
     if shutil.which("dbus-send"):
         return [
-            "dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.FileManager1",
-            "--type=method_call", "/org/freedesktop/FileManager1",
-            "org.freedesktop.FileManager1.ShowItems", f"array:string:{uri}", "string:",
+            "dbus-send",
+            "--session",
+            "--print-reply",
+            "--dest=org.freedesktop.FileManager1",
+            "--type=method_call",
+            "/org/freedesktop/FileManager1",
+            "org.freedesktop.FileManager1.ShowItems",
+            f"array:string:{uri}",
+            "string:",
         ]
     return ["xdg-open", os.path.dirname(path)]
 
@@ -74,8 +83,11 @@ def reveal_command(path: str) -> list[str]:
 def _spawn(command: list[str]) -> bool:
     try:
         subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True,
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
     except OSError:
         return False

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.scanning import is_within
+from app.core.ingest.scanning import is_within
 from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
 from app.ui.sources_panel import short_folder
 from app.ui.theme import colors
@@ -146,7 +146,8 @@ class FoldersPanel(QWidget):
             self.failures.setUpdatesEnabled(True)
         n = len(snapshot.failures)
         self.failures_title.setText(
-            f"{n} file{'s' if n != 1 else ''} could not be indexed" if n
+            f"{n} file{'s' if n != 1 else ''} could not be indexed"
+            if n
             else "✓  Every file was indexed"
         )
         self.failures.setVisible(bool(n))

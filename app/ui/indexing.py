@@ -1,6 +1,6 @@
 """The service's indexing side: requests go to the engine process, its reports become signals.
 
-Every index write happens in the engine process (``app.core.engine_host``): its watcher
+Every index write happens in the engine process (``app.core.host.client``): its watcher
 follows the folders, and folder changes, dropped files and pauses are sent to it in order.
 Its messages arrive on the host's reader thread and are re-emitted as signals here.
 """
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from app.ui.payloads import ErrorReport, FolderInfo, IndexSnapshot, SyncDone, SyncProgress
 
 if TYPE_CHECKING:
-    from app.core.engine_host import DropDone, EngineHost
-    from app.core.indexer import Progress
-    from app.core.watcher import WatchStatus
+    from app.core.host.client import DropDone, EngineHost
+    from app.core.index.indexer import Progress
+    from app.core.watch.watcher import WatchStatus
 
 BUSY_STATES = ("starting", "syncing", "updating")
 SNAPSHOT_EVERY_S = 1.5
@@ -79,7 +79,7 @@ class IndexingMixin:
             self._submit("reader", self._snapshot)
 
     def _to_writer(self, op: str, *args: Any, refusal: str) -> bool:
-        from app.core.engine_host import HostError
+        from app.core.host.client import HostError
 
         host = self.host
         if host is None or not self.state.writable:
@@ -94,7 +94,7 @@ class IndexingMixin:
         return True
 
     def _cancel_indexing(self) -> None:
-        from app.core.engine_host import HostError
+        from app.core.host.client import HostError
 
         if self.host is not None:
             with contextlib.suppress(HostError):
@@ -122,8 +122,12 @@ class IndexingMixin:
             watching = status.state
         else:  # busy keeps the last word; stopped (paused) clears it
             watching = self.state.watching if self._following else ""
-        self._update(syncing=busy, watching=watching, message=status.message,
-                     folder=status.folder if busy else "")
+        self._update(
+            syncing=busy,
+            watching=watching,
+            message=status.message,
+            folder=status.folder if busy else "",
+        )
         if status.state == "error":
             self.error_occurred.emit(ErrorReport(status.message))
         if not busy:

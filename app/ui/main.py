@@ -29,8 +29,14 @@ def ui_settings(data_dir: Path) -> QSettings:
 class Gui(QObject):
     """The running app's parts, wired together."""
 
-    def __init__(self, app: QApplication, service: Service, window: MainWindow, tray: Tray,
-                 settings: QSettings) -> None:
+    def __init__(
+        self,
+        app: QApplication,
+        service: Service,
+        window: MainWindow,
+        tray: Tray,
+        settings: QSettings,
+    ) -> None:
         super().__init__()
         self.app, self.service, self.window, self.tray = app, service, window, tray
         self.settings = settings

@@ -114,8 +114,10 @@ class MainWindow(ChromeMixin, QMainWindow):
         self.folders_dock = QDockWidget("Folders", self)
         self.folders_dock.setObjectName("foldersDock")
         self.folders_dock.setWidget(self.folders)
-        self.folders_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                                      | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.folders_dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.folders_dock)
         self.folders_dock.setMinimumWidth(250)
         self.resizeDocks([self.folders_dock], [330], Qt.Orientation.Horizontal)
@@ -180,7 +182,8 @@ class MainWindow(ChromeMixin, QMainWindow):
         self.session.ask(question)
         self.ask_button.setText("Stop")
         self.status_label.setText(
-            "Searching your files…" if self.service.state.model_loaded
+            "Searching your files…"
+            if self.service.state.model_loaded
             else "Searching… (the embedding model is still loading)"
         )
 
@@ -270,7 +273,8 @@ class MainWindow(ChromeMixin, QMainWindow):
         if mark is not None and not spans and mark.support_spans:
             other = mark.support_spans[0][0]
             self.statusBar().showMessage(
-                f"This sentence rests on source [{other}]: click it to show that passage.", 4000)
+                f"This sentence rests on source [{other}]: click it to show that passage.", 4000
+            )
 
     @Slot(int)
     def on_sentence_clicked(self, index: int) -> None:
@@ -281,7 +285,8 @@ class MainWindow(ChromeMixin, QMainWindow):
         if not mark.support_spans:
             if mark.kind != "meta":
                 self.statusBar().showMessage(
-                    "No passage in your files supports this sentence.", 5000)
+                    "No passage in your files supports this sentence.", 5000
+                )
             return
         n = mark.support_spans[0][0]
         if self.passage.n != n:

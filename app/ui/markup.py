@@ -14,12 +14,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from app.core.text import CITATION
+
 SENT_START = "\ue000"
 SENT_END = "\ue001"
 CITE_SCHEME = "cite"
-_CITATION = re.compile(
-    r"\[((?:source\s*)?\d{1,3}(?:\s*(?:,|;|-|–|and)\s*(?:source\s*)?\d{1,3})*)\]", re.IGNORECASE
-)
 _NUMBER = re.compile(r"\d{1,3}")
 _SENTINELS = str.maketrans("", "", SENT_START + SENT_END)
 
@@ -54,24 +53,22 @@ def strip_marks(text: str) -> str:
 
 def _link_citations(rendered: str, sources: int) -> str:
     def link(m: re.Match[str]) -> str:
-        inner = m.group(1)
-        numbers = [int(n) for n in _NUMBER.findall(inner)]
+        numbers = [int(n) for n in _NUMBER.findall(m.group(1))]
         if len(numbers) == 1:
             n = numbers[0]
             if 1 <= n <= sources:
                 return f'<a href="{CITE_SCHEME}:{n}">[{n}]</a>'
-            return f'<span class="badcite">[{inner}]</span>'
-        parts = _NUMBER.sub(
+            return f'<span class="badcite">{m.group()}</span>'
+        return _NUMBER.sub(
             lambda d: (
                 f'<a href="{CITE_SCHEME}:{d.group()}">{d.group()}</a>'
                 if 1 <= int(d.group()) <= sources
                 else f'<span class="badcite">{d.group()}</span>'
             ),
-            inner,
+            m.group(),
         )
-        return f"[{parts}]"
 
-    return _CITATION.sub(link, rendered)
+    return CITATION.sub(link, rendered)
 
 
 def render_answer(text: str, sources: int) -> str:

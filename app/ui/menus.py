@@ -38,8 +38,9 @@ class Actions:
 
 
 def build_actions(w: MainWindow) -> Actions:
-    def act(text: str, shortcut: str | QKeySequence.StandardKey | None, slot: object,
-            tip: str = "") -> QAction:
+    def act(
+        text: str, shortcut: str | QKeySequence.StandardKey | None, slot: object, tip: str = ""
+    ) -> QAction:
         a = QAction(text, w)
         if shortcut is not None:
             a.setShortcut(QKeySequence(shortcut))
@@ -59,19 +60,32 @@ def build_actions(w: MainWindow) -> Actions:
     return Actions(
         ask=act("Ask", None, w.ask_current, "Ask the question in the box (Enter)"),
         stop=act("Stop answering", None, w.cancel_ask, "Stop the answer in progress (Esc)"),
-        quick_ask=act("Quick ask…", "Ctrl+Shift+K", w.show_quick_ask,
-                      "A small window that stays on top"),
+        quick_ask=act(
+            "Quick ask…", "Ctrl+Shift+K", w.show_quick_ask, "A small window that stays on top"
+        ),
         focus_question=act("Focus question", "Ctrl+L", w.focus_question),
-        add_folder=act("Add folder…", QKeySequence.StandardKey.Open, w.choose_folder,
-                       "Watch a folder and index everything in it"),
-        index_files=act("Index files…", "Ctrl+Shift+O", w.choose_files,
-                        "Index single files (they are not watched)"),
+        add_folder=act(
+            "Add folder…",
+            QKeySequence.StandardKey.Open,
+            w.choose_folder,
+            "Watch a folder and index everything in it",
+        ),
+        index_files=act(
+            "Index files…",
+            "Ctrl+Shift+O",
+            w.choose_files,
+            "Index single files (they are not watched)",
+        ),
         pause=pause,
         settings=act("Settings…", "Ctrl+,", w.show_settings),
         show_window=act("Open Footnotes", None, w.show_and_raise),
         quit=act("Quit", QKeySequence.StandardKey.Quit, w.quit_app),
-        open_source=act("Open source file", "Ctrl+Return", w.open_current_source,
-                        "Open the selected source in its application"),
+        open_source=act(
+            "Open source file",
+            "Ctrl+Return",
+            w.open_current_source,
+            "Open the selected source in its application",
+        ),
         reveal_source=act("Show source in folder", "Ctrl+Shift+R", w.reveal_current_source),
         next_source=act("Next source", "Alt+Down", w.next_source),
         previous_source=act("Previous source", "Alt+Up", w.previous_source),

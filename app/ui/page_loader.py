@@ -34,7 +34,7 @@ class PageLoader:
         self._max_docs = max_docs
 
     def _doc(self, path: str) -> Any:
-        from app.core.documents import open_paged
+        from app.core.ingest.loaders import open_paged
 
         key = (path, os.stat(path).st_mtime_ns)
         doc = self._docs.pop(key, None)
@@ -47,7 +47,7 @@ class PageLoader:
         return doc
 
     def _page_chars(self, path: str, page: int) -> tuple[Any, str, list[Any]]:
-        from app.core.documents import pdf_page_chars
+        from app.core.ingest.loaders import pdf_page_chars
 
         doc = self._doc(path)
         if not 1 <= page <= doc.page_count:
@@ -86,7 +86,7 @@ class PageLoader:
             if hit.page is not None and is_paged(hit.path):
                 _, full, _ = self._page_chars(hit.path, hit.page)
             else:
-                from app.core.documents import load_document
+                from app.core.ingest.loaders import load_document
 
                 doc = load_document(hit.path)
                 full = doc.pages[0].text if doc.pages else ""
@@ -123,9 +123,7 @@ def _reason(exc: BaseException) -> str:
     return f"This file cannot be shown: {exc}"
 
 
-def merge_boxes(
-    boxes: list[Any], start: int, end: int
-) -> list[tuple[float, float, float, float]]:
+def merge_boxes(boxes: list[Any], start: int, end: int) -> list[tuple[float, float, float, float]]:
     """One rectangle per run of glyphs on a line, for characters ``start:end`` of the page."""
     rects: list[list[float]] = []
     for box in boxes[max(0, start) : max(0, end)]:

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from app.core.answering import Answer
-    from app.core.retrieval import SearchResult
+    from app.core.answer.answering import Answer
+    from app.core.search.retrieval import SearchResult
 
 BBox = tuple[float, float, float, float]
 

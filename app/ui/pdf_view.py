@@ -115,8 +115,10 @@ class PdfView(QWidget):
         self._zoom_timer.setInterval(120)
         self._zoom_timer.timeout.connect(self._request)
         service.page_rendered.connect(self._on_rendered)
-        for key, slot in ((Qt.Key.Key_PageUp, self.previous_page),
-                          (Qt.Key.Key_PageDown, self.next_page)):
+        for key, slot in (
+            (Qt.Key.Key_PageUp, self.previous_page),
+            (Qt.Key.Key_PageDown, self.next_page),
+        ):
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
@@ -191,8 +193,7 @@ class PdfView(QWidget):
     def _request(self) -> None:
         self._token = self.service.new_token()
         zoom = self.zoom or 1.0
-        self.service.render_page(self._token, self.path, self.page,
-                                 zoom * self.devicePixelRatioF())
+        self.service.render_page(self._token, self.path, self.page, zoom * self.devicePixelRatioF())
 
     @Slot(object)
     def _on_rendered(self, img: PageImage) -> None:

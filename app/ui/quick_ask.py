@@ -115,8 +115,12 @@ class QuickAskWindow(QWidget):
     def _on_finished(self, outcome: AskOutcome) -> None:
         self.status.setText("Click a source to open it in Footnotes.")
         if outcome.answer is not None:
-            self.answer.finish(outcome.answer.text, outcome.answer.sentences,
-                               len(outcome.answer.sources), outcome.html)
+            self.answer.finish(
+                outcome.answer.text,
+                outcome.answer.sentences,
+                len(outcome.answer.sources),
+                outcome.html,
+            )
         if outcome.error:
             self.answer.show_message(outcome.error_message() or "", error=True)
         elif outcome.note:

@@ -1,7 +1,7 @@
 """The service the windows talk to: runs the engine process and background lanes.
 
 The engine (index writes, the watcher, the embedding model, search) runs in a child process
-(``app.core.engine_host``), so its long GIL-holding calls never stall the window. Lanes here
+(``app.core.host.client``), so its long GIL-holding calls never stall the window. Lanes here
 (one thread each, jobs in order): ``writer`` starts the engine process, ``ask`` searches
 (through the engine process) and streams the answer from Ollama, ``view`` renders PDF pages
 and passage text with PyMuPDF, ``reader`` reads status snapshots from SQLite and saves
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from app.core.config import DataDir, Settings
-from app.core.host_server import BACKGROUND_NICE
+from app.core.host.server import BACKGROUND_NICE
 from app.ui.indexing import IndexingMixin
 from app.ui.page_loader import PageLoader
 from app.ui.payloads import (
@@ -42,8 +42,8 @@ from app.ui.payloads import (
 )
 
 if TYPE_CHECKING:
-    from app.core.engine_host import EngineHost
-    from app.core.manifest import Manifest
+    from app.core.host.client import EngineHost
+    from app.core.index.manifest import Manifest
     from app.core.types import Hit
 
 log = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ class Service(QObject, IndexingMixin):
         self._submit("view", self._warm_view)
 
     def _open_engine(self) -> None:
-        from app.core.engine_host import EngineHost
+        from app.core.host.client import EngineHost
 
         if self._stopping:
             return
@@ -146,7 +146,8 @@ class Service(QObject, IndexingMixin):
         except Exception as exc:
             self._update(message=_describe(exc))
             self.error_occurred.emit(
-                ErrorReport(f"Footnotes could not start its indexing process: {_describe(exc)}"))
+                ErrorReport(f"Footnotes could not start its indexing process: {_describe(exc)}")
+            )
 
     def _on_host_message(self, kind: str, payload: Any) -> None:
         if self._on_indexing_message(kind, payload):
@@ -158,8 +159,12 @@ class Service(QObject, IndexingMixin):
                 self.error_occurred.emit(ErrorReport(message))
                 return
             self._ready.set()
-            self._update(engine_ready=True, writable=writable, message=message,
-                         paused=self.state.paused and writable)
+            self._update(
+                engine_ready=True,
+                writable=writable,
+                message=message,
+                paused=self.state.paused and writable,
+            )
             if message:  # after the state, so the window shows both together
                 self.error_occurred.emit(ErrorReport(message))
             if self.state.paused:
@@ -177,14 +182,19 @@ class Service(QObject, IndexingMixin):
         self._update(engine_ready=False, model_loaded=False, syncing=False, watching="")
         self._restarts += 1
         if self._restarts > MAX_RESTARTS:
-            message = (f"The indexing process stopped unexpectedly (exit code {code}) "
-                       f"{MAX_RESTARTS} times; restart Footnotes.")
+            message = (
+                f"The indexing process stopped unexpectedly (exit code {code}) "
+                f"{MAX_RESTARTS} times; restart Footnotes."
+            )
             self._update(message=message)
             self.error_occurred.emit(ErrorReport(message))
             return
-        self.error_occurred.emit(ErrorReport(
-            f"The indexing process stopped unexpectedly (exit code {code}); it is starting "
-            "again, and your index is intact."))
+        self.error_occurred.emit(
+            ErrorReport(
+                f"The indexing process stopped unexpectedly (exit code {code}); it is starting "
+                "again, and your index is intact."
+            )
+        )
         self._submit("writer", self._open_engine)
         self._submit("ask", self._warm_up)
 
@@ -194,10 +204,10 @@ class Service(QObject, IndexingMixin):
         C extensions (pydantic-core in the ollama client) hold the GIL while they initialise:
         better now, while the window shows "loading", than in the middle of the first answer.
         """
-        from app.core.engine_host import HostError
+        from app.core.host.client import HostError
         from app.ui.markup import render_answer
 
-        importlib.import_module("app.core.answering")
+        importlib.import_module("app.core.answer.answering")
         render_answer("**warm** [1]", 1)
         if not self._ready.wait(120) or self.host is None or self._stopping:
             return
@@ -206,19 +216,20 @@ class Service(QObject, IndexingMixin):
         except HostError as exc:
             if not self._stopping:
                 self.error_occurred.emit(
-                    ErrorReport(f"The embedding model could not be loaded: {exc.args[0]}"))
+                    ErrorReport(f"The embedding model could not be loaded: {exc.args[0]}")
+                )
             return
         self._update(model_loaded=True)
 
     def _warm_view(self) -> None:
-        for module in ("pymupdf", "app.core.documents"):  # pymupdf takes about 2 s
+        for module in ("pymupdf", "app.core.ingest.loaders"):  # pymupdf takes about 2 s
             importlib.import_module(module)
 
     def reader(self) -> Manifest:
         """This lane's read-only connection to the manifest (SQLite WAL: never blocks writes)."""
         manifest = getattr(self._local, "manifest", None)
         if manifest is None:
-            from app.core.manifest import Manifest
+            from app.core.index.manifest import Manifest
 
             manifest = Manifest(self.data.manifest_path, readonly=True)
             self._local.manifest = manifest
@@ -233,8 +244,13 @@ class Service(QObject, IndexingMixin):
         self._ask_cancel = cancel
         s = self.settings
         request = AskRequest(
-            next(self._tokens), question.strip(), s.top_k, s.ollama_host, s.ollama_model,
-            s.unsupported_mode, s.request_timeout_s,
+            next(self._tokens),
+            question.strip(),
+            s.top_k,
+            s.ollama_host,
+            s.ollama_model,
+            s.unsupported_mode,
+            s.request_timeout_s,
         )
         self._ask_token = request.token
         self._submit("ask", self._answer, request, cancel)
@@ -252,15 +268,17 @@ class Service(QObject, IndexingMixin):
         if not self._ready.wait(120) or self.host is None:
             self.answer_finished.emit(AnswerDone(req.token, error="The index is not open."))
             return
-        from app.core.answering import answer_question
-        from app.core.engine_host import HostError
+        from app.core.answer.answering import answer_question
+        from app.core.host.client import HostError
 
         try:
-            result = self.host.call("search", req.question, req.k, timeout=STOP_WAIT_S,
-                                    cancel=cancel)
+            result = self.host.call(
+                "search", req.question, req.k, timeout=STOP_WAIT_S, cancel=cancel
+            )
         except HostError as exc:
-            self.answer_finished.emit(AnswerDone(req.token, error=exc.args[0],
-                                                 cancelled=cancel.is_set()))
+            self.answer_finished.emit(
+                AnswerDone(req.token, error=exc.args[0], cancelled=cancel.is_set())
+            )
             return
         self.search_finished.emit(SearchDone(req.token, result))
         if cancel.is_set():
@@ -284,15 +302,22 @@ class Service(QObject, IndexingMixin):
             self.answer_piece_arrived.emit(AnswerPiece(req.token, piece))
 
         answer = answer_question(
-            req.question, result.hits, host=req.host, model=req.model,
-            timeout_s=req.timeout_s, cancel=cancel, on_token=on_token,
+            req.question,
+            result.hits,
+            host=req.host,
+            model=req.model,
+            timeout_s=req.timeout_s,
+            cancel=cancel,
+            on_token=on_token,
         )
         from app.ui.markup import marked_html
 
         rendered = marked_html(answer.text, answer.sentences, len(answer.sources))
-        self.answer_finished.emit(AnswerDone(
-            req.token, answer, error=answer.error, cancelled=answer.cancelled, html=rendered
-        ))
+        self.answer_finished.emit(
+            AnswerDone(
+                req.token, answer, error=answer.error, cancelled=answer.cancelled, html=rendered
+            )
+        )
 
     # -- viewing ---------------------------------------------------------------------------
     def new_token(self) -> int:
@@ -315,8 +340,8 @@ class Service(QObject, IndexingMixin):
         self._submit("probe", self._list_models, host)
 
     def _list_models(self, host: str) -> None:
-        from app.core.answering import AnswerError
-        from app.core.ollama_client import probe_server
+        from app.core.answer.answering import AnswerError
+        from app.core.answer.ollama_client import probe_server
 
         try:
             probe = probe_server(host, timeout_s=5.0)
@@ -324,14 +349,15 @@ class Service(QObject, IndexingMixin):
             self.models_listed.emit(ModelList(host, [], error=exc.message))
             return
         self.models_listed.emit(
-            ModelList(host, probe.models, version=probe.version, latency_ms=probe.latency_ms))
+            ModelList(host, probe.models, version=probe.version, latency_ms=probe.latency_ms)
+        )
 
     def apply_settings(self, new: Settings) -> None:
         """Save atomically and apply what can change without a restart."""
         self.settings = new
         self._submit("reader", self._save_settings, new)
         if self.host is not None:
-            from app.core.engine_host import HostError
+            from app.core.host.client import HostError
 
             with contextlib.suppress(HostError):  # a restarted engine reads the saved file
                 self.host.send("settings", new)

@@ -20,15 +20,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.answer.ollama_client import plain_http_warning
 from app.core.config import DEFAULT_MODEL, Settings
-from app.core.ollama_client import plain_http_warning
 from app.ui.payloads import ModelList
 from app.ui.service import Service
 from app.ui.theme import colors
 from app.ui.widgets import plain_label
 
-MODES = [("flag", "Answer, but flag it as unsupported"),
-         ("refuse", "Don't ask the model; show the closest passages")]
+MODES = [
+    ("flag", "Answer, but flag it as unsupported"),
+    ("refuse", "Don't ask the model; show the closest passages"),
+]
 
 
 class SettingsDialog(QDialog):
@@ -36,8 +38,9 @@ class SettingsDialog(QDialog):
 
     theme_chosen = Signal(str)
 
-    def __init__(self, service: Service, ui_settings: QSettings,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, service: Service, ui_settings: QSettings, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Footnotes — Settings")
         self.setObjectName("settingsDialog")
@@ -60,7 +63,8 @@ class SettingsDialog(QDialog):
         self.embedding.addItems(sorted({DEFAULT_MODEL, s.embedding_model}))
         self.embedding.setCurrentText(s.embedding_model)
         self.embedding_note = plain_label(
-            "A different embedding model re-embeds every passage; it applies after a restart.")
+            "A different embedding model re-embeds every passage; it applies after a restart."
+        )
         self.embedding_note.setObjectName("mutedLabel")
         self.embedding_note.setWordWrap(True)
         self.mode = QComboBox()
@@ -76,8 +80,9 @@ class SettingsDialog(QDialog):
         self.theme = QComboBox()
         for name in ("system", "light", "dark"):
             self.theme.addItem(name.capitalize(), name)
-        self.theme.setCurrentIndex(max(0, self.theme.findData(
-            str(ui_settings.value("ui/theme", "system")))))
+        self.theme.setCurrentIndex(
+            max(0, self.theme.findData(str(ui_settings.value("ui/theme", "system"))))
+        )
         self.data_dir = plain_label(str(service.data.root))
         self.data_dir.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         open_dir = QPushButton("Open")
@@ -102,8 +107,9 @@ class SettingsDialog(QDialog):
         form.addRow("Ignore patterns", self.ignore)
         form.addRow("Theme", self.theme)
         form.addRow("Data directory", dir_row)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         box = QVBoxLayout(self)
@@ -153,16 +159,27 @@ class SettingsDialog(QDialog):
         latency = f"  ·  {listed.latency_ms:.0f} ms away" if listed.latency_ms is not None else ""
         self.host_status.setText(
             f"Ollama{version} is running  ·  {count} model{'s' if count != 1 else ''} "
-            f"installed{latency}")
+            f"installed{latency}"
+        )
         self.host_status.setStyleSheet(f"color:{c.ok_fg};")
-        if current and self.model.findText(current) < 0 and not any(
-            m.split(":")[0] == current for m in listed.models
+        if (
+            current
+            and self.model.findText(current) < 0
+            and not any(m.split(":")[0] == current for m in listed.models)
         ):
             self.model.insertItem(0, current)
-            self.host_status.setText(self.host_status.text()
-                                     + f"  ·  “{current}” is not installed (ollama pull {current})")
-        index = next((i for i in range(self.model.count())
-                      if self.model.itemText(i) in (current, f"{current}:latest")), 0)
+            self.host_status.setText(
+                self.host_status.text()
+                + f"  ·  “{current}” is not installed (ollama pull {current})"
+            )
+        index = next(
+            (
+                i
+                for i in range(self.model.count())
+                if self.model.itemText(i) in (current, f"{current}:latest")
+            ),
+            0,
+        )
         self.model.setCurrentIndex(index)
 
     def edited(self) -> Settings:

@@ -74,7 +74,7 @@ class SourceRow:
 def short_folder(folder: str) -> str:
     home = str(Path.home())
     if folder == home or folder.startswith(home + os.sep):
-        return "~" + folder[len(home):]
+        return "~" + folder[len(home) :]
     return folder
 
 
@@ -112,8 +112,13 @@ class SourcesModel(QAbstractListModel):
     def set_usage(self, sent: int, cited: dict[int, int], supports: dict[int, int]) -> None:
         """After the answer: how many sources reached the model, and which sentences use each."""
         self.rows = [
-            replace(r, sent=r.n <= sent, cited=cited.get(r.n, 0),
-                    supports=supports.get(r.n, 0), answered=True)
+            replace(
+                r,
+                sent=r.n <= sent,
+                cited=cited.get(r.n, 0),
+                supports=supports.get(r.n, 0),
+                answered=True,
+            )
             for r in self.rows
         ]
         if self.rows:
@@ -136,12 +141,14 @@ class SourceDelegate(QStyledItemDelegate):
         painter.save()
         style = option.widget.style() if option.widget else None
         if style is not None:
-            style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter,
-                                option.widget)
+            style.drawPrimitive(
+                QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
+            )
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         pal = option.palette
-        text_color = pal.color(QPalette.ColorRole.HighlightedText if selected
-                               else QPalette.ColorRole.Text)
+        text_color = pal.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        )
         muted = text_color if selected else QColor(c.muted_fg)
         r = option.rect.adjusted(10, 7, -10, -7)
         fm = option.fontMetrics
@@ -161,30 +168,35 @@ class SourceDelegate(QStyledItemDelegate):
         name_rect = left.adjusted(tag_w, 0, 0, 0)
         bold_fm = painter.fontMetrics()
         name = bold_fm.elidedText(
-            row.name, Qt.TextElideMode.ElideMiddle,
-            max(20, name_rect.width() - fm.horizontalAdvance(page) - 12))
-        painter.drawText(name_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         name)
+            row.name,
+            Qt.TextElideMode.ElideMiddle,
+            max(20, name_rect.width() - fm.horizontalAdvance(page) - 12),
+        )
+        painter.drawText(
+            name_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name
+        )
         name_w = bold_fm.horizontalAdvance(name)
         painter.setFont(option.font)
         if page:
             painter.setPen(muted)
             after = name_rect.adjusted(name_w + 10, 0, 0, 0)
-            painter.drawText(after, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             page.strip(" ·"))
+            painter.drawText(
+                after, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, page.strip(" ·")
+            )
 
         second = QRect(r.left(), r.top() + line + 4, r.width(), line)
         mark, mark_color = row.mark()
         mark_w = fm.horizontalAdvance(mark) + 8 if mark else 0
         painter.setPen(muted)
-        folder = fm.elidedText(row.folder, Qt.TextElideMode.ElideLeft,
-                               max(20, second.width() - mark_w - 8))
-        painter.drawText(second, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         folder)
+        folder = fm.elidedText(
+            row.folder, Qt.TextElideMode.ElideLeft, max(20, second.width() - mark_w - 8)
+        )
+        painter.drawText(second, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, folder)
         if mark:
             painter.setPen(text_color if selected else QColor(getattr(c, mark_color)))
-            painter.drawText(second, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                             mark)
+            painter.drawText(
+                second, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, mark
+            )
 
         score = row.hit.dense_score if row.hit.dense_score is not None else 0.0
         value = max(0.0, min(1.0, score))
@@ -223,7 +235,8 @@ class SourcesPanel(QListView):
         if 1 <= n <= self.model_.rowCount():
             index = self.model_.index(n - 1)
             self.selectionModel().setCurrentIndex(
-                index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
             self.scrollTo(index)
 
     def current(self) -> int:

@@ -18,6 +18,8 @@ ICON_SIZES = (16, 24, 32, 48, 64, 128, 256)
 def installed_share() -> list[Path]:
     """Where a pip install put the data files of pyproject.toml (``<prefix>/share``)."""
     return [Path(sys.prefix) / "share", Path(site.getuserbase()) / "share"]
+
+
 THEMES = ("system", "light", "dark")
 
 
@@ -129,8 +131,11 @@ def _dark_palette() -> QPalette:
     for role, color in roles.items():
         p.setColor(role, color)
     disabled = QColor("#7a7e85")
-    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText,
-                 QPalette.ColorRole.WindowText):
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+        QPalette.ColorRole.WindowText,
+    ):
         p.setColor(QPalette.ColorGroup.Disabled, role, disabled)
     return p
 

@@ -64,9 +64,7 @@ class Banner(QFrame):
         else:
             self.setProperty("verdict", "unsupported")
             self.title.setText("⚠  Unsupported by your files")
-            self.title.setStyleSheet(
-                f"color:{c.banner_fg}; font-weight:700; font-size:15pt;"
-            )
+            self.title.setStyleSheet(f"color:{c.banner_fg}; font-weight:700; font-size:15pt;")
             self.setStyleSheet(
                 f"#verdictBanner {{ background:{c.banner_bg}; border:1px solid {c.banner_border};"
                 f" border-left:6px solid {c.unsupported_line}; border-radius:6px; }}"

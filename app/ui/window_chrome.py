@@ -245,14 +245,16 @@ class ChromeMixin(_Window):
             screen = QApplication.primaryScreen()
             if screen is not None:
                 room = screen.availableGeometry()
-                self.resize(min(1360, int(room.width() * 0.92)),
-                            min(880, int(room.height() * 0.92)))
+                self.resize(
+                    min(1360, int(room.width() * 0.92)), min(880, int(room.height() * 0.92))
+                )
         if not isinstance(s.value("window/main_split"), QByteArray):
             self.main_split.setSizes([560, 640])
             self.left_split.setSizes([460, 340])
         history = s.value(HISTORY_KEY) or []
-        self.question.set_history([str(q) for q in history] if isinstance(history, list)
-                                  else [str(history)])
+        self.question.set_history(
+            [str(q) for q in history] if isinstance(history, list) else [str(history)]
+        )
         theme = str(s.value("ui/theme", "system"))
         for a in self.actions_.theme.actions():
             a.setChecked(a.data() == theme)
@@ -290,7 +292,8 @@ class ChromeMixin(_Window):
     @Slot()
     def show_about(self) -> None:
         QMessageBox.about(
-            self, "About Footnotes",
+            self,
+            "About Footnotes",
             f"<h3>Footnotes {__version__}</h3><p>Answers from your own files, every claim "
             "pointing at the passage it came from. Everything stays on this computer.</p>"
             f"<p>Data directory:<br><code>{html.escape(str(self.service.data.root))}</code></p>"

@@ -17,23 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from app.core.text import citations, claim_terms, sentence_spans, strip_citations
+
 SUPPORT_THRESHOLD = 0.5
 _EXTRA_SPAN_GAIN = 0.15  # a second span (another cited source) must add this much coverage
 _PAIR_MARGIN = 0.15  # two adjacent passage sentences must cover this much more than one
 
-_STOPWORD_TEXT = """
-    a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each
-    few for from further had has have having he her here hers herself him himself his how i
-    if in into is it its itself just me more most my myself no nor not now of off on once
-    only or other our ours ourselves out over own same she should so some such than that
-    the their theirs them themselves then there these they this those through to too under
-    until up very was we were what when where which while who whom why will with would you
-    your yours yourself yourselves may might must shall one ones s t also however therefore
-    thus yes according source sources passage passages document documents summary overall
-    conclusion additionally furthermore moreover finally unfortunately specifically"""
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _META = re.compile(
     r"\b(?:the|these|provided|given|available|any|none of the) (?:sources?|passages?|documents?"
     r"|texts?|context|excerpts?)\b.{0,40}?\b(?:do|does|did|can)(?: not|n't)\b"
@@ -47,86 +36,7 @@ _META = re.compile(
     r"|^none of the (?:sources|passages|documents)\b",
     re.IGNORECASE,
 )
-_SUFFIXES = (("ies", "y", 2), ("sses", "ss", 2), ("ing", "", 3), ("ed", "", 2), ("ly", "", 3))
 _MIXED = re.compile(r"\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
-
-
-_CITE = re.compile(
-    r"\[\s*(?:sources?\s*)?(\d{1,3}(?:\s*(?:,|;|-|–|and)\s*(?:sources?\s*)?\d{1,3})*)\s*\]",
-    re.IGNORECASE,
-)
-_END = re.compile(
-    r"[.!?…]+[\"'”’)]*(?:\s*\[[^\[\]\n]{1,24}\])*"  # terminal punctuation, closers, citations
-    r"|\n[ \t]*\n\s*"  # a blank line always ends a sentence
-    r"|\n(?=[ \t]*(?:[-*•+]|\d{1,3}[.)])\s)"  # so does a line that starts a list item
-)
-_ANSWER_END = re.compile(_END.pattern + r"|\n", re.IGNORECASE)  # in answers every line break
-_LEAD = re.compile(r"(?:\s|[-*•+#>]+\s|\d{1,3}[.)]\s)*")
-_ABBREV_WORDS = (
-    "e.g i.e etc vs cf al fig figs eq no nos p pp vol mr mrs ms dr prof st jr sr inc ltd co "
-    "corp approx ca dept est jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k"
-)
-_ABBREV = frozenset(_ABBREV_WORDS.split())
-
-
-def citations(text: str) -> list[int]:
-    """Source numbers cited as ``[n]``, ``[n, m]``, ``[n-m]`` or ``[source n]``, in order."""
-    out: list[int] = []
-    for m in _CITE.finditer(text):
-        for part in re.split(r"\s*(?:,|;|and)\s*", m.group(1)):
-            nums = [int(x) for x in re.findall(r"\d+", part)]
-            if len(nums) == 2 and 0 < nums[1] - nums[0] <= 20:  # a range such as [1-3]
-                nums = list(range(nums[0], nums[1] + 1))
-            out.extend(n for n in nums if n not in out)
-    return out
-
-
-def strip_citations(text: str) -> str:
-    """``text`` with citation markers blanked out (same length, so offsets still hold)."""
-    return _CITE.sub(lambda m: " " * len(m.group()), text)
-
-
-def sentence_spans(text: str, *, lines: bool = False) -> list[tuple[int, int]]:
-    """(start, end) of each sentence, trimmed of whitespace and list markers.
-
-    Citation markers right after the full stop stay with their sentence. With ``lines``
-    (for answers) every line break ends a sentence; in passages single line breaks are
-    usually wrapped lines and are kept inside the sentence.
-    """
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for m in (_ANSWER_END if lines else _END).finditer(text):
-        if m.group()[0] in ".!?…":
-            after = text[m.end() : m.end() + 1]
-            if after and not after.isspace():
-                continue  # 3.5, file.txt, e.g.x
-            nxt = text[m.end() :].lstrip()[:1]
-            if nxt.islower() or _abbreviation(text, m.start()):
-                continue
-            _push(text, start, m.end(), spans)
-        else:
-            _push(text, start, m.start(), spans)
-        start = m.end()
-    _push(text, start, len(text), spans)
-    return spans
-
-
-def _abbreviation(text: str, dot: int) -> bool:
-    word = re.search(r"([\w.]+)$", text[max(0, dot - 12) : dot])
-    if not word:
-        return False
-    w = word.group(1).lower().rstrip(".")
-    return w in _ABBREV or (len(w) == 1 and w.isalpha())
-
-
-def _push(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
-    lead = _LEAD.match(text, start, end)
-    if lead:
-        start = lead.end()
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if any(ch.isalnum() for ch in text[start:end]):
-        spans.append((start, end))
 
 
 class Passage(Protocol):
@@ -152,37 +62,6 @@ class SentenceMark:
     bad_citations: list[int] = field(default_factory=list)
 
 
-def stem(word: str) -> str:
-    """A light English suffix stemmer: enough to match plurals and -ed/-ing/-ly forms."""
-    w = word.lower()
-    if len(w) <= 2 or w[0].isdigit():
-        return w
-    for suffix, repl, keep in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= keep:
-            w = w[: -len(suffix)] + repl
-            if suffix in ("ing", "ed") and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
-                w = w[:-1]
-            break
-    else:
-        if w.endswith("s") and not w.endswith(("ss", "us", "is")):
-            w = w[:-1]
-    if w.endswith("e") and len(w) > 2:
-        w = w[:-1]
-    return w
-
-
-def content_terms(text: str) -> set[str]:
-    """Stemmed content words and normalised numbers of ``text``."""
-    terms = set()
-    for m in _WORD.finditer(text):
-        tok = m.group().lower()
-        if tok[0].isdigit():
-            terms.add(tok.replace(",", ""))
-        elif tok not in _STOPWORDS and len(tok) > 1:
-            terms.add(stem(tok))
-    return terms
-
-
 def is_meta(sentence: str) -> bool:
     """A statement about the sources or the answerer rather than a claim about the world."""
     text = strip_citations(sentence).strip()
@@ -204,7 +83,7 @@ def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
     """Single passage sentences and adjacent pairs, each with its terms."""
     out: dict[int, list[_Span]] = {}
     for src in sources:
-        sents = [(s, e, content_terms(src.text[s:e])) for s, e in sentence_spans(src.text)]
+        sents = [(s, e, claim_terms(src.text[s:e])) for s, e in sentence_spans(src.text)]
         spans = [_Span(src.n, s, e, t) for s, e, t in sents]
         spans += [
             _Span(src.n, a[0], b[1], a[2] | b[2], False) for a, b in itertools.pairwise(sents)
@@ -238,7 +117,7 @@ def mark_sentences(
         valid = [n for n in cited if n in by_n]
         bad = [n for n in cited if n not in by_n]
         mark = SentenceMark(text, start, end, supported=True, sources=valid, bad_citations=bad)
-        terms = content_terms(strip_citations(text))
+        terms = claim_terms(strip_citations(text))
         if not bad and (not terms or is_meta(text)):
             mark.kind, mark.reason = "meta", "a statement about the sources, not a claim"
         else:

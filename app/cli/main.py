@@ -1,23 +1,31 @@
-"""The ``footnotes`` command line: the same engine as the desktop app, for scripts and evals."""
+"""Parse the ``footnotes`` command line and run the command's module (imported only when used)."""
 
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import multiprocessing
-import os
-import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from app import __version__
 
-GLOBAL_OPTIONS = ("--data-dir", "--ollama-host", "--chroma-url")
+# Each command's module; it has ``run(args, engine) -> int``. Imported on use, so that starting
+# the desktop app or printing --help loads none of the engine.
+COMMANDS = {
+    "index": "app.cli.index",
+    "folders": "app.cli.folders",
+    "watch": "app.cli.watch",
+    "search": "app.cli.search",
+    "ask": "app.cli.ask",
+    "status": "app.cli.status",
+    "doctor": "app.cli.doctor",
+    "eval": "app.cli.eval",
+}
 
 
 def _add_globals(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    """--data-dir, --ollama-host, --chroma-url: before the command, or (suppressed) after it."""
     default = argparse.SUPPRESS if suppress else None
     parser.add_argument("--data-dir", default=default, help="where settings and the index live")
     parser.add_argument(
@@ -77,12 +85,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("eval", "measure retrieval and the unsupported verdict (for developers)")
     p.add_argument("what", choices=["retrieval", "support"])
-    p.add_argument("--refit", action="store_true",
-                   help="support: fit new parameters and write them to app/data/support.json")
+    p.add_argument(
+        "--refit",
+        action="store_true",
+        help="support: fit new parameters and write them to app/data/support.json",
+    )
     p.add_argument("--data", metavar="DIR", help="the labelled sets (default: ../shared/data)")
     p.add_argument("--set", choices=["scifact", "financebench"], help="retrieval: only this set")
-    p.add_argument("--limit", type=int, default=None, metavar="N",
-                   help="at most N questions (per kind for support)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N questions (per kind for support)",
+    )
     p.add_argument("--json", action="store_true")
     return parser
 
@@ -104,28 +120,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("search needs a QUERY or --batch FILE.jsonl")
     if args.command == "folders" and args.action != "list" and not args.path:
         parser.error(f"folders {args.action} needs a PATH")
-    from app.commands import dispatch
+    from app.cli.common import dispatch
 
-    return dispatch(args)
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def print_json(obj: Any) -> None:
-    text = json.dumps(obj, ensure_ascii=False)
-    # Non-UTF-8 file names arrive as lone surrogates (os.fsdecode); JSON carries them as
-    # \u escapes, which json.loads turns back into the same str (os.fsencode -> the bytes).
-    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
-
-
-def data_dir_arg(args: argparse.Namespace) -> Path:
-    from app.core.config import resolve_data_dir
-
-    return resolve_data_dir(getattr(args, "data_dir", None))
-
-
-def ollama_host_arg(args: argparse.Namespace) -> str | None:
-    return getattr(args, "ollama_host", None) or os.environ.get("OLLAMA_HOST") or None
+    return dispatch(args, importlib.import_module(COMMANDS[args.command]).run)

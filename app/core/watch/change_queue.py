@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from app.core.scanning import is_within
+from app.core.ingest.scanning import is_within
 
 QUIET_S = 0.35  # no event for this long: the change is complete
 MAX_WAIT_S = 3.0  # a file that never stops changing is still indexed this often

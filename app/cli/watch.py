@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 import threading
@@ -9,8 +10,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from app.core.engine import Engine
-from app.core.indexer import Progress
-from app.core.watcher import Watcher, WatchStatus
+from app.core.index.indexer import Progress
+from app.core.watch.watcher import Watcher, WatchStatus
 
 QUIET_STATES = frozenset({"updating", "starting"})  # too chatty for a log
 
@@ -51,8 +52,10 @@ def run_watch(
     """Watch every folder in the manifest until ``stop`` is set, Ctrl-C or SIGTERM."""
     folders = engine.manifest.folders()
     if not folders:
-        print("footnotes: no watched folders; add one with `footnotes folders add PATH`.",
-              file=sys.stderr)
+        print(
+            "footnotes: no watched folders; add one with `footnotes folders add PATH`.",
+            file=sys.stderr,
+        )
         return 1
     engine.acquire_writer("footnotes watch")
     stop = stop or threading.Event()
@@ -85,3 +88,7 @@ def run_watch(
         return 1
     log("Everything indexed so far is saved.")
     return 0
+
+
+def run(args: argparse.Namespace, engine: Engine) -> int:
+    return run_watch(engine)

@@ -24,9 +24,9 @@ from app.core.config import Settings
 
 if TYPE_CHECKING:
     from app.core.engine import Engine
-    from app.core.indexer import Progress
-    from app.core.manifest import Manifest
-    from app.core.watcher import Watcher, WatchStatus
+    from app.core.index.indexer import Progress
+    from app.core.index.manifest import Manifest
+    from app.core.watch.watcher import Watcher, WatchStatus
 
 log = logging.getLogger(__name__)
 BACKGROUND_NICE = 10  # the window's process keeps the CPU when both want it
@@ -161,7 +161,7 @@ class HostServer:
         self.engine.store()
 
     def search(self, question: str, k: int, mode: str = "hybrid") -> Any:
-        from app.core.retrieval import Retriever
+        from app.core.search.retrieval import Retriever
 
         engine = self.engine
         assert engine is not None
@@ -180,7 +180,7 @@ class HostServer:
     def _reader(self) -> Manifest:
         manifest = getattr(self._local, "manifest", None)
         if manifest is None:
-            from app.core.manifest import Manifest
+            from app.core.index.manifest import Manifest
 
             manifest = Manifest(self.engine.data.manifest_path, readonly=True)  # type: ignore[union-attr]
             self._local.manifest = manifest
@@ -189,7 +189,7 @@ class HostServer:
 
     # -- the watcher -----------------------------------------------------------------------
     def _follow(self) -> None:
-        from app.core.watcher import Watcher
+        from app.core.watch.watcher import Watcher
 
         if self.engine is None or not self.writable or self.paused:
             return
@@ -235,7 +235,7 @@ class HostServer:
             raise OSError(f"Cannot watch {path}: {exc}") from exc
 
     def remove_folder(self, path: str) -> None:
-        from app.core.scanning import normalize
+        from app.core.ingest.scanning import normalize
 
         assert self.engine is not None
         self._need_writer("no folder can be removed")
@@ -247,7 +247,7 @@ class HostServer:
             self.engine.indexer().remove([folder])
 
     def index_files(self, paths: list[str]) -> None:
-        from app.core.indexer import Cancelled
+        from app.core.index.indexer import Cancelled
 
         assert self.engine is not None
         self._need_writer("files cannot be added")
@@ -274,7 +274,7 @@ class HostServer:
         self._follow()
 
     def apply_settings(self, new: Settings) -> None:
-        from app.core.scanning import IgnoreRules
+        from app.core.ingest.scanning import IgnoreRules
 
         engine = self.engine
         assert engine is not None
@@ -287,7 +287,7 @@ class HostServer:
                 self._follow()
 
     def _status_stopped(self) -> None:
-        from app.core.watcher import WatchStatus
+        from app.core.watch.watcher import WatchStatus
 
         self.send("status", (WatchStatus("stopped", "Indexing is paused."), False, []))
 

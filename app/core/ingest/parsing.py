@@ -77,8 +77,8 @@ def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseR
     The file is read once: the hash and the text come from the same bytes, so a file replaced
     while it is parsed can never be stored with one version's hash and another's passages.
     """
-    from app.core.chunking import chunk_document
-    from app.core.documents import DocumentError, load_bytes, read_file
+    from app.core.ingest.chunking import chunk_document
+    from app.core.ingest.loaders import DocumentError, load_bytes, read_file
 
     too_large = too_large_reason(limits.max_bytes) if limits.max_bytes is not None else ""
     try:
@@ -111,7 +111,10 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
 
     # Ctrl-C is the parent's to handle: it stops the run and ends this process cleanly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for module in ("app.core.chunking", "app.core.documents"):  # outside any file's limit
+    for module in (
+        "app.core.ingest.chunking",
+        "app.core.ingest.loaders",
+    ):  # outside any file's limit
         importlib.import_module(module)
 
     if limits.memory_mb > 0:

@@ -33,15 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from app.core.config import Settings
-from app.core.host_server import DropDone, HostServer
+from app.core.host.server import DropDone, HostServer
 
 __all__ = ["DropDone", "EngineHost", "HostError"]
 
 log = logging.getLogger(__name__)
 PRELOAD = [
-    "app.core.host_server",
+    "app.core.host.server",
     "app.core.engine",
-    "app.core.watcher",
+    "app.core.watch.watcher",
     "sentence_transformers",
     "chromadb",
 ]

@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from app.core import lexical, support
-from app.core.indexer import Embedder
-from app.core.manifest import ChunkRow, Manifest
-from app.core.store import VectorStore
+from app.core.index import lexical
+from app.core.index.indexer import Embedder
+from app.core.index.manifest import ChunkRow, Manifest
+from app.core.index.store import VectorStore
+from app.core.search import support
 from app.core.types import Hit, Support
 
 RRF_K = 60  # the constant from Cormack et al. (2009); damps the weight of top ranks

@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli import print_json
-from app.commands import HandledError, ProgressBar
-from app.core import evaluation as ev
-from app.core import support
+from app.cli.common import HandledError, ProgressBar, print_json
 from app.core.engine import Engine
+from app.core.search import support
+from app.evaluation import runners as ev
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -28,7 +27,7 @@ def _say(args: argparse.Namespace, text: str) -> None:
         print(text, flush=True)
 
 
-def run_eval(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, engine: Engine) -> int:
     data = _data_dir(args)
     try:
         if args.what == "retrieval":

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import dataclass
+
+from app.core.text import WORD, query_terms
 
 # External-content FTS5 table kept in step with `chunks` by triggers, so the chunk text is
 # stored once and every manifest transaction updates the lexical index atomically with it.
@@ -24,22 +25,6 @@ CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text ON chunks BEGIN
 END;
 """
 
-STOPWORDS = frozenset(
-    """
-    a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for
-    from further had has have having he her here hers herself him himself his how i if in
-    into is it its itself just me more most my myself no nor not now of off on once only or
-    other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up
-    very was we were what when where which while who whom why will with would you your yours
-    yourself yourselves
-    """.split()  # noqa: SIM905
-)
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
 @dataclass(frozen=True)
 class LexicalHit:
     """A chunk row found by BM25; ``score`` is positive, larger is better."""
@@ -48,20 +33,11 @@ class LexicalHit:
     score: float
 
 
-def content_terms(text: str) -> list[str]:
-    """Lower-cased words of a question without stopwords, in order, without repeats."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
-            seen.setdefault(word, None)
-    return list(seen)
-
-
 def build_query(text: str) -> str | None:
     """An FTS5 MATCH expression: the question's content terms OR-ed, each quoted (no syntax)."""
-    terms = content_terms(text)
+    terms = query_terms(text)
     if not terms:
-        terms = list(dict.fromkeys(_WORD.findall(text.lower())))
+        terms = list(dict.fromkeys(WORD.findall(text.lower())))
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])

@@ -20,16 +20,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from app.core.documents import is_supported
-from app.core.manifest import FileRecord, Manifest
-from app.core.parsing import (
+from app.core.index.manifest import FileRecord, Manifest
+from app.core.ingest.loaders import is_supported
+from app.core.ingest.parsing import (
     ParseLimits,
     ParseResult,
     ParserPool,
     limit_texts,
     too_large_reason,
 )
-from app.core.scanning import FileStat, IgnoreRules, link_problem, normalize, scan
+from app.core.ingest.scanning import FileStat, IgnoreRules, link_problem, normalize, scan
 
 EMBED_BATCH = 256  # new texts gathered across files before one call to the model
 # Failures that fixing something other than the file's content cures (its permissions, a

@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from app.core import support
 from app.core.engine import Engine
-from app.core.indexer import ProgressFn
-from app.core.retrieval import dense_rows, fuse, lexical_rows
-from app.core.support import SupportModel
+from app.core.index.indexer import ProgressFn
+from app.core.search import support
+from app.core.search.retrieval import dense_rows, fuse, lexical_rows
+from app.core.search.support import SupportModel
 from app.core.types import Hit
 
 MODES = ("dense", "lexical", "hybrid")

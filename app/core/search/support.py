@@ -5,7 +5,7 @@ how much of the question's key terms the best passages and their best sentence c
 strong the lexical match is, whether the dense and lexical retrievers agree, and whether a
 negation in the question is missing from the best sentence. A logistic model maps them to a
 probability; its parameters are fitted on development questions (``footnotes eval support
---refit``, see ``app.core.evaluation``) and shipped in ``app/data/support.json``.
+--refit``, see ``app.evaluation.runners``) and shipped in ``app/data/support.json``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from typing import Any
 import numpy as np
 
 from app.core.config import atomic_write_text
-from app.core.lexical import content_terms
-from app.core.sentences import sentence_spans, stem
+from app.core.text import WORD, query_terms, sentence_spans, stem
 from app.core.types import Hit, Support
 
 FEATURES = (
@@ -37,7 +36,6 @@ FEATURES = (
     "negation_unmatched",
 )
 KEY_WEIGHT = 3.0  # names and numbers weigh this much more than other content words
-_WORD = re.compile(r"\w+")
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|cannot)\b|n't\b", re.IGNORECASE)
 
 
@@ -114,9 +112,9 @@ def reload_shipped() -> SupportModel:
 # -- features --------------------------------------------------------------------------------
 def key_terms(question: str) -> dict[str, float]:
     """Stemmed content words of the question with weights: names and numbers count more."""
-    content = set(content_terms(question))
+    content = set(query_terms(question))
     out: dict[str, float] = {}
-    for i, m in enumerate(_WORD.finditer(question)):
+    for i, m in enumerate(WORD.finditer(question)):
         word = m.group()
         if word.lower() not in content:
             continue
@@ -127,7 +125,7 @@ def key_terms(question: str) -> dict[str, float]:
 
 
 def _stems(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text)}
+    return {stem(w) for w in WORD.findall(text)}
 
 
 def coverage(terms: dict[str, float], text: str) -> float:

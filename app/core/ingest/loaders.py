@@ -1,7 +1,7 @@
 """Loaders: a file on disk -> a Document of pages with exact, deterministic text.
 
 Text-like files give one Page (number None); PDF and EPUB give one Page per page, numbered
-from 1, with text built by ``app.core.pdftext`` so offsets map to glyph boxes. Failures are
+from 1, with text built by ``app.core.ingest.pdftext`` so offsets map to glyph boxes. Failures are
 DocumentError subclasses whose ``reason`` is a sentence a person understands.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 
-from app.core.pdftext import pdf_page_chars, pdf_page_text
+from app.core.ingest.pdftext import pdf_page_chars, pdf_page_text
 from app.core.types import Document, Page
 
 if TYPE_CHECKING:

@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING, Any
 from watchdog import events as ev
 from watchdog.events import FileSystemEvent, FileSystemEventHandler, FileSystemMovedEvent
 
-from app.core.change_queue import MAX_WAIT_S, QUIET_S, Batch, ChangeQueue
-from app.core.documents import is_supported
-from app.core.indexer import Cancelled, IndexReport, Progress
-from app.core.scanning import is_within, no_longer_watched, normalize
+from app.core.index.indexer import Cancelled, IndexReport, Progress
+from app.core.ingest.loaders import is_supported
+from app.core.ingest.scanning import is_within, no_longer_watched, normalize
+from app.core.watch.change_queue import MAX_WAIT_S, QUIET_S, Batch, ChangeQueue
 
 if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch

@@ -7,7 +7,6 @@ Heavy libraries (torch, sentence-transformers, onnxruntime) are imported inside
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib.util
 import json
 import logging
@@ -27,6 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from app.core.config import DEFAULT_MODEL, DataDir, resolve_data_dir
+from app.core.text import text_hash
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +50,6 @@ class Embedder(Protocol):
     max_tokens: int
 
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray: ...
-
-
-def text_hash(text: str) -> str:
-    """Hex blake2b (16-byte digest) of the exact UTF-8 text: cache key and Chroma id."""
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def default_model_path() -> Path:

@@ -33,10 +33,10 @@ from collections import deque
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from app.core.embedding import text_hash
+from app.core.text import text_hash
 from app.core.types import Chunk, Document
 
-__all__ = ["MAX_CHARS", "MAX_WORDS", "MIN_WORDS", "chunk_document", "chunk_text", "text_hash"]
+__all__ = ["MAX_CHARS", "MAX_WORDS", "MIN_WORDS", "chunk_document", "chunk_text"]
 
 MAX_WORDS = 150
 MAX_CHARS = 1000

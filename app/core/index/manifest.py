@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core import lexical
+from app.core.index import lexical
 from app.core.types import Chunk
 
 SCHEMA_VERSION = 1

@@ -19,14 +19,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from app.core.ollama_client import (
+from app.core.answer.claims import SentenceMark, mark_sentences, to_json_sentences
+from app.core.answer.ollama_client import (
     AnswerError,
     list_models,
     model_context_length,
     server_version,
     stream_chat,
 )
-from app.core.sentences import SentenceMark, mark_sentences, to_json_sentences
 from app.core.types import Hit
 
 __all__ = [

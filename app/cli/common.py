@@ -1,0 +1,117 @@
+"""What every command shares: JSON output, handled errors, progress bars, opening the engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from app.core.engine import Engine
+from app.core.index.indexer import Progress
+from app.core.index.store import StoreError
+from app.core.locking import LockedError
+
+
+class HandledError(Exception):
+    """An error with a one-line message for stderr (exit status 1)."""
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def print_json(obj: Any) -> None:
+    """One line of JSON on stdout; non-UTF-8 file names survive as \\u escapes."""
+    text = json.dumps(obj, ensure_ascii=False)
+    # Non-UTF-8 file names arrive as lone surrogates (os.fsdecode); JSON carries them as
+    # \u escapes, which json.loads turns back into the same str (os.fsencode -> the bytes).
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def data_dir_arg(args: argparse.Namespace) -> Path:
+    from app.core.config import resolve_data_dir
+
+    return resolve_data_dir(getattr(args, "data_dir", None))
+
+
+def ollama_host_arg(args: argparse.Namespace) -> str | None:
+    return getattr(args, "ollama_host", None) or os.environ.get("OLLAMA_HOST") or None
+
+
+def open_engine(args: argparse.Namespace) -> Engine:
+    return Engine(
+        data_dir_arg(args),
+        chroma_url=getattr(args, "chroma_url", None),
+        ollama_host=ollama_host_arg(args),
+    )
+
+
+Command = Callable[[argparse.Namespace, Engine], int]
+
+
+def dispatch(args: argparse.Namespace, handler: Command) -> int:
+    """Run a command on an engine for the data directory; handled errors exit 1, Ctrl-C 130."""
+    engine = None
+    try:
+        engine = open_engine(args)
+        return handler(args, engine)
+    except (HandledError, LockedError, StoreError) as exc:
+        print(f"footnotes: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.OperationalError as exc:
+        print(f"footnotes: {database_message(exc, args)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("footnotes: stopped; everything indexed so far is saved.", file=sys.stderr)
+        return 130
+    finally:
+        if engine is not None:
+            engine.close()
+
+
+def database_message(exc: sqlite3.OperationalError, args: argparse.Namespace) -> str:
+    """A sentence for a manifest database the command could not use (locked, read-only...)."""
+    from app.core.config import DataDir
+
+    where = DataDir(data_dir_arg(args)).manifest_path
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return (
+            f"the index database {where} stayed locked by another program, so this command "
+            "gave up waiting; the index is unharmed (every change is one transaction). Close "
+            "whatever holds it (a database browser, a backup tool) and run the command again."
+        )
+    return f"cannot use the index database {where}: {text}."
+
+
+class ProgressBar:
+    """A tqdm bar on a terminal for long runs; silent otherwise."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.bar: Any = None
+        self.embedded = 0
+
+    def __call__(self, p: Progress) -> None:
+        if not self.enabled:
+            return
+        if p.event == "planned":
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=p.total, unit="file", desc="Indexing", file=sys.stderr)
+        elif self.bar is not None and p.event in ("indexed", "failed", "unchanged"):
+            self.embedded += p.chunks_embedded if p.event == "indexed" else 0
+            self.bar.n = p.done
+            self.bar.set_postfix(embedded=self.embedded, refresh=False)
+            self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

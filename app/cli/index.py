@@ -1,0 +1,32 @@
+"""``footnotes index PATH...``: bring the index up to date for these files and folders, once."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.cli.common import ProgressBar, print_json
+from app.core.engine import Engine
+from app.core.index.indexer import Cancelled
+
+
+def run(args: argparse.Namespace, engine: Engine) -> int:
+    bar = ProgressBar(not args.json)
+    try:
+        report = engine.index(args.paths, progress=bar)
+    except Cancelled:
+        raise KeyboardInterrupt from None
+    finally:
+        bar.close()
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print(
+            f"{report.files_seen} files: {report.files_indexed} indexed, "
+            f"{report.files_unchanged} unchanged, {report.files_removed} removed, "
+            f"{report.files_failed} failed; {report.chunks_total} passages "
+            f"({report.chunks_embedded} embedded, {report.chunks_reused} reused) "
+            f"in {report.seconds:.1f} s"
+        )
+        for path, reason in report.failures:
+            print(f"  failed: {path}: {reason}")
+    return 0

@@ -1,0 +1,24 @@
+"""``footnotes status``: counts, and every file that failed with its reason."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.cli.common import print_json
+from app.core.engine import Engine
+
+
+def run(args: argparse.Namespace, engine: Engine) -> int:
+    status = engine.status()
+    if args.json:
+        print_json(status)
+        return 0
+    print(f"Data directory: {status['data_dir']}")
+    print(f"Watched folders: {', '.join(status['folders']) or 'none'}")
+    print(
+        f"Files: {status['files']} ({status['files_indexed']} indexed, "
+        f"{status['files_failed']} failed); passages: {status['chunks']}"
+    )
+    for f in status["failures"]:
+        print(f"  failed: {f['path']}: {f['reason']}")
+    return 0

@@ -1,0 +1,161 @@
+"""Text primitives shared by every stage: hashes, words, stopwords, stems, citations, sentences.
+
+Two word views serve two jobs. ``query_terms`` keeps a question's content words as typed, in
+order (the lexical query, the support flag's key terms); ``claim_terms`` stems them and keeps
+numbers whole (answer sentences against passage sentences). Both drop the same ``STOPWORDS``;
+claim checks also drop ``ANSWER_FILLER``, words an answer uses about its sources.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just me more most my myself no nor not now of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours
+    yourself yourselves
+    """.split()  # noqa: SIM905
+)
+ANSWER_FILLER = frozenset(
+    """
+    also may might must shall one ones s t however therefore thus yes according source
+    sources passage passages document documents summary overall conclusion additionally
+    furthermore moreover finally unfortunately specifically
+    """.split()  # noqa: SIM905
+)
+
+WORD = re.compile(r"\w+", re.UNICODE)
+_CLAIM_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_SUFFIXES = (("ies", "y", 2), ("sses", "ss", 2), ("ing", "", 3), ("ed", "", 2), ("ly", "", 3))
+
+
+def text_hash(text: str) -> str:
+    """Hex blake2b (16-byte digest) of the exact UTF-8 text: cache key and Chroma id."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def query_terms(text: str) -> list[str]:
+    """Lower-cased words of a question without stopwords, in order, without repeats."""
+    seen: dict[str, None] = {}
+    for word in WORD.findall(text.lower()):
+        if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def stem(word: str) -> str:
+    """A light English suffix stemmer: enough to match plurals and -ed/-ing/-ly forms."""
+    w = word.lower()
+    if len(w) <= 2 or w[0].isdigit():
+        return w
+    for suffix, repl, keep in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= keep:
+            w = w[: -len(suffix)] + repl
+            if suffix in ("ing", "ed") and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            break
+    else:
+        if w.endswith("s") and not w.endswith(("ss", "us", "is")):
+            w = w[:-1]
+    if w.endswith("e") and len(w) > 2:
+        w = w[:-1]
+    return w
+
+
+def claim_terms(text: str) -> set[str]:
+    """Stemmed content words and normalised numbers of ``text``."""
+    terms = set()
+    for m in _CLAIM_WORD.finditer(text):
+        tok = m.group().lower()
+        if tok[0].isdigit():
+            terms.add(tok.replace(",", ""))
+        elif tok not in STOPWORDS and tok not in ANSWER_FILLER and len(tok) > 1:
+            terms.add(stem(tok))
+    return terms
+
+
+# -- citation markers: [1], [1, 2], [1-3], [source 2] ---------------------------------------
+CITATION = re.compile(
+    r"\[\s*(?:sources?\s*)?(\d{1,3}(?:\s*(?:,|;|-|–|and)\s*(?:sources?\s*)?\d{1,3})*)\s*\]",
+    re.IGNORECASE,
+)
+def citations(text: str) -> list[int]:
+    """Source numbers cited as ``[n]``, ``[n, m]``, ``[n-m]`` or ``[source n]``, in order."""
+    out: list[int] = []
+    for m in CITATION.finditer(text):
+        for part in re.split(r"\s*(?:,|;|and)\s*", m.group(1)):
+            nums = [int(x) for x in re.findall(r"\d+", part)]
+            if len(nums) == 2 and 0 < nums[1] - nums[0] <= 20:  # a range such as [1-3]
+                nums = list(range(nums[0], nums[1] + 1))
+            out.extend(n for n in nums if n not in out)
+    return out
+
+
+def strip_citations(text: str) -> str:
+    """``text`` with citation markers blanked out (same length, so offsets still hold)."""
+    return CITATION.sub(lambda m: " " * len(m.group()), text)
+
+
+# -- sentences ------------------------------------------------------------------------------
+_END = re.compile(
+    r"[.!?…]+[\"'”’)]*(?:\s*\[[^\[\]\n]{1,24}\])*"  # terminal punctuation, closers, citations
+    r"|\n[ \t]*\n\s*"  # a blank line always ends a sentence
+    r"|\n(?=[ \t]*(?:[-*•+]|\d{1,3}[.)])\s)"  # so does a line that starts a list item
+)
+_ANSWER_END = re.compile(_END.pattern + r"|\n", re.IGNORECASE)  # in answers every line break
+_LEAD = re.compile(r"(?:\s|[-*•+#>]+\s|\d{1,3}[.)]\s)*")
+_ABBREV_WORDS = (
+    "e.g i.e etc vs cf al fig figs eq no nos p pp vol mr mrs ms dr prof st jr sr inc ltd co "
+    "corp approx ca dept est jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k"
+)
+_ABBREV = frozenset(_ABBREV_WORDS.split())
+
+
+def sentence_spans(text: str, *, lines: bool = False) -> list[tuple[int, int]]:
+    """(start, end) of each sentence, trimmed of whitespace and list markers.
+
+    Citation markers right after the full stop stay with their sentence. With ``lines``
+    (for answers) every line break ends a sentence; in passages single line breaks are
+    usually wrapped lines and are kept inside the sentence.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in (_ANSWER_END if lines else _END).finditer(text):
+        if m.group()[0] in ".!?…":
+            after = text[m.end() : m.end() + 1]
+            if after and not after.isspace():
+                continue  # 3.5, file.txt, e.g.x
+            nxt = text[m.end() :].lstrip()[:1]
+            if nxt.islower() or _abbreviation(text, m.start()):
+                continue
+            _push(text, start, m.end(), spans)
+        else:
+            _push(text, start, m.start(), spans)
+        start = m.end()
+    _push(text, start, len(text), spans)
+    return spans
+
+
+def _abbreviation(text: str, dot: int) -> bool:
+    word = re.search(r"([\w.]+)$", text[max(0, dot - 12) : dot])
+    if not word:
+        return False
+    w = word.group(1).lower().rstrip(".")
+    return w in _ABBREV or (len(w) == 1 and w.isalpha())
+
+
+def _push(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    lead = _LEAD.match(text, start, end)
+    if lead:
+        start = lead.end()
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if any(ch.isalnum() for ch in text[start:end]):
+        spans.append((start, end))
