@@ -62,6 +62,7 @@ class Settings:
     max_chunks_per_file: int = 20000
     parse_timeout_s: float = 120.0
     request_timeout_s: float = 120.0
+    busy_timeout_s: float = 30.0  # how long to wait for a database another program holds
 
     @classmethod
     def load(cls, path: Path) -> Settings:
@@ -74,6 +75,18 @@ class Settings:
             return cls()
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in raw.items() if k in known})
+
+    def with_overrides(
+        self, *, ollama_host: str | None = None, chroma_url: str | None = None
+    ) -> Settings:
+        """A copy with the command line's --ollama-host / --chroma-url applied (empty: kept)."""
+        if not (ollama_host or chroma_url):
+            return self
+        return dataclasses.replace(
+            self,
+            ollama_host=ollama_host or self.ollama_host,
+            chroma_url=chroma_url or self.chroma_url,
+        )
 
     def save(self, path: Path) -> None:
         atomic_write_text(path, json.dumps(dataclasses.asdict(self), indent=2) + "\n")

@@ -32,11 +32,9 @@ class Engine:
         embedder: Embedder | None = None,
     ) -> None:
         self.data = DataDir(data_dir).ensure()
-        self.settings = settings or self.data.load_settings()
-        if chroma_url:
-            self.settings.chroma_url = chroma_url
-        if ollama_host:
-            self.settings.ollama_host = ollama_host
+        self.settings = (settings or self.data.load_settings()).with_overrides(
+            ollama_host=ollama_host, chroma_url=chroma_url
+        )
         self._lock = threading.Lock()
         self._manifest: Manifest | None = None
         self._embedder: Embedder | None = embedder
@@ -48,7 +46,9 @@ class Engine:
     @property
     def manifest(self) -> Manifest:
         if self._manifest is None:
-            self._manifest = Manifest(self.data.manifest_path)
+            self._manifest = Manifest(
+                self.data.manifest_path, busy_timeout_s=self.settings.busy_timeout_s
+            )
         return self._manifest
 
     def embedder(self) -> Embedder:

@@ -86,6 +86,8 @@ CITATION = re.compile(
     r"\[\s*(?:sources?\s*)?(\d{1,3}(?:\s*(?:,|;|-|–|and)\s*(?:sources?\s*)?\d{1,3})*)\s*\]",
     re.IGNORECASE,
 )
+
+
 def citations(text: str) -> list[int]:
     """Source numbers cited as ``[n]``, ``[n, m]``, ``[n-m]`` or ``[source n]``, in order."""
     out: list[int] = []

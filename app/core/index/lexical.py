@@ -25,6 +25,7 @@ CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text ON chunks BEGIN
 END;
 """
 
+
 @dataclass(frozen=True)
 class LexicalHit:
     """A chunk row found by BM25; ``score`` is positive, larger is better."""

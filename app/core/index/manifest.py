@@ -109,21 +109,21 @@ _CHUNK_COLUMNS = "c.id, c.chunk_id, f.path, c.page, c.start, c.end, c.text_hash,
 class Manifest:
     """The manifest database; one connection, used from one thread at a time."""
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: Path, *, readonly: bool = False, busy_timeout_s: float = 30.0) -> None:
         self.path = Path(path)
         if readonly:
             uri = f"file:{self.path}?mode=ro"
             self.conn = sqlite3.connect(
-                uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None
+                uri, uri=True, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
             )
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(
-                self.path, timeout=30, check_same_thread=False, isolation_level=None
+                self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
             )
         self.conn.text_factory = _decode_text
         self.conn.execute("PRAGMA foreign_keys = ON")
-        self.conn.execute("PRAGMA busy_timeout = 30000")
+        self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
         if not readonly:
             self.conn.execute("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA synchronous = NORMAL")
