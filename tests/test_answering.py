@@ -23,7 +23,6 @@ from app.core.answer.answering import (
     list_models,
     model_context_length,
     server_version,
-    stream_answer,
 )
 from app.core.answer.ollama_client import has_model
 from app.core.types import Hit
@@ -50,19 +49,29 @@ def server() -> Iterator[FakeOllama]:
 
 
 def ask(server: FakeOllama, **kwargs: object) -> list[str]:
-    args: dict[str, object] = {"host": server.url, "model": "llama3.2", "timeout_s": 5.0}
-    args.update(kwargs)
-    return list(stream_answer("What is the capital of France?", HITS, **args))  # type: ignore[arg-type]
-
-
-def failure(server: FakeOllama, **kwargs: object) -> tuple[AnswerError, list[str]]:
+    """The pieces the product's answer path streams to its ``on_token`` callback."""
     pieces: list[str] = []
     args: dict[str, object] = {"host": server.url, "model": "llama3.2", "timeout_s": 5.0}
     args.update(kwargs)
-    with pytest.raises(AnswerError) as info:
-        for piece in stream_answer("Question?", HITS, **args):  # type: ignore[arg-type]
-            pieces.append(piece)
-    return info.value, pieces
+    answer = answer_question(
+        "What is the capital of France?",
+        HITS,
+        on_token=pieces.append,
+        **args,  # type: ignore[arg-type]
+    )
+    assert answer.error is None, answer.error
+    assert answer.text == "".join(pieces)
+    return pieces
+
+
+def failure(server: FakeOllama, **kwargs: object) -> tuple[AnswerError, list[str]]:
+    """The error the answer path reports (it never raises), and the pieces before it."""
+    pieces: list[str] = []
+    args: dict[str, object] = {"host": server.url, "model": "llama3.2", "timeout_s": 5.0}
+    args.update(kwargs)
+    answer = answer_question("Question?", HITS, on_token=pieces.append, **args)  # type: ignore[arg-type]
+    assert answer.error is not None and answer.error_kind is not None
+    return AnswerError(answer.error, answer.error_kind), pieces
 
 
 def free_port() -> int:
@@ -121,18 +130,16 @@ def test_api_key_is_sent(server: FakeOllama, monkeypatch: pytest.MonkeyPatch) ->
 
 def test_not_running() -> None:
     host = f"http://127.0.0.1:{free_port()}"
-    for call in (
-        lambda: list(stream_answer("Q?", HITS, host=host, model="m")),
-        lambda: list_models(host),
-        lambda: server_version(host),
-    ):
+    expected = (
+        f"Ollama is not running at {host}: start it with `ollama serve` (or open the Ollama app)."
+    )
+    answer = answer_question("Q?", HITS, host=host, model="m")
+    assert answer.error_kind == "not_running" and answer.error == expected
+    for call in (lambda: list_models(host), lambda: server_version(host)):
         with pytest.raises(AnswerError) as info:
             call()
         assert info.value.kind == "not_running"
-        assert str(info.value) == (
-            f"Ollama is not running at {host}: start it with `ollama serve` "
-            "(or open the Ollama app)."
-        )
+        assert str(info.value) == expected
 
 
 def test_model_not_pulled(server: FakeOllama) -> None:
@@ -188,11 +195,16 @@ def test_error_line_inside_stream(server: FakeOllama) -> None:
 def test_cancel_between_tokens_closes_connection(server: FakeOllama) -> None:
     server.reply, server.token_delay = " ".join(["word"] * 200), 0.02
     cancel = threading.Event()
-    pieces = []
-    for piece in stream_answer("Q?", HITS, host=server.url, model="llama3.2", cancel=cancel):
+    pieces: list[str] = []
+
+    def on_token(piece: str) -> None:
         pieces.append(piece)
         cancel.set()
-    assert pieces == ["word "]
+
+    answer = answer_question(
+        "Q?", HITS, host=server.url, model="llama3.2", cancel=cancel, on_token=on_token
+    )
+    assert pieces == ["word "] and answer.cancelled and answer.partial
     assert server.client_gone.wait(10)
 
 
@@ -200,14 +212,23 @@ def test_cancel_between_tokens_closes_connection(server: FakeOllama) -> None:
 def test_cancel_while_server_stalls(server: FakeOllama) -> None:
     server.reply, server.stall_after = "One two three.", 1
     cancel = threading.Event()
-    pieces = []
-    # A 60 s read timeout: the next read can only end early if the cancel shuts the socket.
-    for piece in stream_answer(
-        "Q?", HITS, host=server.url, model="llama3.2", cancel=cancel, timeout_s=60.0
-    ):
+    pieces: list[str] = []
+
+    def on_token(piece: str) -> None:
         pieces.append(piece)
         assert server.stalled.wait(10)
         cancel.set()
+
+    # A 60 s read timeout: the next read can only end early if the cancel shuts the socket.
+    answer_question(
+        "Q?",
+        HITS,
+        host=server.url,
+        model="llama3.2",
+        cancel=cancel,
+        timeout_s=60.0,
+        on_token=on_token,
+    )
     assert pieces == ["One "]
     assert server.client_gone.wait(10)
 

@@ -41,6 +41,16 @@ def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
+def display_path(path: str) -> str:
+    """A path as text for a person or a model: bytes that are not UTF-8 become U+FFFD.
+
+    File names that are not valid UTF-8 reach Python as lone surrogates (``os.fsdecode``);
+    they stay the key everywhere paths are stored, but cannot be encoded into a prompt, a JSON
+    request body or a Qt string.
+    """
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def query_terms(text: str) -> list[str]:
     """Lower-cased words of a question without stopwords, in order, without repeats."""
     seen: dict[str, None] = {}

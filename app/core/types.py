@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.core.text import display_path
+
 
 @dataclass(frozen=True)
 class Page:
@@ -58,6 +60,7 @@ class Hit:
         return {
             "rank": self.rank,
             "path": self.path,
+            "display_path": display_path(self.path),
             "page": self.page,
             "start": self.start,
             "end": self.end,

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.text import display_path
 from app.ui.theme import colors
 
 
@@ -168,6 +169,5 @@ class QuestionBox(QLineEdit):
 
 
 def shown_path(path: str) -> str:
-    """A path as text Qt can hold: bytes that are not UTF-8 (kept by Python as lone
-    surrogates, which a QString cannot carry) become U+FFFD instead of vanishing."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """A path as text Qt can hold (U+FFFD for bytes that are not UTF-8)."""
+    return display_path(path)

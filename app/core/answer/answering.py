@@ -1,13 +1,12 @@
 """Grounded answering: a prompt of numbered, delimited sources, streamed from Ollama.
 
-Typical use (the CLI and the GUI's worker)::
+The one answer path, used by the CLI and the GUI's worker alike::
 
-    messages, sources = build_messages(question, hits, context_tokens=4096)
-    for piece in stream_chat(messages, host=host, model=model, options={"num_ctx": 4096}):
-        ...
-    marks = mark_sentences(answer_text, sources)
+    answer = answer_question(question, hits, host=host, model=model, on_token=show)
 
-or ``answer_question(...)``, which does all three and never raises :class:`AnswerError`.
+builds the numbered sources that fit the context (``build_messages``), streams the model's
+pieces to ``on_token`` (``stream_chat``), then marks each sentence against the sources
+(``mark_sentences``). It never raises :class:`AnswerError`: a failure is ``answer.error``.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from __future__ import annotations
 import html
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -27,6 +26,7 @@ from app.core.answer.ollama_client import (
     server_version,
     stream_chat,
 )
+from app.core.text import display_path
 from app.core.types import Hit
 
 __all__ = [
@@ -41,7 +41,6 @@ __all__ = [
     "mark_sentences",
     "model_context_length",
     "server_version",
-    "stream_answer",
     "stream_chat",
     "to_json_sentences",
 ]
@@ -93,7 +92,7 @@ def _neutralise(text: str) -> str:
 
 
 def _source_block(n: int, hit: Hit, text: str, truncated: bool) -> str:
-    attrs = f'n="{n}" file="{html.escape(PurePath(hit.path).name, quote=True)}"'
+    attrs = f'n="{n}" file="{html.escape(display_path(PurePath(hit.path).name), quote=True)}"'
     if hit.page is not None:
         attrs += f' page="{hit.page}"'
     if hit.heading:
@@ -176,34 +175,6 @@ def _trim(text: str, tokens: int) -> str:
     if lo < len(text) and " " in cut:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip()
-
-
-def stream_answer(
-    question: str,
-    hits: Sequence[Hit],
-    *,
-    host: str | None,
-    model: str,
-    timeout_s: float = 120.0,
-    connect_timeout_s: float = 5.0,
-    cancel: threading.Event | None = None,
-    context_tokens: int | None = None,
-) -> Iterator[str]:
-    """Yield the answer's text pieces; raise :class:`AnswerError`.
-
-    Calling :func:`build_messages` with the same arguments gives the same numbered sources.
-    """
-    ctx = context_tokens or DEFAULT_CONTEXT_TOKENS
-    messages, _ = build_messages(question, hits, context_tokens=ctx)
-    yield from stream_chat(
-        messages,
-        host=host,
-        model=model,
-        options={"num_ctx": ctx},
-        timeout_s=timeout_s,
-        connect_timeout_s=connect_timeout_s,
-        cancel=cancel,
-    )
 
 
 @dataclass

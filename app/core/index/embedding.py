@@ -63,8 +63,22 @@ def default_model_path() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
+INT8_ARCHES = ("avx512_vnni", "avx2", "arm64")
+
+
 def quantization_arch() -> str:
-    """ONNX Runtime int8 config that suits this CPU: avx512_vnni, avx2 or arm64."""
+    """ONNX Runtime int8 config that suits this CPU: avx512_vnni, avx2 or arm64.
+
+    ``$FOOTNOTES_INT8_ARCH`` forces one (tests and benchmarks run the other CPU family's
+    export here: either x86 export runs on any x86 CPU).
+    """
+    forced = os.environ.get("FOOTNOTES_INT8_ARCH", "").strip()
+    if forced:
+        if forced not in INT8_ARCHES:
+            raise EmbeddingError(
+                f"FOOTNOTES_INT8_ARCH={forced!r}: expected one of {', '.join(INT8_ARCHES)}"
+            )
+        return forced
     if platform.machine().lower() in {"aarch64", "arm64"}:
         return "arm64"
     try:

@@ -255,4 +255,10 @@ def fit_model(
         scales={n: round(float(v), 6) for n, v in zip(names, scales, strict=True)},
     )
     probs = np.array([model.probability(r) for r, ok in zip(rows, labels, strict=True) if ok])
-    return dataclasses.replace(model, threshold=round(float(np.quantile(probs, flag_rate)), 6))
+    # Rounded down, never to nearest: the answerable question that sets the quantile must stay
+    # at or above the threshold (``p < threshold`` flags), whatever the CPU's last bits.
+    cut = float(np.quantile(probs, flag_rate))
+    threshold = math.floor(cut * 1e6) / 1e6
+    if threshold > cut:  # cut sat a hair below a multiple of 1e-6
+        threshold -= 1e-6
+    return dataclasses.replace(model, threshold=round(threshold, 6))
