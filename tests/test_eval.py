@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from app import evaluation as ev
 from app.core.search.support import SupportModel
-from app.evaluation import runners as ev
 from tests.helpers import make_pdf
 
 TOPICS = {

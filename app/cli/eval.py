@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app import evaluation as ev
 from app.cli.common import HandledError, ProgressBar, print_json
 from app.core.engine import Engine
 from app.core.search import support
-from app.evaluation import runners as ev
 
 
 def _data_dir(args: argparse.Namespace) -> Path:

@@ -1,0 +1,125 @@
+"""The labelled sets in ``../shared/data``: SciFact (BEIR layout), FinanceBench, SQuAD 2.0."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class EvalDataError(Exception):
+    """The evaluation data is missing or unreadable; the message names the file."""
+
+
+def default_data_dir() -> Path:
+    """``../shared/data`` beside the project checkout."""
+    return Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return [json.loads(line) for line in fh if line.strip()]
+    except (OSError, ValueError) as exc:
+        raise EvalDataError(f"cannot read {path}: {exc}") from None
+
+
+def safe_name(doc_id: str) -> str:
+    return re.sub(r"[^\w.#-]", "_", doc_id)
+
+
+def write_docs(docs: Mapping[str, str], folder: Path) -> Path:
+    """One ``<id>.txt`` per document; files whose text is unchanged are left alone (mtime kept)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for doc_id, text in docs.items():
+        path = folder / f"{safe_name(doc_id)}.txt"
+        try:
+            if path.read_text(encoding="utf-8") == text:
+                continue
+        except OSError:
+            pass
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+@dataclass
+class BeirSet:
+    corpus: dict[str, str]  # id -> title + blank line + text
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, float]]
+
+
+def load_beir(folder: Path, split: str = "dev", limit: int | None = None) -> BeirSet:
+    """A BEIR folder; only queries with judgements in ``qrels/<split>.tsv`` are kept."""
+    corpus = {
+        str(d["_id"]): f"{d.get('title', '').strip()}\n\n{d['text']}".strip() + "\n"
+        for d in read_jsonl(folder / "corpus.jsonl")
+    }
+    qrels: dict[str, dict[str, float]] = {}
+    try:
+        lines = (folder / "qrels" / f"{split}.tsv").read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise EvalDataError(f"cannot read qrels: {exc}") from None
+    for line in lines[1:]:
+        qid, did, score = line.split("\t")[:3]
+        qrels.setdefault(qid, {})[did] = float(score)
+    queries = {str(q["_id"]): q["text"] for q in read_jsonl(folder / "queries.jsonl")}
+    kept = [q for q in queries if q in qrels][:limit]
+    return BeirSet(corpus, {q: queries[q] for q in kept}, {q: qrels[q] for q in kept})
+
+
+@dataclass
+class FinanceQuestion:
+    id: str
+    question: str
+    pages: set[tuple[str, int]] = field(default_factory=set)  # (doc name, 1-based page)
+
+
+def load_financebench(folder: Path, limit: int | None = None) -> list[FinanceQuestion]:
+    """Questions whose PDFs are present; evidence pages converted to 1-based."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EvalDataError(f"cannot read {folder / 'manifest.json'}: {exc}") from None
+    present = {q["financebench_id"] for q in manifest["questions"] if q.get("pdf_included")}
+    out = []
+    for q in read_jsonl(folder / "questions.jsonl"):
+        if q["financebench_id"] in present:
+            pages = {(e["doc_name"], int(e["evidence_page_num"]) + 1) for e in q["evidence"]}
+            out.append(FinanceQuestion(q["financebench_id"], q["question"], pages))
+    return out[:limit]
+
+
+KINDS = ("answerable", "unanswerable_in_corpus", "out_of_corpus")
+
+
+@dataclass
+class SquadQuestion:
+    id: str
+    question: str
+    kind: str
+    title: str
+    passage_id: str | None
+
+
+def load_squad2(
+    folder: Path, limit: int | None = None
+) -> tuple[dict[str, str], list[SquadQuestion]]:
+    """Passages (id -> text) and the development questions (``limit`` per kind)."""
+    passages = {
+        str(p["_id"]): p["text"].strip() + "\n" for p in read_jsonl(folder / "passages.jsonl")
+    }
+    taken = dict.fromkeys(KINDS, 0)
+    questions = []
+    for q in read_jsonl(folder / "questions.jsonl"):
+        kind = q.get("kind", "")
+        if kind not in taken or (limit is not None and taken[kind] >= limit):
+            continue
+        taken[kind] += 1
+        questions.append(
+            SquadQuestion(q["id"], q["question"], kind, q.get("title", ""), q.get("passage_id"))
+        )
+    return passages, questions

@@ -1,0 +1,151 @@
+"""Retrieval figures: SciFact nDCG@10 / Recall@100 and FinanceBench evidence page in the top k.
+
+Each set gets its own index in ``<data dir>/eval/<set>`` (so evaluation never mixes with a
+person's own index, and a second run reuses the first one's index).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.core.engine import Engine
+from app.core.index.indexer import ProgressFn
+from app.core.search.retrieval import dense_rows, fuse, lexical_rows
+from app.core.types import Hit
+from app.evaluation.datasets import (
+    BeirSet,
+    FinanceQuestion,
+    load_beir,
+    load_financebench,
+    write_docs,
+)
+from app.evaluation.metrics import ndcg_at_k, recall_at_k
+
+MODES = ("dense", "lexical", "hybrid")
+
+
+def unique_docs(hits: Iterable[Hit], doc_of: Callable[[Hit], str]) -> list[str]:
+    """Documents in the order of their best-ranked hit."""
+    return list(dict.fromkeys(doc_of(h) for h in hits))
+
+
+def file_stem(hit: Hit) -> str:
+    return Path(hit.path).stem
+
+
+def eval_engine(parent: Engine, name: str) -> Engine:
+    """An engine over ``<data dir>/eval/<name>`` sharing the parent's embedding model."""
+    settings = dataclasses.replace(parent.settings, chroma_url=None)
+    return Engine(parent.data.root / "eval" / name, settings=settings, embedder=parent.embedder())
+
+
+@dataclass
+class Candidates:
+    """Dense and lexical candidate lists of one query, fused on demand per mode."""
+
+    dense: list[Any]
+    lexical: list[Any]
+
+    def hits(self, k: int, mode: str, depth: int | None = None) -> list[Hit]:
+        """Fused hits from each retriever's top ``depth`` candidates (default: all)."""
+        return fuse(self.dense[:depth], self.lexical[:depth], k, mode)
+
+
+def candidates(engine: Engine, queries: Sequence[str], depth: int) -> Iterable[Candidates]:
+    """Each query's dense and BM25 top-``depth`` lists (queries embedded in batches)."""
+    embedder, store = engine.embedder(), engine.store()
+    for i in range(0, len(queries), 64):
+        part = queries[i : i + 64]
+        vectors = embedder.encode(list(part))
+        for q, vec in zip(part, vectors, strict=True):
+            yield Candidates(
+                dense_rows(engine.manifest, store, vec, depth),
+                lexical_rows(engine.manifest, q, depth),
+            )
+
+
+def eval_beir(engine: Engine, data: BeirSet, *, k: int = 10, depth: int = 100) -> dict[str, Any]:
+    """nDCG@k (the shipped search: its candidate count per retriever) and Recall@depth (from
+    ``depth`` candidates per retriever) per mode; a document counts at its best-ranked chunk."""
+    ids = list(data.queries)
+    shipped = engine.retriever.candidates
+    sums = {m: {"ndcg@10": 0.0, f"recall@{depth}": 0.0} for m in MODES}
+    for qid, cand in zip(
+        ids, candidates(engine, [data.queries[q] for q in ids], max(depth, shipped)), strict=True
+    ):
+        gains = data.qrels[qid]
+        relevant = [d for d, g in gains.items() if g > 0]
+        for mode in MODES:
+            top = unique_docs(cand.hits(shipped * 2, mode, shipped), file_stem)
+            sums[mode]["ndcg@10"] += ndcg_at_k(top, gains, k)
+            deep = unique_docs(cand.hits(depth * 2, mode, depth), file_stem)
+            sums[mode][f"recall@{depth}"] += recall_at_k(deep, relevant, depth)
+    n = max(1, len(ids))
+    return {
+        "queries": len(ids),
+        "candidates_per_retriever": shipped,
+        "modes": {m: {name: round(v / n, 4) for name, v in s.items()} for m, s in sums.items()},
+    }
+
+
+def run_scifact(
+    parent: Engine, data_dir: Path, *, limit: int | None = None, progress: ProgressFn | None = None
+) -> dict[str, Any]:
+    beir = load_beir(data_dir / "scifact", limit=limit)
+    engine = eval_engine(parent, "scifact")
+    try:
+        docs = write_docs(beir.corpus, parent.data.root / "eval" / "scifact-docs")
+        report = engine.index([str(docs)], progress=progress)
+        return {"set": "scifact", "index": index_summary(report), **eval_beir(engine, beir)}
+    finally:
+        engine.close()
+
+
+def eval_financebench(
+    engine: Engine, questions: Sequence[FinanceQuestion], cuts: Sequence[int] = (5, 10)
+) -> dict[str, Any]:
+    """Share of questions with an evidence page among the top-n hits (chunks), per mode."""
+    found = {m: dict.fromkeys(cuts, 0) for m in MODES}
+    depth = max(engine.retriever.candidates, max(cuts))
+    for q, cand in zip(
+        questions, candidates(engine, [q.question for q in questions], depth), strict=True
+    ):
+        for mode in MODES:
+            where = [(file_stem(h), h.page) for h in cand.hits(max(cuts), mode)]
+            for n in cuts:
+                found[mode][n] += any(w in q.pages for w in where[:n])
+    total = max(1, len(questions))
+    return {
+        "questions": len(questions),
+        "modes": {
+            m: {f"page@{n}": round(c / total, 4) for n, c in f.items()} for m, f in found.items()
+        },
+    }
+
+
+def run_financebench(
+    parent: Engine, data_dir: Path, *, limit: int | None = None, progress: ProgressFn | None = None
+) -> dict[str, Any]:
+    questions = load_financebench(data_dir / "financebench", limit)
+    engine = eval_engine(parent, "financebench")
+    try:
+        report = engine.index([str(data_dir / "corpus" / "filings")], progress=progress)
+        return {
+            "set": "financebench",
+            "index": index_summary(report),
+            **eval_financebench(engine, questions),
+        }
+    finally:
+        engine.close()
+
+
+def index_summary(report: Any) -> dict[str, Any]:
+    j = report.to_json()
+    return {
+        k: j[k]
+        for k in ("files_seen", "files_failed", "chunks_total", "chunks_embedded", "seconds")
+    }
