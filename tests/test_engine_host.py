@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import pickle
 import queue
 import signal
 from collections.abc import Iterator
@@ -13,27 +15,33 @@ import pytest
 
 from app.core.config import Settings
 from app.core.host.client import EngineHost, HostError
+from app.core.host.messages import AddFolder, Event, Exited, Failed, IndexProgress, Opened, Search
 
 
 class Inbox:
-    """Collects the host's messages; ``wait`` returns the first one of a kind that matches."""
+    """Collects the host's events; ``wait`` returns the first one of a type that matches."""
 
     def __init__(self) -> None:
-        self.messages: queue.Queue[tuple[str, Any]] = queue.Queue()
-        self.seen: list[tuple[str, Any]] = []
+        self.messages: queue.Queue[Event] = queue.Queue()
+        self.seen: list[Event] = []
 
-    def __call__(self, kind: str, payload: Any) -> None:
-        self.messages.put((kind, payload))
+    def __call__(self, event: Event) -> None:
+        self.messages.put(event)
 
-    def wait(self, kind: str, test: Any = lambda p: True, timeout: float = 120.0) -> Any:
-        for seen_kind, payload in self.seen:
-            if seen_kind == kind and test(payload):
-                return payload
+    def wait(self, kind: type, test: Any = lambda e: True, timeout: float = 120.0) -> Any:
+        for event in self.seen:
+            if isinstance(event, kind) and test(event):
+                return event
         while True:
-            seen_kind, payload = self.messages.get(timeout=timeout)
-            self.seen.append((seen_kind, payload))
-            if seen_kind == kind and test(payload):
-                return payload
+            event = self.messages.get(timeout=timeout)
+            self.seen.append(event)
+            if isinstance(event, kind) and test(event):
+                return event
+
+
+def indexed(path_end: str = "") -> Any:
+    """A test for ``Inbox.wait``: an IndexProgress saying a file (ending so) was indexed."""
+    return lambda e: e.progress.event == "indexed" and e.progress.path.endswith(path_end)
 
 
 def data_dir(tmp_path: Path, models_dir: Path, name: str = "data") -> Path:
@@ -66,21 +74,21 @@ def test_child_indexes_a_folder_and_answers_searches(
     (docs / "kiln.md").write_text("# Kiln\n\nThe pottery kiln fires stoneware at 1240 degrees.\n")
     inbox = Inbox()
     host = start(hosts, data_dir(tmp_path, models_dir), inbox)
-    assert inbox.wait("opened") == (True, True, "")
+    assert inbox.wait(Opened) == Opened(True, True, "")
 
-    host.send("add_folder", str(docs))
-    done = inbox.wait("progress", lambda p: p.event == "indexed")
+    host.send(AddFolder(str(docs)))
+    done = inbox.wait(IndexProgress, indexed()).progress
     assert done.path == str(docs / "kiln.md") and done.chunks_embedded >= 1
-    result = host.call("search", "how hot does the kiln fire", 3)
+    result = host.call(Search("how hot does the kiln fire", 3))
     assert result.hits and result.hits[0].path == str(docs / "kiln.md")
     assert "1240 degrees" in result.hits[0].text
 
     (docs / "ferry.txt").write_text("The harbour ferry leaves at seven every morning.\n")
-    inbox.wait("progress", lambda p: p.event == "indexed" and p.path.endswith("ferry.txt"))
+    inbox.wait(IndexProgress, indexed("ferry.txt"))
     # the live collection sees vectors written after it was opened (a second process would not)
-    assert host.call("search", "when does the ferry leave", 1).hits[0].path.endswith("ferry.txt")
+    assert host.call(Search("when does the ferry leave", 1)).hits[0].path.endswith("ferry.txt")
     assert host.stop(60)
-    assert inbox.wait("exited") == 0
+    assert inbox.wait(Exited) == Exited(0)
 
 
 def test_second_host_is_read_only_but_searches(
@@ -92,23 +100,23 @@ def test_second_host_is_read_only_but_searches(
     data = data_dir(tmp_path, models_dir)
     first_inbox, second_inbox = Inbox(), Inbox()
     first = start(hosts, data, first_inbox)
-    first_inbox.wait("opened")
-    first.send("add_folder", str(docs))
-    first_inbox.wait("progress", lambda p: p.event == "indexed")
+    first_inbox.wait(Opened)
+    first.send(AddFolder(str(docs)))
+    first_inbox.wait(IndexProgress, indexed())
 
     second = start(hosts, data, second_inbox)
-    ok, writable, message = second_inbox.wait("opened")
+    ok, writable, message = dataclasses.astuple(second_inbox.wait(Opened))
     assert ok and not writable
     assert "test host" in message and str(first._proc.pid) in message  # names the holder
     assert "indexing is off" in message
-    second.send("add_folder", str(tmp_path))
-    assert "Indexing is off" in second_inbox.wait("error")
-    assert second.call("search", "what does the starter eat", 1).hits[0].path.endswith("a.md")
+    second.send(AddFolder(str(tmp_path)))
+    assert "Indexing is off" in second_inbox.wait(Failed).message
+    assert second.call(Search("what does the starter eat", 1)).hits[0].path.endswith("a.md")
 
     (docs / "b.md").write_text("The lighthouse lamp is trimmed at dusk by the keeper.\n")
-    first_inbox.wait("progress", lambda p: p.event == "indexed" and p.path.endswith("b.md"))
+    first_inbox.wait(IndexProgress, indexed("b.md"))
     # dense search alone: the reader must see vectors the writer added after it opened
-    found = second.call("search", "who looks after the lighthouse light", 1, "dense")
+    found = second.call(Search("who looks after the lighthouse light", 1, "dense"))
     assert found.hits and found.hits[0].path.endswith("b.md")
 
 
@@ -117,10 +125,41 @@ def test_a_killed_child_is_reported_and_calls_fail_cleanly(
 ) -> None:
     inbox = Inbox()
     host = start(hosts, data_dir(tmp_path, models_dir), inbox)
-    inbox.wait("opened")
+    inbox.wait(Opened)
     os.kill(host._proc.pid, signal.SIGKILL)
-    assert inbox.wait("exited") == -signal.SIGKILL
+    assert inbox.wait(Exited) == Exited(-signal.SIGKILL)
     with pytest.raises(HostError, match="stopped"):
-        host.call("search", "anything", 1, timeout=30)
+        host.call(Search("anything", 1), timeout=30)
     with pytest.raises(HostError, match="stopped"):
-        host.send("add_folder", str(tmp_path))
+        host.send(AddFolder(str(tmp_path)))
+
+
+def test_messages_survive_the_pipe() -> None:
+    """Every request and event is a frozen dataclass that pickles to an equal copy."""
+    from app.core.host import messages as m
+    from app.core.index.indexer import IndexReport, Progress
+    from app.core.watch.watcher import WatchStatus
+
+    samples = [
+        m.Warm(),
+        m.Search("kiln", 3, "dense"),
+        m.AddFolder("/a"),
+        m.RemoveFolder("/a"),
+        m.IndexFiles(("/a/b.md",)),
+        m.Pause(),
+        m.Resume(),
+        m.ApplySettings(Settings()),
+        m.CancelDrop(),
+        m.Stop(),
+        m.Call(1, m.Search("kiln", 3)),
+        m.Reply(1, None, "It failed."),
+        m.Opened(True, False, "read-only"),
+        m.IndexProgress(Progress("indexed", "/a/b.md", 1, 2)),
+        m.WatchChanged(WatchStatus("polling", "Polling."), True, ("/a",)),
+        m.DropDone(IndexReport(files_indexed=1)),
+        m.Failed("It failed."),
+        m.Exited(0),
+    ]
+    for message in samples:
+        assert type(message).__dataclass_params__.frozen  # type: ignore[attr-defined]
+        assert pickle.loads(pickle.dumps(message)) == message

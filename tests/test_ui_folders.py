@@ -107,8 +107,8 @@ def test_progress_shows_while_syncing_and_asking_still_works(
     qtbot.waitUntil(
         lambda: any(p.event == "planned" and p.total == 30 for p in seen), timeout=60_000
     )
-    assert w.progress_label.isVisible() or not gui.service.state.syncing
-    assert w.progress_label.text().startswith("Indexing")
+    assert w.status.progress_label.isVisible() or not gui.service.state.syncing
+    assert w.status.progress_label.text().startswith("Indexing")
     outcome = ask(qtbot, w, "How much sun do tomatoes need?")  # answered during the sync
     assert outcome.answer is not None and outcome.answer.text
     assert "syncing" in w.folders.status_of(str(big)) or not gui.service.state.syncing
@@ -173,7 +173,7 @@ def test_pdf_page_rendered_with_the_passage_boxes(make_gui: Any, qtbot: Any, ind
     qtbot.waitUntil(lambda: bool(pdf.canvas.passage))
 
     opened: list[tuple[str, int]] = []
-    w.passage.open_requested.disconnect(w._open_file)  # no viewer is started in tests
+    w.passage.open_requested.disconnect(w.nav.open_file)  # no viewer is started in tests
     w.passage.open_requested.connect(lambda path, page: opened.append((path, page)))
     w.passage.open_button.click()
     assert opened == [(hit.path, 2)]

@@ -12,6 +12,7 @@ from app.ui.payloads import AnswerDone, AnswerPiece, SearchDone
 if TYPE_CHECKING:
     from app.core.answer.answering import Answer
     from app.core.search.retrieval import SearchResult
+    from app.ui.answer_view import AnswerView
     from app.ui.service import Service
 
 
@@ -54,13 +55,16 @@ class AskSession(QObject):
 
     @property
     def running(self) -> bool:
+        """True while this session's question is being answered."""
         return self.outcome is not None and not self.outcome.done
 
     def ask(self, question: str) -> None:
+        """Ask ``question``; a newer question makes this session ignore the older one."""
         self.outcome = AskOutcome(question)
         self.token = self.service.ask(question)
 
     def cancel(self) -> None:
+        """Stop this session's answer, if it is still coming."""
         if self.running:
             self.service.cancel_ask(self.token)
 
@@ -94,6 +98,19 @@ class AskSession(QObject):
         self.finished.emit(o)
 
 
+def show_outcome(view: AnswerView, outcome: AskOutcome) -> None:
+    """Put a finished question into an answer view: the marked answer, then what ended it."""
+    if outcome.answer is not None:
+        a = outcome.answer
+        view.finish(a.text, a.sentences, len(a.sources), outcome.html)
+    if outcome.error:
+        view.show_message(outcome.error_message() or "", error=True)
+    elif outcome.note:
+        view.show_message(outcome.note)
+    elif outcome.cancelled:
+        view.show_message("Stopped.")
+
+
 def source_usage(answer: Answer) -> tuple[int, dict[int, int], dict[int, int]]:
     """(sources sent to the model, sentences citing each source, sentences it supports)."""
     cited: dict[int, int] = {}
@@ -107,4 +124,5 @@ def source_usage(answer: Answer) -> tuple[int, dict[int, int], dict[int, int]]:
 
 
 def unsupported_count(answer: Answer) -> int:
+    """Sentences of the answer (not meta remarks) that no passage supports."""
     return sum(1 for m in answer.sentences if m.kind != "meta" and not m.supported)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
-from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
+from app.ui.status_line import StatusLine
 from app.ui.theme import colors
 
 
@@ -28,6 +31,7 @@ def split_drop(mime: QMimeData) -> tuple[list[str], list[str]]:
 
 
 def has_local_paths(mime: QMimeData) -> bool:
+    """True if a drag carries files or folders of this computer (not web links)."""
     return mime.hasUrls() and any(url.isLocalFile() for url in mime.urls())
 
 
@@ -43,6 +47,7 @@ class DropOverlay(QLabel):
         self.hide()
 
     def cover(self) -> None:
+        """Show the sheet over the whole window, in the theme's link colour."""
         c = colors()
         self.setStyleSheet(
             f"background: rgba(40, 90, 200, 60); color: {c.link}; font-size: 20pt;"
@@ -53,3 +58,57 @@ class DropOverlay(QLabel):
             self.setGeometry(parent.rect().adjusted(12, 12, -12, -12))
         self.raise_()
         self.show()
+
+
+class DropHandler(QObject):
+    """Watches drags over a window (an event filter): shows the overlay, reports what dropped."""
+
+    folders_dropped = Signal(list)
+    files_dropped = Signal(list)
+
+    def __init__(self, window: QWidget, status: StatusLine, accepting: Callable[[], bool]) -> None:
+        super().__init__(window)
+        self.status = status
+        self.accepting = accepting  # False while drops cannot be indexed (read-only)
+        self.overlay = DropOverlay(window)
+        window.setAcceptDrops(True)
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(event, QDragEnterEvent):
+            self._entered(event)
+        elif isinstance(event, QDragMoveEvent):  # after enter: an enter is a move too
+            if has_local_paths(event.mimeData()):
+                event.acceptProposedAction()
+        elif event.type() == QEvent.Type.DragLeave:
+            self.overlay.hide()
+        elif isinstance(event, QDropEvent):
+            self._dropped(event)
+        else:
+            return False
+        return True
+
+    def _entered(self, event: QDragEnterEvent) -> None:
+        if has_local_paths(event.mimeData()) and self.accepting():
+            event.acceptProposedAction()
+            self.overlay.cover()
+        else:
+            event.ignore()
+
+    def _dropped(self, event: QDropEvent) -> None:
+        self.overlay.hide()
+        folders, files = split_drop(event.mimeData())
+        if not folders and not files:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        if folders:
+            self.folders_dropped.emit(folders)
+        if files:
+            self.files_dropped.emit(files)
+        what = []
+        if folders:
+            what.append(f"watching {len(folders)} folder{'s' if len(folders) > 1 else ''}")
+        if files:
+            what.append(f"indexing {len(files)} file{'s' if len(files) > 1 else ''}")
+        self.status.flash("Dropped: " + " and ".join(what) + ".", 5000)

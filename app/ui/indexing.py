@@ -1,23 +1,40 @@
-"""The service's indexing side: requests go to the engine process, its reports become signals.
+"""The service's indexing side: requests go to the engine process, its events become signals.
 
 Every index write happens in the engine process (``app.core.host.client``): its watcher
 follows the folders, and folder changes, dropped files and pauses are sent to it in order.
-Its messages arrive on the host's reader thread and are re-emitted as signals here.
+Its events arrive on the host's reader thread and are reported through ``IndexingReports``
+(the service's signals); the folder snapshot is read in the ``reader`` lane.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from app.core.host.messages import (
+    AddFolder,
+    CancelDrop,
+    DropDone,
+    Event,
+    IndexFiles,
+    IndexProgress,
+    Opened,
+    Pause,
+    RemoveFolder,
+    Request,
+    Resume,
+    WatchChanged,
+)
 from app.ui.payloads import ErrorReport, FolderInfo, IndexSnapshot, SyncDone, SyncProgress
 
 if TYPE_CHECKING:
-    from app.core.host.client import DropDone, EngineHost
     from app.core.index.indexer import Progress
     from app.core.watch.watcher import WatchStatus
+    from app.ui.background import Lanes, Readers, StateBox
+    from app.ui.engine_process import EngineProcess
 
 BUSY_STATES = ("starting", "syncing", "updating")
 SNAPSHOT_EVERY_S = 1.5
@@ -31,107 +48,131 @@ class EtaClock:
         self.total = 0
 
     def plan(self, total: int) -> None:
+        """A run of ``total`` files starts now."""
         self.started, self.total = time.monotonic(), total
 
     def eta(self, done: int) -> float | None:
+        """Seconds left after ``done`` files, or None while too early to tell."""
         elapsed = time.monotonic() - self.started
         if done < 2 or elapsed < 1.0 or self.total <= done:
             return None
         return (self.total - done) * elapsed / done
 
 
-class IndexingMixin:
-    """Mixed into Service: watched folders, dropped files, pause and resume, snapshots."""
+@dataclass(frozen=True)
+class IndexingReports:
+    """Where indexing news goes: the ``emit`` of the service's signals (any thread)."""
 
-    _eta: EtaClock | None = None
-    _last_snapshot = 0.0
-    _snapshot_pending = False
-    _watch_busy = False
-    _following = False
-    _polling: frozenset[str] = frozenset()
+    progressed: Callable[[SyncProgress], None]
+    finished: Callable[[SyncDone], None]
+    snapshot: Callable[[IndexSnapshot], None]
+    error: Callable[[ErrorReport], None]
+
+
+class Indexing:
+    """Watched folders, dropped files, pause and resume, and the folders' snapshot."""
+
+    def __init__(
+        self,
+        engine: EngineProcess,
+        state: StateBox,
+        lanes: Lanes,
+        readers: Readers,
+        reports: IndexingReports,
+    ) -> None:
+        self.engine = engine
+        self.state = state
+        self.lanes = lanes
+        self.readers = readers
+        self.reports = reports
+        self._eta: EtaClock | None = None
+        self._last_snapshot = 0.0
+        self._snapshot_pending = False
+        self._watch_busy = False
+        self._following = False
+        self._polling: frozenset[str] = frozenset()
 
     # -- requests (GUI thread) --------------------------------------------------------------
     def add_folder(self, path: str) -> None:
         """Watch ``path`` from now on and index it."""
-        self._to_writer("add_folder", path, refusal="no folder can be added")
+        self._to_writer(AddFolder(path), refusal="no folder can be added")
 
     def remove_folder(self, path: str) -> None:
         """Stop watching ``path``; its passages leave the index."""
-        self._to_writer("remove_folder", path, refusal="no folder can be removed")
+        self._to_writer(RemoveFolder(path), refusal="no folder can be removed")
 
     def index_paths(self, paths: list[str]) -> None:
         """Index these files once (dropped on the window); they are not watched."""
-        if self._to_writer("index", list(paths), refusal="files cannot be added"):
-            self._update(syncing=True)
+        if self._to_writer(IndexFiles(tuple(paths)), refusal="files cannot be added"):
+            self.state.update(syncing=True)
 
     def set_paused(self, paused: bool) -> None:
         """Pause (stop the watcher, cancelling the sync in hand) or resume indexing."""
-        if paused == self.state.paused:
+        if paused == self.state.value.paused:
             return
-        self._update(paused=paused)
+        self.state.update(paused=paused)
         if paused:
-            self._cancel_indexing()
-        self._to_writer("pause" if paused else "resume", refusal="")
+            self.cancel()
+        self._to_writer(Pause() if paused else Resume(), refusal="")
+
+    def cancel(self) -> None:
+        """Stop indexing dropped files (the watcher's write in hand finishes)."""
+        self.engine.tell(CancelDrop())
 
     def refresh_snapshot(self) -> None:
+        """Read the folders' snapshot again in the reader lane (once, however often asked)."""
         if not self._snapshot_pending:
             self._snapshot_pending = True
-            self._submit("reader", self._snapshot)
+            self.lanes.submit("reader", self._snapshot)
 
-    def _to_writer(self, op: str, *args: Any, refusal: str) -> bool:
+    def _to_writer(self, request: Request, *, refusal: str) -> bool:
         from app.core.host.client import HostError
 
-        host = self.host
-        if host is None or not self.state.writable:
+        if self.engine.host is None or not self.state.value.writable:
             if refusal:
-                self.error_occurred.emit(ErrorReport(f"Indexing is off, so {refusal}."))
+                self.reports.error(ErrorReport(f"Indexing is off, so {refusal}."))
             return False
         try:
-            host.send(op, *args)
+            self.engine.send(request)
         except HostError as exc:
-            self.error_occurred.emit(ErrorReport(exc.args[0]))
+            self.reports.error(ErrorReport(exc.args[0]))
             return False
         return True
 
-    def _cancel_indexing(self) -> None:
-        from app.core.host.client import HostError
-
-        if self.host is not None:
-            with contextlib.suppress(HostError):
-                self.host.send("cancel_drop")
-
-    # -- messages from the engine process (its reader thread) ------------------------------
-    def _on_indexing_message(self, kind: str, payload: Any) -> bool:
-        """Handle an indexing message; False if ``kind`` is not one."""
-        if kind == "progress":
-            self._on_progress(payload)
-        elif kind == "status":
-            status, self._following, polling = payload
-            self._polling = frozenset(polling)
-            self._on_watch_status(status)
-        elif kind == "dropped":
-            self._on_dropped(payload)
-        else:
-            return False
-        return True
+    # -- events from the engine process (its reader thread) --------------------------------
+    def on_event(self, event: Event) -> None:
+        """React to the engine process: it opened, indexed a file, its watcher changed."""
+        if isinstance(event, IndexProgress):
+            self._on_progress(event.progress)
+        elif isinstance(event, WatchChanged):
+            self._following = event.following
+            self._polling = frozenset(event.polling)
+            self._on_watch_status(event.status)
+        elif isinstance(event, DropDone):
+            self._on_dropped(event)
+        elif isinstance(event, Opened) and event.ok:
+            if self.state.value.paused:
+                self._to_writer(Pause(), refusal="")
+            self.refresh_snapshot()
 
     def _on_watch_status(self, status: WatchStatus) -> None:
         busy = status.state in BUSY_STATES
         self._watch_busy = busy
+        watching: str
         if status.state in ("watching", "polling"):
             watching = status.state
         else:  # busy keeps the last word; stopped (paused) clears it
-            watching = self.state.watching if self._following else ""
-        self._update(
+            watching = self.state.value.watching if self._following else ""
+        self.state.update(
             syncing=busy,
             watching=watching,
             message=status.message,
             folder=status.folder if busy else "",
         )
         if status.state == "error":
-            self.error_occurred.emit(ErrorReport(status.message))
+            self.reports.error(ErrorReport(status.message))
         if not busy:
-            self.sync_finished.emit(SyncDone())
+            self.reports.finished(SyncDone())
         self.refresh_snapshot()
 
     def _on_progress(self, p: Progress) -> None:
@@ -140,15 +181,15 @@ class IndexingMixin:
         if p.event == "planned":
             eta.plan(p.total)
             if p.total:
-                self._update(syncing=True)
-        self.sync_progressed.emit(
+                self.state.update(syncing=True)
+        self.reports.progressed(
             SyncProgress(p.done, p.total or eta.total, p.path, p.event, eta.eta(p.done), p.detail)
         )
         finished = p.event in ("indexed", "unchanged", "failed") and p.done >= p.total > 0
         if finished or (p.event == "planned" and not p.total):
             # the run's last file (or nothing to do): the watcher may not report idle for it
-            self._update(syncing=False)
-            self.sync_finished.emit(SyncDone())
+            self.state.update(syncing=False)
+            self.reports.finished(SyncDone())
             self.refresh_snapshot()
         else:
             overdue = time.monotonic() - self._last_snapshot > SNAPSHOT_EVERY_S
@@ -157,25 +198,25 @@ class IndexingMixin:
 
     def _on_dropped(self, done: DropDone) -> None:
         if done.error:
-            self.error_occurred.emit(ErrorReport(done.error))
-            self.sync_finished.emit(SyncDone(error=done.error))
+            self.reports.error(ErrorReport(done.error))
+            self.reports.finished(SyncDone(error=done.error))
         elif done.cancelled:
-            self.sync_finished.emit(SyncDone(cancelled=True))
-        else:
+            self.reports.finished(SyncDone(cancelled=True))
+        elif done.report is not None:
             r = done.report
-            self.sync_finished.emit(
+            self.reports.finished(
                 SyncDone(r.files_indexed, r.files_failed, r.files_removed, r.seconds)
             )
-        self._update(syncing=self._watch_busy)
+        self.state.update(syncing=self._watch_busy)
         self.refresh_snapshot()
 
     # -- snapshot (reader lane) -------------------------------------------------------------
     def _snapshot(self) -> None:
         self._snapshot_pending = False
         self._last_snapshot = time.monotonic()
-        if not self.state.engine_ready or not self.data.manifest_path.exists():
+        if not self.state.value.engine_ready or not self.readers.manifest_path.exists():
             return
-        manifest = self.reader()
+        manifest = self.readers.get()
         folders = []
         for folder in manifest.folders():
             records = manifest.files_under(folder).values()
@@ -192,30 +233,18 @@ class IndexingMixin:
                 )
             )
         counts = manifest.counts()
-        self.index_changed.emit(
+        self.reports.snapshot(
             IndexSnapshot(folders, counts["files"], counts["chunks"], manifest.failures())
         )
 
     def _folder_status(self, folder: str, exists: bool) -> str:
+        state = self.state.value
         if not exists:
             return "missing"
-        if not self.state.writable:
+        if not state.writable:
             return "read-only"
-        if self.state.paused:
+        if state.paused:
             return "paused"
         if folder in self._polling:
             return "polling"
         return "watching" if self._following else "waiting"
-
-    if TYPE_CHECKING:  # provided by Service
-        state: Any
-        host: EngineHost | None
-        data: Any
-        error_occurred: Any
-        sync_progressed: Any
-        sync_finished: Any
-        index_changed: Any
-
-        def _submit(self, lane: str, fn: Any, *args: Any) -> Any: ...
-        def _update(self, **changes: Any) -> None: ...
-        def reader(self) -> Any: ...

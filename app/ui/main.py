@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
-from app.core.config import Settings, resolve_data_dir
+from app.core.config import DataDir, Settings, resolve_data_dir
 from app.ui.main_window import MainWindow
 from app.ui.quick_ask import QuickAskWindow
 from app.ui.service import Service
@@ -55,6 +55,7 @@ class Gui(QObject):
 
     @Slot()
     def show_quick_ask(self) -> QuickAskWindow:
+        """Show the quick-ask window (made on first use)."""
         if self.quick is None:
             self.quick = QuickAskWindow(self.service)
             self.quick.source_activated.connect(self._on_quick_source)
@@ -63,8 +64,9 @@ class Gui(QObject):
 
     @Slot()
     def show_settings(self) -> SettingsDialog:
+        """Open a settings dialog (modeless: the window stays usable)."""
         dialog = SettingsDialog(self.service, self.settings, self.window)
-        dialog.theme_chosen.connect(self.window.set_theme)
+        dialog.theme_chosen.connect(self.window.theme.set_theme)
         dialog.finished.connect(self._forget_dialog)
         self.dialogs.append(dialog)
         dialog.open()
@@ -82,12 +84,16 @@ class Gui(QObject):
     def quit(self) -> None:
         """Hide everything, cancel background work, and quit once the index is consistent."""
         if self.window.isVisible():
-            self.window.save_geometry()
+            self.window.memory.save()
         self.window.hide()
         if self.quick is not None:
             self.quick.hide()
         self.tray.hide()
         self.service.stop()
+
+    @Slot()
+    def heartbeat(self) -> None:
+        """Nothing: a timer calls it so Python runs its signal handlers between Qt events."""
 
     @Slot()
     def _on_stopped(self) -> None:
@@ -103,7 +109,10 @@ def build(
     chroma_url: str | None = None,
     app: QApplication | None = None,
 ) -> Gui:
-    """Create the service and windows (nothing slow: the engine opens on ``service.start()``)."""
+    """Create the service and windows (nothing slow: the engine opens on ``service.start()``).
+
+    ``ollama_host`` and ``chroma_url`` (the command line's) override the stored settings.
+    """
     qapp = app or QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(qapp, QApplication)
     qapp.setApplicationName("Footnotes")
@@ -111,7 +120,11 @@ def build(
     qapp.setDesktopFileName("footnotes")
     qapp.setWindowIcon(app_icon())
     qapp.setQuitOnLastWindowClosed(False)
-    service = Service(data_dir, settings=settings, ollama_host=ollama_host, chroma_url=chroma_url)
+    data = DataDir(Path(data_dir)).ensure()
+    chosen = (settings or data.load_settings()).with_overrides(
+        ollama_host=ollama_host, chroma_url=chroma_url
+    )
+    service = Service(data.root, settings=chosen)
     stored = ui_settings(service.data.root)
     apply_theme(qapp, str(stored.value("ui/theme", "system")))
     window = MainWindow(service, stored)
@@ -132,7 +145,7 @@ def run_gui(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):  # finish the write in hand, then exit
         signal.signal(sig, lambda *_: QTimer.singleShot(0, gui.quit))
     heartbeat = QTimer()  # lets Python see signals while Qt's loop runs
-    heartbeat.timeout.connect(lambda: None)
+    heartbeat.timeout.connect(gui.heartbeat)
     heartbeat.start(250)
     code = gui.app.exec()
     gui.service.wait_stopped(60)

@@ -1,68 +1,88 @@
-"""The main window: question, answer, sources and the passage in its file; folders at the side."""
+"""The main window: question, answer, sources and the passage in its file; folders at the side.
+
+The window lays out the widgets and presents a question's progress; small objects it owns do
+the rest, each with one job: ``StatusLine`` (the status bar), ``SourceNavigator`` (which source
+is shown), ``IndexingView`` (indexing state and requests), ``DropHandler`` (drag and drop),
+``ThemeChooser``, ``WindowMemory`` (geometry, history) and ``HelpDialogs``.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, Signal, Slot
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
     QMainWindow,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from app.ui import desktop
 from app.ui.answer_view import AnswerView
-from app.ui.ask_session import AskOutcome, AskSession, source_usage, unsupported_count
-from app.ui.drops import DropOverlay
+from app.ui.ask_session import (
+    AskOutcome,
+    AskSession,
+    show_outcome,
+    source_usage,
+    unsupported_count,
+)
+from app.ui.drops import DropHandler
 from app.ui.folders_panel import FoldersPanel
-from app.ui.menus import build_actions, build_menus
+from app.ui.index_status import IndexingView
+from app.ui.menus import Actions, build_actions, build_menus
 from app.ui.passage_view import PassageView
+from app.ui.payloads import ErrorReport
+from app.ui.source_nav import SourceNavigator
 from app.ui.sources_panel import SourcesPanel
+from app.ui.status_line import StatusLine
 from app.ui.theme import app_icon
 from app.ui.widgets import Banner, ErrorBar, QuestionBox, plain_label
-from app.ui.window_chrome import ChromeMixin
+from app.ui.window_chrome import HelpDialogs, ThemeChooser, WindowMemory
 
 if TYPE_CHECKING:
     from app.ui.service import Service
 
 
-class MainWindow(ChromeMixin, QMainWindow):
+class MainWindow(QMainWindow):
     """Presents the service: asks, streams answers, shows sources; owns no index state."""
 
     quick_ask_requested = Signal()
     settings_requested = Signal()
     quit_requested = Signal()
-    folders_dropped = Signal(list)
-    files_dropped = Signal(list)
 
     def __init__(self, service: Service, ui_settings: QSettings) -> None:
         super().__init__()
         self.service = service
-        self.ui_settings = ui_settings
-        self.tray_available = False
+        self.tray_available = False  # closing hides to the tray only when there is one
+        self._quitting = False
+        self._told_tray = False
         self.setWindowTitle("Footnotes")
         self.setWindowIcon(app_icon())
-        self.setAcceptDrops(True)
         self.session = AskSession(service, self)
         self.outcome: AskOutcome | None = None
         self._build()
-        self.actions_ = build_actions(self)
-        build_menus(self, self.actions_)
-        for n in range(1, 10):
-            a = QAction(self)
-            a.setShortcut(f"Ctrl+{n}")
-            a.setData(n)
-            a.triggered.connect(self._on_source_shortcut)
-            self.addAction(a)
+        self.status = StatusLine(self.statusBar())
+        self.actions_: Actions = build_actions(self)
+        build_menus(self.menuBar(), self.actions_)
+        self.nav = SourceNavigator(self.answer, self.sources, self.passage, self.status, self)
+        self.indexing = IndexingView(
+            service, self.folders, self.actions_, self.status, self.session, self
+        )
+        self.drops = DropHandler(self, self.status, self._accepts_drops)
+        self.theme = ThemeChooser(self.actions_.theme, ui_settings)
+        self.help = HelpDialogs(self, str(service.data.root))
+        self.memory = WindowMemory(
+            self,
+            {"main_split": self.main_split, "left_split": self.left_split},
+            self.question,
+            ui_settings,
+        )
         self._connect()
-        self._restore()
+        self.memory.restore({"main_split": [560, 640], "left_split": [460, 340]})
 
     # -- layout ----------------------------------------------------------------------------
     def _build(self) -> None:
@@ -71,14 +91,12 @@ class MainWindow(ChromeMixin, QMainWindow):
         self.ask_button = QPushButton("Ask")
         self.ask_button.setObjectName("askButton")
         self.ask_button.setDefault(True)
-        self.ask_button.clicked.connect(self._on_ask_button)
         self.errors = ErrorBar()
         self.banner = Banner()
         self.answer = AnswerView()
         self.sources = SourcesPanel()
         self.passage = PassageView(self.service)
         self.folders = FoldersPanel()
-        self.overlay = DropOverlay(self)
 
         top = QHBoxLayout()
         top.addWidget(self.question, 1)
@@ -121,51 +139,46 @@ class MainWindow(ChromeMixin, QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.folders_dock)
         self.folders_dock.setMinimumWidth(250)
         self.resizeDocks([self.folders_dock], [330], Qt.Orientation.Horizontal)
-
-        self.status_label = plain_label("Opening the index…")
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(160)
-        self.progress.setMaximumHeight(14)
-        self.progress.setTextVisible(False)
-        self.progress.hide()
-        self.progress_label = plain_label()
-        self.progress_label.hide()
-        self.counts_label = plain_label()
-        self.counts_label.setObjectName("mutedLabel")
-        bar = self.statusBar()
-        bar.addWidget(self.status_label, 1)
-        bar.addPermanentWidget(self.progress_label)
-        bar.addPermanentWidget(self.progress)
-        bar.addPermanentWidget(self.counts_label)
         self.resize(1360, 860)
 
     def _connect(self) -> None:
-        s = self.service
-        s.state_changed.connect(self.on_state)
-        s.sync_progressed.connect(self.on_progress)
-        s.index_changed.connect(self.on_snapshot)
-        s.error_occurred.connect(self.on_error)
+        self.service.error_occurred.connect(self.on_error)
         self.session.searched.connect(self.on_searched)
         self.session.piece_arrived.connect(self.answer.append)
         self.session.finished.connect(self.on_finished)
         self.question.ask_requested.connect(self.ask)
         self.question.cancel_requested.connect(self.cancel_ask)
-        self.answer.citation_clicked.connect(self.show_source)
-        self.answer.sentence_hovered.connect(self.on_sentence_hovered)
-        self.answer.sentence_clicked.connect(self.on_sentence_clicked)
-        self.sources.source_selected.connect(self._on_source_selected)
-        self.sources.open_requested.connect(self._open_source_n)
-        self.passage.open_requested.connect(self._open_file)
-        self.passage.reveal_requested.connect(self._reveal_file)
-        self.folders.add_requested.connect(self.choose_folder)
-        self.folders.remove_requested.connect(self.service.remove_folder)
+        self.ask_button.clicked.connect(self._on_ask_button)
         self.folders_dock.visibilityChanged.connect(self._on_dock_visibility)
-        self.folders_dropped.connect(self._on_folders_dropped)
-        self.files_dropped.connect(self.service.index_paths)
+        self.drops.folders_dropped.connect(self.indexing.add_folders)
+        self.drops.files_dropped.connect(self.indexing.index_files)
+        self.theme.theme_changed.connect(self._restyle)
+        a, nav = self.actions_, self.nav
+        for action, slot in (
+            (a.ask, self.ask_current),
+            (a.stop, self.cancel_ask),
+            (a.quick_ask, self.show_quick_ask),
+            (a.focus_question, self.focus_question),
+            (a.settings, self.show_settings),
+            (a.show_window, self.show_and_raise),
+            (a.quit, self.quit_app),
+            (a.open_source, nav.open_current_source),
+            (a.reveal_source, nav.reveal_current_source),
+            (a.next_source, nav.next_source),
+            (a.previous_source, nav.previous_source),
+            (a.zoom_in, self.passage.pdf.zoom_in),
+            (a.zoom_out, self.passage.pdf.zoom_out),
+            (a.toggle_folders, self.toggle_folders),
+            (a.shortcuts, self.help.show_shortcuts),
+            (a.about, self.help.show_about),
+            *((n, nav.on_number_shortcut) for n in a.sources),
+        ):
+            action.triggered.connect(slot)
 
     # -- asking ----------------------------------------------------------------------------
     @Slot()
     def ask_current(self) -> None:
+        """Ask what is in the question box (Enter, the Ask button or menu entry), remembering it."""
         text = self.question.text().strip()
         if text:
             self.question.remember(text)
@@ -173,6 +186,7 @@ class MainWindow(ChromeMixin, QMainWindow):
 
     @Slot(str)
     def ask(self, question: str) -> None:
+        """Clear the last answer and ask ``question`` (cancelling one still coming)."""
         self.errors.hide()
         self.banner.clear()
         self.sources.set_hits([])
@@ -181,7 +195,7 @@ class MainWindow(ChromeMixin, QMainWindow):
         self.outcome = None
         self.session.ask(question)
         self.ask_button.setText("Stop")
-        self.status_label.setText(
+        self.status.say(
             "Searching your files…"
             if self.service.state.model_loaded
             else "Searching… (the embedding model is still loading)"
@@ -189,6 +203,7 @@ class MainWindow(ChromeMixin, QMainWindow):
 
     @Slot()
     def cancel_ask(self) -> None:
+        """Stop the answer in progress (Esc); what arrived so far stays."""
         self.session.cancel()
 
     @Slot()
@@ -200,6 +215,7 @@ class MainWindow(ChromeMixin, QMainWindow):
 
     @Slot(object)
     def on_searched(self, outcome: AskOutcome) -> None:
+        """Retrieval is done: list the sources and show the verdict before the answer comes."""
         self.outcome = outcome
         result = outcome.result
         if result is None:
@@ -211,139 +227,37 @@ class MainWindow(ChromeMixin, QMainWindow):
             s = result.support
             self.banner.show_verdict(s.supported, s.reason, s.score)
             self.sources.select(1)
-        self.status_label.setText("Answering…")
+        self.status.say("Answering…")
 
     @Slot(object)
     def on_finished(self, outcome: AskOutcome) -> None:
+        """The answer is complete (or stopped, or failed): mark its sentences, say how it went."""
         self.outcome = outcome
         self.ask_button.setText("Ask")
-        self.status_label.setText("Ready.")
+        self.status.say("Ready.")
+        show_outcome(self.answer, outcome)
         if outcome.answer is not None:
             a = outcome.answer
-            self.answer.finish(a.text, a.sentences, len(a.sources), outcome.html)
             self.sources.model_.set_usage(*source_usage(a))
             weak = unsupported_count(a)
             if weak and self.banner.supported is not None:
                 total = sum(1 for m in a.sentences if m.kind != "meta")
-                self.status_label.setText(
+                self.status.say(
                     f"{weak} of {total} sentences are not backed by the passages "
                     "(marked with a red wavy line)."
                 )
         if outcome.error:
-            self.answer.show_message(outcome.error_message() or "", error=True)
             self.errors.show_message(outcome.error)
-        elif outcome.note:
-            self.answer.show_message(outcome.note)
-        elif outcome.cancelled:
-            self.answer.show_message("Stopped.")
 
-    # -- sources and sentences -------------------------------------------------------------
+    @Slot(object)
+    def on_error(self, report: ErrorReport) -> None:
+        """Show a background failure in the window, not only in a log."""
+        self.errors.show_message(report.message)
+
     @Slot(int)
     def show_source(self, n: int) -> None:
-        """Select source ``n`` and show its passage (a citation link, a shortcut, quick-ask)."""
-        hit = self.sources.model_.hit(n)
-        if hit is None:
-            return
-        if self.sources.current() == n:
-            self.passage.show_source(n, hit)
-        else:
-            self.sources.select(n)
-
-    @Slot(int)
-    def _on_source_selected(self, n: int) -> None:
-        hit = self.sources.model_.hit(n)
-        if hit is not None:
-            self.passage.show_source(n, hit)
-
-    def _spans_for(self, index: int, n: int) -> list[tuple[int, int]]:
-        marks = self.answer.marks
-        if not 0 <= index < len(marks):
-            return []
-        return [(s, e) for (src, s, e) in marks[index].support_spans if src == n]
-
-    @Slot(int)
-    def on_sentence_hovered(self, index: int) -> None:
-        if index < 0:
-            self.passage.set_strong([])
-            return
-        n = self.passage.n
-        spans = self._spans_for(index, n)
-        self.passage.set_strong(spans)
-        mark = self.answer.marks[index] if index < len(self.answer.marks) else None
-        if mark is not None and not spans and mark.support_spans:
-            other = mark.support_spans[0][0]
-            self.statusBar().showMessage(
-                f"This sentence rests on source [{other}]: click it to show that passage.", 4000
-            )
-
-    @Slot(int)
-    def on_sentence_clicked(self, index: int) -> None:
-        marks = self.answer.marks
-        if not 0 <= index < len(marks):
-            return
-        mark = marks[index]
-        if not mark.support_spans:
-            if mark.kind != "meta":
-                self.statusBar().showMessage(
-                    "No passage in your files supports this sentence.", 5000
-                )
-            return
-        n = mark.support_spans[0][0]
-        if self.passage.n != n:
-            self.show_source(n)
-        self.passage.set_strong(self._spans_for(index, n))
-
-    @Slot()
-    def _on_source_shortcut(self) -> None:
-        action = self.sender()
-        if isinstance(action, QAction):
-            self.show_source(int(action.data()))
-
-    @Slot()
-    def next_source(self) -> None:
-        self.show_source(self.sources.current() + 1)
-
-    @Slot()
-    def previous_source(self) -> None:
-        self.show_source(max(1, self.sources.current() - 1))
-
-    @Slot()
-    def open_current_source(self) -> None:
-        self._open_source_n(self.sources.current())
-
-    @Slot()
-    def reveal_current_source(self) -> None:
-        hit = self.sources.model_.hit(self.sources.current())
-        if hit is not None:
-            self._reveal_file(hit.path)
-
-    @Slot(int)
-    def _open_source_n(self, n: int) -> None:
-        hit = self.sources.model_.hit(n)
-        if hit is not None:
-            self._open_file(hit.path, hit.page or 0)
-
-    def _is_source(self, path: str) -> bool:
-        """Only files that are sources of the shown answer (so: in the index) are opened."""
-        return any(row.hit.path == path for row in self.sources.model_.rows)
-
-    @Slot(str, int)
-    def _open_file(self, path: str, page: int) -> None:
-        if self._is_source(path):
-            desktop.open_file(path, page)
-
-    @Slot(str)
-    def _reveal_file(self, path: str) -> None:
-        if self._is_source(path):
-            desktop.reveal(path)
-
-    @Slot()
-    def zoom_in(self) -> None:
-        self.passage.pdf.zoom_in()
-
-    @Slot()
-    def zoom_out(self) -> None:
-        self.passage.pdf.zoom_out()
+        """Select source ``n`` and show its passage."""
+        self.nav.show_source(n)
 
     def adopt(self, outcome: AskOutcome, n: int) -> None:
         """Show an outcome asked elsewhere (quick-ask) and select its source ``n``."""
@@ -358,4 +272,75 @@ class MainWindow(ChromeMixin, QMainWindow):
         else:
             self.answer.append(outcome.text)
             self.answer.stop()
-        self.show_source(n)
+        self.nav.show_source(n)
+
+    @Slot(str)
+    def _restyle(self, theme: str) -> None:
+        """Draw again what was drawn in the old palette's colours."""
+        self.answer.restyle()
+        if self.outcome is not None and self.outcome.answer is not None:
+            done = self.outcome.answer
+            self.answer.finish(done.text, done.sentences, len(done.sources))
+        if self.banner.supported is not None and self.outcome and self.outcome.result:
+            s = self.outcome.result.support
+            self.banner.show_verdict(s.supported, s.reason, s.score)
+        self.passage.set_strong([])
+        self.folders.refresh()
+
+    # -- window management -----------------------------------------------------------------
+    def _accepts_drops(self) -> bool:
+        return self.service.state.writable
+
+    @Slot()
+    def focus_question(self) -> None:
+        """Put the cursor in the question box, its text selected for typing over."""
+        self.question.setFocus()
+        self.question.selectAll()
+
+    @Slot()
+    def show_and_raise(self) -> None:
+        """Bring the window back (from the tray, quick-ask or a minimised state)."""
+        self.show()
+        self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
+        self.raise_()
+        self.activateWindow()
+
+    @Slot()
+    def show_quick_ask(self) -> None:
+        """Ask for the quick-ask window (the app owns it, so the tray can open it too)."""
+        self.quick_ask_requested.emit()
+
+    @Slot()
+    def show_settings(self) -> None:
+        """Ask for the settings dialog (the app owns it)."""
+        self.settings_requested.emit()
+
+    @Slot()
+    def toggle_folders(self) -> None:
+        """Show or hide the folders panel."""
+        self.folders_dock.setVisible(not self.folders_dock.isVisible())
+
+    @Slot(bool)
+    def _on_dock_visibility(self, visible: bool) -> None:
+        self.actions_.toggle_folders.setChecked(visible)
+
+    @Slot()
+    def quit_app(self) -> None:
+        """Quit for real (not to the tray), saving the window's geometry first."""
+        self._quitting = True
+        self.memory.save()
+        self.quit_requested.emit()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Quit, or (with a tray icon to come back from) only hide."""
+        self.memory.save()
+        if self._quitting or not self.tray_available:
+            self._quitting = True
+            event.accept()
+            self.quit_requested.emit()
+            return
+        event.ignore()
+        self.hide()
+        if not self._told_tray:
+            self._told_tray = True
+            self.status.flash("Footnotes keeps running in the tray.", 5000)

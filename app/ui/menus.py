@@ -1,14 +1,18 @@
-"""The window's actions (shared with the tray menu), menus and keyboard shortcuts."""
+"""The window's actions (shared with the tray menu), menus and keyboard shortcuts.
+
+Actions are built here with their texts, shortcuts and tips only; whoever owns the behaviour
+connects their ``triggered`` signals, so this module knows nothing of the window.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMenuBar, QWidget
 
-if TYPE_CHECKING:
-    from app.ui.main_window import MainWindow
+Shortcut = str | QKeySequence.StandardKey | None
+THEMES = ("System", "Light", "Dark")
 
 
 @dataclass
@@ -35,71 +39,71 @@ class Actions:
     theme: QActionGroup
     shortcuts: QAction
     about: QAction
+    sources: list[QAction] = field(default_factory=list)  # Ctrl+1 … Ctrl+9, data: the number
 
 
-def build_actions(w: MainWindow) -> Actions:
-    def act(
-        text: str, shortcut: str | QKeySequence.StandardKey | None, slot: object, tip: str = ""
-    ) -> QAction:
-        a = QAction(text, w)
+def build_actions(owner: QWidget) -> Actions:
+    """Create the actions on ``owner``, so their shortcuts work while it has the focus."""
+
+    def act(text: str, shortcut: Shortcut = None, tip: str = "") -> QAction:
+        a = QAction(text, owner)
         if shortcut is not None:
             a.setShortcut(QKeySequence(shortcut))
         if tip:
             a.setStatusTip(tip)
-        a.triggered.connect(slot)
-        w.addAction(a)
+        owner.addAction(a)
         return a
 
-    theme = QActionGroup(w)
-    for name in ("System", "Light", "Dark"):
+    theme = QActionGroup(owner)
+    for name in THEMES:
         a = QAction(name, theme)
         a.setCheckable(True)
         a.setData(name.lower())
-    theme.triggered.connect(w.on_theme_chosen)
-    pause = act("Pause indexing", "Ctrl+P", w.toggle_pause, "Stop indexing until resumed")
+    toggle_folders = act("Folders panel", "Ctrl+Shift+F")
+    toggle_folders.setCheckable(True)
+    toggle_folders.setChecked(True)
+    sources = []
+    for n in range(1, 10):
+        a = QAction(owner)
+        a.setShortcut(f"Ctrl+{n}")
+        a.setData(n)
+        owner.addAction(a)
+        sources.append(a)
     return Actions(
-        ask=act("Ask", None, w.ask_current, "Ask the question in the box (Enter)"),
-        stop=act("Stop answering", None, w.cancel_ask, "Stop the answer in progress (Esc)"),
-        quick_ask=act(
-            "Quick ask…", "Ctrl+Shift+K", w.show_quick_ask, "A small window that stays on top"
-        ),
-        focus_question=act("Focus question", "Ctrl+L", w.focus_question),
+        ask=act("Ask", None, "Ask the question in the box (Enter)"),
+        stop=act("Stop answering", None, "Stop the answer in progress (Esc)"),
+        quick_ask=act("Quick ask…", "Ctrl+Shift+K", "A small window that stays on top"),
+        focus_question=act("Focus question", "Ctrl+L"),
         add_folder=act(
             "Add folder…",
             QKeySequence.StandardKey.Open,
-            w.choose_folder,
             "Watch a folder and index everything in it",
         ),
         index_files=act(
-            "Index files…",
-            "Ctrl+Shift+O",
-            w.choose_files,
-            "Index single files (they are not watched)",
+            "Index files…", "Ctrl+Shift+O", "Index single files (they are not watched)"
         ),
-        pause=pause,
-        settings=act("Settings…", "Ctrl+,", w.show_settings),
-        show_window=act("Open Footnotes", None, w.show_and_raise),
-        quit=act("Quit", QKeySequence.StandardKey.Quit, w.quit_app),
+        pause=act("Pause indexing", "Ctrl+P", "Stop indexing until resumed"),
+        settings=act("Settings…", "Ctrl+,"),
+        show_window=act("Open Footnotes"),
+        quit=act("Quit", QKeySequence.StandardKey.Quit),
         open_source=act(
-            "Open source file",
-            "Ctrl+Return",
-            w.open_current_source,
-            "Open the selected source in its application",
+            "Open source file", "Ctrl+Return", "Open the selected source in its application"
         ),
-        reveal_source=act("Show source in folder", "Ctrl+Shift+R", w.reveal_current_source),
-        next_source=act("Next source", "Alt+Down", w.next_source),
-        previous_source=act("Previous source", "Alt+Up", w.previous_source),
-        zoom_in=act("Zoom in page", QKeySequence.StandardKey.ZoomIn, w.zoom_in),
-        zoom_out=act("Zoom out page", QKeySequence.StandardKey.ZoomOut, w.zoom_out),
-        toggle_folders=act("Folders panel", "Ctrl+Shift+F", w.toggle_folders),
+        reveal_source=act("Show source in folder", "Ctrl+Shift+R"),
+        next_source=act("Next source", "Alt+Down"),
+        previous_source=act("Previous source", "Alt+Up"),
+        zoom_in=act("Zoom in page", QKeySequence.StandardKey.ZoomIn),
+        zoom_out=act("Zoom out page", QKeySequence.StandardKey.ZoomOut),
+        toggle_folders=toggle_folders,
         theme=theme,
-        shortcuts=act("Keyboard shortcuts", "F1", w.show_shortcuts),
-        about=act("About Footnotes", None, w.show_about),
+        shortcuts=act("Keyboard shortcuts", "F1"),
+        about=act("About Footnotes"),
+        sources=sources,
     )
 
 
-def build_menus(w: MainWindow, a: Actions) -> None:
-    bar = w.menuBar()
+def build_menus(bar: QMenuBar, a: Actions) -> None:
+    """The menu bar: File, Ask, View, Help."""
     file = bar.addMenu("&File")
     for x in (a.add_folder, a.index_files, a.pause):
         file.addAction(x)
@@ -114,8 +118,6 @@ def build_menus(w: MainWindow, a: Actions) -> None:
     for x in (a.next_source, a.previous_source, a.open_source, a.reveal_source):
         ask.addAction(x)
     view = bar.addMenu("&View")
-    a.toggle_folders.setCheckable(True)
-    a.toggle_folders.setChecked(True)
     view.addAction(a.toggle_folders)
     view.addAction(a.zoom_in)
     view.addAction(a.zoom_out)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.answer_view import AnswerView
-from app.ui.ask_session import AskOutcome, AskSession
+from app.ui.ask_session import AskOutcome, AskSession, show_outcome
 from app.ui.theme import app_icon
 from app.ui.widgets import Banner, QuestionBox, plain_label, shown_path, tooltip
 
@@ -85,6 +85,7 @@ class QuickAskWindow(QWidget):
 
     @Slot(str)
     def ask(self, question: str) -> None:
+        """Clear the last answer and ask ``question``."""
         self.banner.clear()
         self.sources.clear()
         self.open_button.setEnabled(False)
@@ -114,19 +115,7 @@ class QuickAskWindow(QWidget):
     @Slot(object)
     def _on_finished(self, outcome: AskOutcome) -> None:
         self.status.setText("Click a source to open it in Footnotes.")
-        if outcome.answer is not None:
-            self.answer.finish(
-                outcome.answer.text,
-                outcome.answer.sentences,
-                len(outcome.answer.sources),
-                outcome.html,
-            )
-        if outcome.error:
-            self.answer.show_message(outcome.error_message() or "", error=True)
-        elif outcome.note:
-            self.answer.show_message(outcome.note)
-        elif outcome.cancelled:
-            self.answer.show_message("Stopped.")
+        show_outcome(self.answer, outcome)
 
     @Slot(QListWidgetItem)
     def _on_item(self, item: QListWidgetItem) -> None:

@@ -1,35 +1,32 @@
 """The service the windows talk to: runs the engine process and background lanes.
 
 The engine (index writes, the watcher, the embedding model, search) runs in a child process
-(``app.core.host.client``), so its long GIL-holding calls never stall the window. Lanes here
-(one thread each, jobs in order): ``writer`` starts the engine process, ``ask`` searches
-(through the engine process) and streams the answer from Ollama, ``view`` renders PDF pages
-and passage text with PyMuPDF, ``reader`` reads status snapshots from SQLite and saves
-settings, ``probe`` checks Ollama. Results come back as signals carrying one dataclass;
-requests are stamped with a token so a window can drop results a newer request made stale.
+(``EngineProcess``), so its long GIL-holding calls never stall the window. Lanes here (one
+thread each, jobs in order): ``writer`` starts the engine process, ``ask`` searches (through
+the engine process) and streams the answer from Ollama, ``view`` renders PDF pages and passage
+text with PyMuPDF, ``reader`` reads status snapshots from SQLite and saves settings, ``probe``
+checks Ollama. Indexing requests and reports go through ``Indexing``. Results come back as
+signals carrying one dataclass; requests are stamped with a token so a window can drop results
+a newer request made stale.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import importlib
 import itertools
 import logging
-import os
-import sys
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from app.core.config import DataDir, Settings
-from app.core.host.server import BACKGROUND_NICE
-from app.ui.indexing import IndexingMixin
+from app.core.host.messages import Event, Search, describe
+from app.ui.background import Lanes, Readers, StateBox
+from app.ui.engine_process import EngineProcess
+from app.ui.indexing import Indexing, IndexingReports
 from app.ui.page_loader import PageLoader
 from app.ui.payloads import (
     AnswerDone,
@@ -47,11 +44,10 @@ if TYPE_CHECKING:
     from app.core.types import Hit
 
 log = logging.getLogger(__name__)
-STOP_WAIT_S = 600.0  # a batch being embedded on a slow machine is allowed to finish
-MAX_RESTARTS = 3  # an engine process that died is started again this often
+LANES = ("writer", "ask", "view", "reader", "probe")
 
 
-class Service(QObject, IndexingMixin):
+class Service(QObject):
     """Runs the engine process; every slow call runs in a lane and reports back by signal."""
 
     state_changed = Signal(object)  # ServiceState
@@ -73,168 +69,87 @@ class Service(QObject, IndexingMixin):
         data_dir: Path,
         *,
         settings: Settings | None = None,
-        ollama_host: str | None = None,
-        chroma_url: str | None = None,
         parent: QObject | None = None,
     ) -> None:
-        QObject.__init__(self, parent)
+        super().__init__(parent)
         self.data = DataDir(Path(data_dir)).ensure()
         self.settings = settings or self.data.load_settings()
-        if ollama_host:
-            self.settings.ollama_host = ollama_host
-        if chroma_url:
-            self.settings.chroma_url = chroma_url
-        self.host: EngineHost | None = None
-        self._restarts = 0
-        self._ready = threading.Event()
-        self._state = ServiceState()
-        self._state_lock = threading.Lock()
+        self._state = StateBox(self.state_changed.emit)
+        self._lanes = Lanes(LANES, self._on_lane_error)
+        self._readers = Readers(self.data.manifest_path)
+        self._pages = PageLoader()
         self._tokens = itertools.count(1)
         self._ask_cancel = threading.Event()
         self._ask_token = 0
-        self._local = threading.local()
-        self._readers: list[Manifest] = []
-        self._pages = PageLoader()
-        self._lanes = {
-            name: ThreadPoolExecutor(
-                1, thread_name_prefix=f"footnotes-{name}", initializer=background_priority
-            )
-            for name in ("writer", "ask", "view", "reader", "probe")
-        }
-        self._stopping = False
         self._stop_thread: threading.Thread | None = None
+        self.engine = EngineProcess(
+            self.data.root,
+            self.settings,
+            self._state,
+            self._lanes,
+            on_error=self.error_occurred.emit,
+            on_event=self._on_engine_event,
+        )
+        self.indexing = Indexing(
+            self.engine,
+            self._state,
+            self._lanes,
+            self._readers,
+            IndexingReports(
+                progressed=self.sync_progressed.emit,
+                finished=self.sync_finished.emit,
+                snapshot=self.index_changed.emit,
+                error=self.error_occurred.emit,
+            ),
+        )
 
     # -- state -----------------------------------------------------------------------------
     @property
     def state(self) -> ServiceState:
-        return self._state
+        """What the app can do right now (replaced whole on each change)."""
+        return self._state.value
 
-    def _update(self, **changes: Any) -> None:
-        with self._state_lock:
-            self._state = dataclasses.replace(self._state, **changes)
-            state = self._state
-        self.state_changed.emit(state)
+    @property
+    def host(self) -> EngineHost | None:
+        """The engine process's handle (a new one after a restart)."""
+        return self.engine.host
 
-    def _submit(self, lane: str, fn: Callable[..., None], *args: Any) -> Future[None] | None:
-        if self._stopping:
-            return None
-        return self._lanes[lane].submit(self._guard, fn, *args)
+    def reader(self) -> Manifest:
+        """This lane's read-only connection to the manifest (SQLite WAL: never blocks writes)."""
+        return self._readers.get()
 
-    def _guard(self, fn: Callable[..., None], *args: Any) -> None:
-        try:
-            fn(*args)
-        except Exception as exc:  # a bug or an unexpected fault: show it, keep the lane alive
-            log.exception("background job failed")
-            self.error_occurred.emit(ErrorReport(_describe(exc), repr(exc)))
+    def _on_lane_error(self, exc: BaseException) -> None:
+        self.error_occurred.emit(ErrorReport(describe(exc), repr(exc)))
+
+    def _on_engine_event(self, event: Event) -> None:
+        self.indexing.on_event(event)
 
     # -- start -----------------------------------------------------------------------------
     def start(self) -> None:
         """Open the engine and load the embedding model in the background, then sync."""
-        self._submit("writer", self._open_engine)
-        self._submit("ask", self._warm_up)
-        self._submit("view", self._warm_view)
-
-    def _open_engine(self) -> None:
-        from app.core.host.client import EngineHost
-
-        if self._stopping:
-            return
-        host = EngineHost(self.data.root, self.settings, on_message=self._on_host_message)
-        self.host = host
-        try:
-            host.start()
-        except Exception as exc:
-            self._update(message=_describe(exc))
-            self.error_occurred.emit(
-                ErrorReport(f"Footnotes could not start its indexing process: {_describe(exc)}")
-            )
-
-    def _on_host_message(self, kind: str, payload: Any) -> None:
-        if self._on_indexing_message(kind, payload):
-            return
-        if kind == "opened":
-            ok, writable, message = payload
-            if not ok:
-                self._update(message=message)
-                self.error_occurred.emit(ErrorReport(message))
-                return
-            self._ready.set()
-            self._update(
-                engine_ready=True,
-                writable=writable,
-                message=message,
-                paused=self.state.paused and writable,
-            )
-            if message:  # after the state, so the window shows both together
-                self.error_occurred.emit(ErrorReport(message))
-            if self.state.paused:
-                self._to_writer("pause", refusal="")
-            self.refresh_snapshot()
-        elif kind == "error":
-            self.error_occurred.emit(ErrorReport(payload))
-        elif kind == "exited":
-            self._on_host_exited(payload)
-
-    def _on_host_exited(self, code: int | None) -> None:
-        if self._stopping:
-            return
-        self._ready.clear()
-        self._update(engine_ready=False, model_loaded=False, syncing=False, watching="")
-        self._restarts += 1
-        if self._restarts > MAX_RESTARTS:
-            message = (
-                f"The indexing process stopped unexpectedly (exit code {code}) "
-                f"{MAX_RESTARTS} times; restart Footnotes."
-            )
-            self._update(message=message)
-            self.error_occurred.emit(ErrorReport(message))
-            return
-        self.error_occurred.emit(
-            ErrorReport(
-                f"The indexing process stopped unexpectedly (exit code {code}); it is starting "
-                "again, and your index is intact."
-            )
-        )
-        self._submit("writer", self._open_engine)
-        self._submit("ask", self._warm_up)
-
-    def _warm_up(self) -> None:
-        """Import what the first answer needs, and have the engine load its model.
-
-        C extensions (pydantic-core in the ollama client) hold the GIL while they initialise:
-        better now, while the window shows "loading", than in the middle of the first answer.
-        """
-        from app.core.host.client import HostError
-        from app.ui.markup import render_answer
-
-        importlib.import_module("app.core.answer.answering")
-        render_answer("**warm** [1]", 1)
-        if not self._ready.wait(120) or self.host is None or self._stopping:
-            return
-        try:
-            self.host.call("warm", timeout=STOP_WAIT_S)
-        except HostError as exc:
-            if not self._stopping:
-                self.error_occurred.emit(
-                    ErrorReport(f"The embedding model could not be loaded: {exc.args[0]}")
-                )
-            return
-        self._update(model_loaded=True)
+        self.engine.start()
+        self._lanes.submit("view", self._warm_view)
 
     def _warm_view(self) -> None:
         for module in ("pymupdf", "app.core.ingest.loaders"):  # pymupdf takes about 2 s
             importlib.import_module(module)
 
-    def reader(self) -> Manifest:
-        """This lane's read-only connection to the manifest (SQLite WAL: never blocks writes)."""
-        manifest = getattr(self._local, "manifest", None)
-        if manifest is None:
-            from app.core.index.manifest import Manifest
+    # -- indexing (the window's requests) --------------------------------------------------
+    def add_folder(self, path: str) -> None:
+        """Watch ``path`` from now on and index it."""
+        self.indexing.add_folder(path)
 
-            manifest = Manifest(self.data.manifest_path, readonly=True)
-            self._local.manifest = manifest
-            self._readers.append(manifest)
-        return manifest
+    def remove_folder(self, path: str) -> None:
+        """Stop watching ``path``; its passages leave the index."""
+        self.indexing.remove_folder(path)
+
+    def index_paths(self, paths: list[str]) -> None:
+        """Index these files once (dropped on the window); they are not watched."""
+        self.indexing.index_paths(paths)
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause or resume indexing."""
+        self.indexing.set_paused(paused)
 
     # -- asking ----------------------------------------------------------------------------
     def ask(self, question: str) -> int:
@@ -253,7 +168,7 @@ class Service(QObject, IndexingMixin):
             s.request_timeout_s,
         )
         self._ask_token = request.token
-        self._submit("ask", self._answer, request, cancel)
+        self._lanes.submit("ask", self._answer, request, cancel)
         return request.token
 
     def cancel_ask(self, token: int | None = None) -> None:
@@ -265,16 +180,14 @@ class Service(QObject, IndexingMixin):
         if cancel.is_set():
             self.answer_finished.emit(AnswerDone(req.token, cancelled=True))
             return
-        if not self._ready.wait(120) or self.host is None:
+        if not self.engine.wait_ready():
             self.answer_finished.emit(AnswerDone(req.token, error="The index is not open."))
             return
         from app.core.answer.answering import answer_question
         from app.core.host.client import HostError
 
         try:
-            result = self.host.call(
-                "search", req.question, req.k, timeout=STOP_WAIT_S, cancel=cancel
-            )
+            result = self.engine.search(Search(req.question, req.k), cancel)
         except HostError as exc:
             self.answer_finished.emit(
                 AnswerDone(req.token, error=exc.args[0], cancelled=cancel.is_set())
@@ -321,23 +234,27 @@ class Service(QObject, IndexingMixin):
 
     # -- viewing ---------------------------------------------------------------------------
     def new_token(self) -> int:
+        """A fresh stamp for a request, so its view can drop results a newer one made stale."""
         return next(self._tokens)
 
     def render_page(self, token: int, path: str, page: int, zoom: float) -> None:
-        self._submit("view", self._render, token, path, page, zoom)
+        """Render a PDF/EPUB page in the view lane; answered by ``page_rendered``."""
+        self._lanes.submit("view", self._render, token, path, page, zoom)
 
     def _render(self, token: int, path: str, page: int, zoom: float) -> None:
         self.page_rendered.emit(self._pages.render(token, path, page, zoom))
 
     def load_passage(self, token: int, hit: Hit) -> None:
-        self._submit("view", self._passage, token, hit)
+        """Load the text around a passage in the view lane; answered by ``passage_loaded``."""
+        self._lanes.submit("view", self._passage, token, hit)
 
     def _passage(self, token: int, hit: Hit) -> None:
         self.passage_loaded.emit(self._pages.passage(token, hit))
 
     # -- settings --------------------------------------------------------------------------
     def list_models(self, host: str) -> None:
-        self._submit("probe", self._list_models, host)
+        """List Ollama's models at ``host`` in the probe lane; answered by ``models_listed``."""
+        self._lanes.submit("probe", self._list_models, host)
 
     def _list_models(self, host: str) -> None:
         from app.core.answer.answering import AnswerError
@@ -355,12 +272,8 @@ class Service(QObject, IndexingMixin):
     def apply_settings(self, new: Settings) -> None:
         """Save atomically and apply what can change without a restart."""
         self.settings = new
-        self._submit("reader", self._save_settings, new)
-        if self.host is not None:
-            from app.core.host.client import HostError
-
-            with contextlib.suppress(HostError):  # a restarted engine reads the saved file
-                self.host.send("settings", new)
+        self._lanes.submit("reader", self._save_settings, new)
+        self.engine.apply_settings(new)
 
     def _save_settings(self, new: Settings) -> None:
         try:
@@ -376,12 +289,13 @@ class Service(QObject, IndexingMixin):
         if self._stop_thread is not None:
             return
         self._ask_cancel.set()
-        self._cancel_indexing()
-        self._stopping = True
+        self.indexing.cancel()
+        self._lanes.close()
         self._stop_thread = threading.Thread(target=self._finish, name="footnotes-stop")
         self._stop_thread.start()
 
     def wait_stopped(self, timeout: float | None = None) -> bool:
+        """Stop (if not yet asked to) and wait; True if everything stopped in time."""
         if self._stop_thread is None:
             self.stop()
         assert self._stop_thread is not None
@@ -391,30 +305,10 @@ class Service(QObject, IndexingMixin):
     def _finish(self) -> None:
         started = time.monotonic()
         # the writer lane first: an engine process it is starting must exist before it stops
-        self._lanes["writer"].shutdown(wait=True, cancel_futures=True)
-        if self.host is not None:
-            self.host.stop(STOP_WAIT_S)  # finishes the write in hand; the index stays whole
-        for lane in self._lanes.values():
-            lane.shutdown(wait=True, cancel_futures=True)
+        self._lanes.shutdown("writer")
+        self.engine.stop()  # finishes the write in hand; the index stays whole
+        self._lanes.shutdown()
         self._pages.close()
-        for manifest in self._readers:
-            manifest.close()
+        self._readers.close()
         log.info("stopped in %.2f s", time.monotonic() - started)
         self.stopped.emit()
-
-
-def background_priority() -> None:
-    """Run this thread, and the threads and processes it starts, at a lower CPU priority.
-
-    Linux keeps a nice value per thread and new threads inherit it, so page rendering and
-    answer rendering yield the CPU to the GUI thread. The engine process lowers its own
-    priority the same way (``host_server.BACKGROUND_NICE``).
-    """
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text if text.endswith((".", "!", "?")) else text + "."

@@ -38,6 +38,7 @@ class Tray(QObject):
             self.icon.show()
 
     def action_texts(self) -> list[str]:
+        """The menu's entries, separators left out (for tests and scripts)."""
         return [a.text() for a in self.menu.actions() if not a.isSeparator()]
 
     def trigger(self, text: str) -> None:
@@ -50,6 +51,7 @@ class Tray(QObject):
 
     @Slot(object)
     def on_state(self, state: ServiceState) -> None:
+        """The icon's tooltip says whether indexing is paused, or what the service is doing."""
         if self.icon is None:
             return
         if state.paused:
@@ -59,6 +61,7 @@ class Tray(QObject):
 
     @Slot(object)
     def on_progress(self, p: SyncProgress) -> None:
+        """The icon's tooltip shows indexing progress."""
         if self.icon is not None and p.total:
             self.icon.setToolTip("Footnotes — " + progress_text(p))
 
@@ -68,5 +71,6 @@ class Tray(QObject):
             self.quick_ask_requested.emit()
 
     def hide(self) -> None:
+        """Take the icon off the tray (quitting)."""
         if self.icon is not None:
             self.icon.hide()

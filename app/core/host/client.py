@@ -2,8 +2,8 @@
 
     host = EngineHost(data_dir, settings, on_message=callback, writer_name="the Footnotes app")
     host.start()                          # the child opens the engine, takes the writer lock
-    host.send("add_folder", path)         # fire-and-forget operations, run in order
-    result = host.call("search", q, k)    # a request answered by the child (raises HostError)
+    host.send(AddFolder(path))            # fire-and-forget requests, run in order
+    result = host.call(Search(q, k))      # a request answered by the child (raises HostError)
     host.stop(timeout)                    # finishes the write in hand; True if it exited
 
 Why a process: Chroma's upsert, SQLite's big transactions and unpickling parse results hold
@@ -11,10 +11,10 @@ Python's GIL for hundreds of milliseconds, which froze the window while indexing
 hold the child's GIL instead. Searching runs in the child too, because a long-lived Chroma
 client in another process never sees vectors added after it loaded its index.
 
-Messages from the child reach ``on_message(kind, payload)`` on a reader thread of the parent:
-``opened`` (ok, writable, message), ``progress`` (indexer Progress), ``status``
-(WatchStatus, following, polling folders), ``dropped`` (DropDone), ``error`` (message),
-``exited`` (exit code). Calls: ``warm`` (load the model), ``search`` (question, k[, mode]).
+The requests and events are the dataclasses of ``app.core.host.messages``. Events from the
+child reach ``on_message(event)`` on a reader thread of the parent: ``Opened``,
+``IndexProgress``, ``WatchChanged``, ``DropDone``, ``Failed``, and ``Exited`` when it ends.
+Calls: ``Warm`` (load the model) and ``Search`` (answered with a SearchResult).
 Children come from a fork server that has already imported the engine, sentence-transformers
 and Chroma, so starting one takes well under a second.
 """
@@ -30,12 +30,16 @@ import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from app.core.config import Settings
-from app.core.host.server import DropDone, HostServer
+from app.core.host.messages import Call, Event, Exited, Reply, Request, Search, Stop, Warm
+from app.core.host.server import HostServer
 
-__all__ = ["DropDone", "EngineHost", "HostError"]
+if TYPE_CHECKING:
+    from app.core.search.retrieval import SearchResult
+
+__all__ = ["EngineHost", "HostError"]
 
 log = logging.getLogger(__name__)
 PRELOAD = [
@@ -45,7 +49,7 @@ PRELOAD = [
     "sentence_transformers",
     "chromadb",
 ]
-MessageFn = Callable[[str, Any], None]
+MessageFn = Callable[[Event], None]
 
 
 class HostError(Exception):
@@ -88,16 +92,18 @@ class EngineHost:
         self._proc: Any = None
         self._send_lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._pending: dict[int, tuple[threading.Event, list[Any]]] = {}
+        self._pending: dict[int, tuple[threading.Event, list[Reply]]] = {}
         self._pending_lock = threading.Lock()
         self._reader: threading.Thread | None = None
         self._join_lock = threading.Lock()
 
     @property
     def alive(self) -> bool:
+        """True while the child process runs."""
         return self._proc is not None and self._proc.is_alive()
 
     def start(self) -> None:
+        """Start the child (it opens the engine) and the thread that reads its messages."""
         ctx = context()
         parent, child = ctx.Pipe()
         self._proc = ctx.Process(
@@ -117,29 +123,41 @@ class EngineHost:
         )
         self._reader.start()
 
-    def send(self, op: str, *args: Any) -> None:
-        """Ask the child to do ``op``; raises HostError if it is gone."""
+    def send(self, request: Request) -> None:
+        """Ask the child to do ``request``; raises HostError if it is gone."""
         if self._conn is None:
             raise HostError("The indexing process is not running.")
         try:
             with self._send_lock:
-                self._conn.send(("do", 0, op, args))
+                self._conn.send(request)
         except (OSError, ValueError) as exc:
             raise HostError(f"The indexing process has stopped ({exc}).") from exc
 
+    @overload
     def call(
-        self, op: str, *args: Any, timeout: float = 120.0, cancel: threading.Event | None = None
+        self, request: Search, *, timeout: float = ..., cancel: threading.Event | None = ...
+    ) -> SearchResult: ...
+    @overload
+    def call(
+        self, request: Warm, *, timeout: float = ..., cancel: threading.Event | None = ...
+    ) -> None: ...
+    def call(
+        self,
+        request: Search | Warm,
+        *,
+        timeout: float = 120.0,
+        cancel: threading.Event | None = None,
     ) -> Any:
         """Ask the child for an answer and wait for it (``cancel`` stops the wait)."""
         if self._conn is None:
             raise HostError("The indexing process is not running.")
-        req = next(self._ids)
-        done, box = threading.Event(), list[Any]()
+        call = Call(next(self._ids), request)
+        done, box = threading.Event(), list[Reply]()
         with self._pending_lock:
-            self._pending[req] = (done, box)
+            self._pending[call.id] = (done, box)
         try:
             with self._send_lock:
-                self._conn.send(("call", req, op, args))
+                self._conn.send(call)
             waited = 0.0
             while not done.wait(0.1):
                 waited += 0.1
@@ -153,11 +171,11 @@ class EngineHost:
             raise HostError(f"The indexing process has stopped ({exc}).") from exc
         finally:
             with self._pending_lock:
-                self._pending.pop(req, None)
-        result, error = box
-        if error:
-            raise HostError(error)
-        return result
+                self._pending.pop(call.id, None)
+        reply = box[0]
+        if reply.error:
+            raise HostError(reply.error)
+        return reply.result
 
     def stop(self, timeout: float = 600.0) -> bool:
         """Let the child finish the write in hand and exit; kill it after ``timeout``.
@@ -167,7 +185,7 @@ class EngineHost:
         if self._proc is None:
             return True
         with contextlib.suppress(HostError):
-            self.send("stop")
+            self.send(Stop())
         self._join(timeout)
         clean = not self._proc.is_alive()
         if not clean:
@@ -196,25 +214,24 @@ class EngineHost:
         assert conn is not None
         while True:
             try:
-                kind, payload = conn.recv()
+                message = conn.recv()
             except (EOFError, OSError):
                 break
-            if kind == "reply":
-                req, result, error = payload
+            if isinstance(message, Reply):
                 with self._pending_lock:
-                    waiting = self._pending.get(req)
+                    waiting = self._pending.get(message.id)
                 if waiting is not None:
-                    waiting[1].extend([result, error])
+                    waiting[1].append(message)
                     waiting[0].set()
                 continue
-            self._deliver(kind, payload)
+            self._deliver(message)
         if self._proc is not None:
             self._join(5)
         code = self._proc.exitcode if self._proc is not None else None
-        self._deliver("exited", code)
+        self._deliver(Exited(code))
 
-    def _deliver(self, kind: str, payload: Any) -> None:
+    def _deliver(self, event: Event) -> None:
         try:
-            self.on_message(kind, payload)
+            self.on_message(event)
         except Exception:  # a bug in the receiver must not stop the messages
-            log.exception("handling %s from the engine process failed", kind)
+            log.exception("handling %s from the engine process failed", type(event).__name__)

@@ -1,4 +1,4 @@
-"""The child side of ``engine_host``: one Engine, its Watcher, and the requests of the parent.
+"""The child side of ``app.core.host.client``: one Engine, its Watcher, the parent's requests.
 
 Threads: the main thread receives requests; ``ops`` runs index writes in order (folders,
 dropped files, pause and resume), ``calls`` answers searches with its own read-only manifest
@@ -13,33 +13,45 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.core.config import Settings
+from app.core.host.messages import (
+    AddFolder,
+    ApplySettings,
+    Call,
+    CancelDrop,
+    DropDone,
+    Event,
+    Failed,
+    IndexFiles,
+    IndexProgress,
+    Opened,
+    Pause,
+    RemoveFolder,
+    Reply,
+    Request,
+    Resume,
+    Search,
+    Stop,
+    Warm,
+    WatchChanged,
+    describe,
+)
 
 if TYPE_CHECKING:
     from app.core.engine import Engine
     from app.core.index.indexer import Progress
     from app.core.index.manifest import Manifest
+    from app.core.search.retrieval import SearchResult
     from app.core.watch.watcher import Watcher, WatchStatus
 
 log = logging.getLogger(__name__)
 BACKGROUND_NICE = 10  # the window's process keeps the CPU when both want it
 STOP_WAIT_S = 600.0  # an embedding batch in hand is allowed to finish
-
-
-@dataclass(frozen=True)
-class DropDone:
-    """The end of indexing dropped files: a report, or cancelled, or an error."""
-
-    report: Any = None  # IndexReport
-    cancelled: bool = False
-    error: str = ""
 
 
 class HostServer:
@@ -49,6 +61,7 @@ class HostServer:
     def main(
         conn: Connection, data_dir: str, settings: Settings, writer_name: str, write: bool
     ) -> None:
+        """The child process's entry point: lower its priority, serve until told to stop."""
         with contextlib.suppress(OSError):
             os.nice(BACKGROUND_NICE)
         HostServer(conn, Path(data_dir), settings, writer_name, write).run()
@@ -74,48 +87,67 @@ class HostServer:
         self.calls = ThreadPoolExecutor(1, thread_name_prefix="host-calls")
 
     # -- messaging -------------------------------------------------------------------------
-    def send(self, kind: str, payload: Any = None) -> None:
+    def send(self, message: Event | Reply) -> None:
+        """Send an event or a reply to the parent (nothing if the pipe is gone)."""
         with self._send_lock, contextlib.suppress(OSError, ValueError):
-            self.conn.send((kind, payload))
+            self.conn.send(message)
 
     def run(self) -> None:
+        """Open the engine, then take requests until ``Stop`` or the end of the pipe."""
         if not self._open():
             return
-        handlers: dict[str, Callable[..., Any]] = {
-            "search": self.search,
-            "warm": self.warm,
-            "add_folder": self.add_folder,
-            "remove_folder": self.remove_folder,
-            "index": self.index_files,
-            "pause": self.pause,
-            "resume": self.resume,
-            "settings": self.apply_settings,
-        }
         while True:
             try:
-                kind, req, op, args = self.conn.recv()
+                message: Request | Call = self.conn.recv()
             except (EOFError, OSError):
                 break
-            if op == "stop":
+            if isinstance(message, Stop):
                 break
-            if op == "cancel_drop":
+            if isinstance(message, CancelDrop):
                 self.drop_cancel.set()
                 continue
-            pool = self.calls if kind == "call" else self.ops
-            pool.submit(self._guard, kind, req, handlers[op], args)
+            if isinstance(message, Call):
+                self.calls.submit(self._answer, message)
+            else:
+                self.ops.submit(self._do, message)
         self._finish()
 
-    def _guard(self, kind: str, req: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        result, error = None, ""
+    def _answer(self, call: Call) -> None:
+        """Run a request the parent waits for, and reply with its result or its failure."""
         try:
-            result = fn(*args)
+            self.send(Reply(call.id, self.handle(call.request)))
         except Exception as exc:
-            log.exception("%s failed", getattr(fn, "__name__", fn))
-            error = describe(exc)
-            if kind != "call":
-                self.send("error", error)
-        if kind == "call":
-            self.send("reply", (req, result, error))
+            log.exception("%s failed", type(call.request).__name__)
+            self.send(Reply(call.id, error=describe(exc)))
+
+    def _do(self, request: Request) -> None:
+        """Run a request nobody waits for; a failure is reported as an event."""
+        try:
+            self.handle(request)
+        except Exception as exc:
+            log.exception("%s failed", type(request).__name__)
+            self.send(Failed(describe(exc)))
+
+    def handle(self, request: Request) -> Any:
+        """Do what ``request`` asks; returns what a ``Call`` of it is answered with."""
+        match request:
+            case Search(question, k, mode):
+                return self.search(question, k, mode)
+            case Warm():
+                return self.warm()
+            case AddFolder(path):
+                return self.add_folder(path)
+            case RemoveFolder(path):
+                return self.remove_folder(path)
+            case IndexFiles(paths):
+                return self.index_files(list(paths))
+            case Pause():
+                return self.pause()
+            case Resume():
+                return self.resume()
+            case ApplySettings(settings):
+                return self.apply_settings(settings)
+        raise ValueError(f"The engine process cannot handle {type(request).__name__}.")
 
     # -- opening and closing ---------------------------------------------------------------
     def _open(self) -> bool:
@@ -126,7 +158,7 @@ class HostServer:
             engine = Engine(self.data_dir, settings=self.settings)
         except Exception as exc:
             reason = f"Footnotes could not open its index: {describe(exc)}"
-            self.send("opened", (False, False, reason))
+            self.send(Opened(False, False, reason))
             return False
         self.engine = engine
         message = ""
@@ -137,7 +169,7 @@ class HostServer:
                 self.writable = True
             except LockedError as exc:
                 message = f"{exc} Asking and searching still work; indexing is off."
-        self.send("opened", (True, self.writable, message))
+        self.send(Opened(True, self.writable, message))
         if self.writable:
             self._follow()
         return True
@@ -160,7 +192,8 @@ class HostServer:
         self.engine.embedder()
         self.engine.store()
 
-    def search(self, question: str, k: int, mode: str = "hybrid") -> Any:
+    def search(self, question: str, k: int, mode: str = "hybrid") -> SearchResult:
+        """Retrieve passages, first catching up with vectors another writer added."""
         from app.core.search.retrieval import Retriever
 
         engine = self.engine
@@ -215,15 +248,16 @@ class HostServer:
         return not watcher.running
 
     def _progress(self, p: Progress) -> None:
-        self.send("progress", p)
+        self.send(IndexProgress(p))
 
     def _status(self, status: WatchStatus) -> None:
         watcher = self.watcher
-        polling = list(watcher.polling_folders) if watcher is not None else []
-        self.send("status", (status, watcher is not None, polling))
+        polling = tuple(watcher.polling_folders) if watcher is not None else ()
+        self.send(WatchChanged(status, watcher is not None, polling))
 
     # -- operations (ops thread, in order) -------------------------------------------------
     def add_folder(self, path: str) -> None:
+        """Watch ``path`` (or only record it while paused: indexed on resume)."""
         assert self.engine is not None
         self._need_writer("no folder can be added")
         try:
@@ -235,6 +269,7 @@ class HostServer:
             raise OSError(f"Cannot watch {path}: {exc}") from exc
 
     def remove_folder(self, path: str) -> None:
+        """Forget ``path`` and take its passages out of the index."""
         from app.core.ingest.scanning import normalize
 
         assert self.engine is not None
@@ -247,6 +282,7 @@ class HostServer:
             self.engine.indexer().remove([folder])
 
     def index_files(self, paths: list[str]) -> None:
+        """Index dropped files once; ends with a ``DropDone`` event."""
         from app.core.index.indexer import Cancelled
 
         assert self.engine is not None
@@ -257,23 +293,26 @@ class HostServer:
         try:
             report = indexer.update_paths(paths, cancel=cancel)
         except Cancelled:
-            self.send("dropped", DropDone(cancelled=True))
+            self.send(DropDone(cancelled=True))
         except Exception as exc:
             reason = f"Indexing the dropped files failed: {describe(exc)}"
-            self.send("dropped", DropDone(error=reason))
+            self.send(DropDone(error=reason))
         else:
-            self.send("dropped", DropDone(report=report))
+            self.send(DropDone(report=report))
 
     def pause(self) -> None:
+        """Stop the watcher after its write in hand, and say so."""
         self.paused = True
         self._unfollow()
         self._status_stopped()
 
     def resume(self) -> None:
+        """Start the watcher again."""
         self.paused = False
         self._follow()
 
     def apply_settings(self, new: Settings) -> None:
+        """Use new settings; changed ignore patterns restart the watcher."""
         from app.core.ingest.scanning import IgnoreRules
 
         engine = self.engine
@@ -289,14 +328,8 @@ class HostServer:
     def _status_stopped(self) -> None:
         from app.core.watch.watcher import WatchStatus
 
-        self.send("status", (WatchStatus("stopped", "Indexing is paused."), False, []))
+        self.send(WatchChanged(WatchStatus("stopped", "Indexing is paused."), False))
 
     def _need_writer(self, what: str) -> None:
         if not self.writable:
             raise PermissionError(f"Indexing is off, so {what}.")
-
-
-def describe(exc: BaseException) -> str:
-    """An exception as a sentence."""
-    text = str(exc) or type(exc).__name__
-    return text if text.endswith((".", "!", "?")) else text + "."

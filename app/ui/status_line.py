@@ -1,0 +1,62 @@
+"""The window's status bar: what the app is doing, indexing progress, and the index's size."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
+
+from app.ui.folders_panel import progress_text
+from app.ui.payloads import IndexSnapshot, SyncProgress
+from app.ui.widgets import plain_label
+
+PROGRESS_EVENTS = ("planned", "indexed", "unchanged", "failed")
+
+
+class StatusLine:
+    """Owns the status bar's widgets, so the window's parts say things without reaching in."""
+
+    def __init__(self, bar: QStatusBar) -> None:
+        self.bar = bar
+        self.label: QLabel = plain_label("Opening the index…")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(160)
+        self.progress.setMaximumHeight(14)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.progress_label: QLabel = plain_label()
+        self.progress_label.hide()
+        self.counts_label: QLabel = plain_label()
+        self.counts_label.setObjectName("mutedLabel")
+        bar.addWidget(self.label, 1)
+        bar.addPermanentWidget(self.progress_label)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.counts_label)
+
+    def say(self, text: str) -> None:
+        """Replace the lasting message (left of the bar)."""
+        self.label.setText(text)
+
+    def flash(self, text: str, ms: int) -> None:
+        """Show a passing message for ``ms`` milliseconds, over the lasting one."""
+        self.bar.showMessage(text, ms)
+
+    def show_progress(self, p: SyncProgress) -> None:
+        """Show files done of files planned, when ``p`` is a step of a planned run."""
+        if p.event not in PROGRESS_EVENTS or not p.total:
+            return
+        self.progress.setRange(0, p.total)
+        self.progress.setValue(p.done)
+        self.progress_label.setText(progress_text(p))
+        self.progress.show()
+        self.progress_label.show()
+
+    def hide_progress(self) -> None:
+        """Hide the progress bar and its text (no sync is running)."""
+        self.progress.hide()
+        self.progress_label.hide()
+
+    def show_counts(self, snapshot: IndexSnapshot) -> None:
+        """Files and passages in the index, and how many files failed."""
+        failed = f"  ·  {len(snapshot.failures)} failed" if snapshot.failures else ""
+        self.counts_label.setText(
+            f"{snapshot.files:,} files  ·  {snapshot.passages:,} passages{failed}"
+        )
