@@ -2,7 +2,7 @@
 
 Each kill is real: a separate process runs ``footnotes index`` (``app.cli.main``) and dies by
 SIGKILL right after its N-th index write, or a few milliseconds later so the kill lands inside
-a write (the test hook ``$FOOTNOTES_TEST_KILL_AFTER``, see ``app.core.index.indexer.CrashPoints``).
+a write (the test hook ``$FOOTNOTES_TEST_KILL_AFTER``, see ``app.core.testhooks``).
 Importing torch, sentence-transformers and Chroma takes most of a process start, so a small
 fork server pays it once and forks one fresh indexing process per run (nothing app-related is
 imported before the fork). The restart and the checks run in this process on a new connection.
@@ -66,11 +66,11 @@ def _child(job: dict[str, Any]) -> None:
         os.dup2(fd, 2)
         os.environ.update(job["env"])
         from app.cli import main
-        from app.core.index import indexer
+        from app.core import testhooks
 
         code = main(job["argv"])
         if job.get("steps"):
-            Path(job["steps"]).write_text(str(indexer.WRITES.steps))
+            Path(job["steps"]).write_text(str(testhooks.WRITES.steps))
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app.core import testhooks
 from app.core.index import embedding
 from app.core.index.embedding import EmbeddingError, int8_export_dir, load_embedder
 from app.core.text import text_hash
@@ -39,11 +40,12 @@ FIRST_USE = textwrap.dedent(
     import json, sys
     from pathlib import Path
     import numpy as np
+    from app.core import testhooks
     from app.core.index import embedding
     emb = embedding.load_embedder(backend="onnx-int8", models_dir=Path(sys.argv[1]))
     np.save(sys.argv[2], emb.encode(json.loads(sys.argv[3])))
     print(json.dumps({"model_id": emb.model_id, "exported": emb.exported,
-                      "count": embedding._export_count}))
+                      "count": testhooks.MODEL_EXPORTS.count}))
     """
 )
 
@@ -134,9 +136,9 @@ def test_first_int8_use_exports_and_writes_nothing_under_home(first_use: dict) -
 def test_second_load_reuses_the_export(first_use: dict) -> None:
     target = int8_export_dir(first_use["models"])
     before = file_times(target)
-    count = embedding._export_count
+    count = testhooks.MODEL_EXPORTS.count
     emb = load_embedder(backend="auto", models_dir=first_use["models"])
-    assert not emb.exported and embedding._export_count == count
+    assert not emb.exported and testhooks.MODEL_EXPORTS.count == count
     assert file_times(target) == before
     assert emb.model_id == "all-MiniLM-L6-v2-int8" and emb.backend == "onnx-int8"
     np.testing.assert_allclose(emb.encode(TEXTS), first_use["vectors"], atol=1e-4)

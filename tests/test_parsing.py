@@ -50,7 +50,7 @@ def test_memory_hungry_file_fails_with_the_limit_named(tmp_path: Path) -> None:
         for _ in range(80):
             fh.write(("lorem ipsum dolor sit amet " * 40 + "\n\n") * 1000)  # ~90 MB
     (small,) = write_notes(tmp_path, 1)
-    with ParserPool(ParseLimits(memory_mb=250, timeout_s=120)) as pool:
+    with ParserPool(ParseLimits(memory_mb=200, timeout_s=120)) as pool:
         results = list(pool.parse_many([(str(big), None), (small, None)]))
     assert "memory" in (results[0].error or "")
     assert results[1].error is None and results[1].chunks

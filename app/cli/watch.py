@@ -10,13 +10,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from app.core.engine import Engine
-from app.core.index.indexer import Progress
-from app.core.watch.watcher import Watcher, WatchStatus
+from app.core.index.report import Progress
+from app.core.watch.watcher import Watcher, WatchState, WatchStatus
 
-QUIET_STATES = frozenset({"updating", "starting"})  # too chatty for a log
+QUIET_STATES: frozenset[WatchState] = frozenset({"updating", "starting"})  # too chatty for a log
 
 
 def _print(line: str) -> None:
+    """Print a log line at once (the log may be a pipe)."""
     print(line, flush=True)
 
 
@@ -62,11 +63,13 @@ def run_watch(
     last_logged = ""
 
     def on_progress(p: Progress) -> None:
+        """Log one line per file event."""
         line = progress_line(p)
         if line is not None:
             log(line)
 
     def on_status(s: WatchStatus) -> None:
+        """Log status changes, once each, leaving out the chatty ones."""
         nonlocal last_logged
         if s.state in QUIET_STATES or s.state == last_logged == "watching":
             return
@@ -91,4 +94,5 @@ def run_watch(
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
+    """The ``watch`` command."""
     return run_watch(engine)

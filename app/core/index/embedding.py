@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from app.core import testhooks
 from app.core.config import DEFAULT_MODEL, DataDir, resolve_data_dir
 from app.core.text import text_hash
 
@@ -35,7 +36,6 @@ EXPORT_MARKER = "footnotes-export.json"  # written last: a folder without it is 
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
 _STALE_TMP_S = 3600.0
 EXPORT_FORMAT = 2  # bump when the export recipe changes, so old exports are re-made
-_export_count = 0  # int8 exports made by this process (tests read it)
 
 
 class EmbeddingError(RuntimeError):
@@ -47,7 +47,6 @@ class Embedder(Protocol):
 
     model_id: str
     dim: int
-    max_tokens: int
 
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray: ...
 
@@ -205,7 +204,6 @@ def _load_int8(name: str, models: Path) -> SentenceEmbedder:
 
 def _export_int8(name: str, source: str, target: Path, models: Path) -> None:
     """Export ONNX, quantise to int8 in a temp folder beside ``target``, then rename it in."""
-    global _export_count
     from sentence_transformers import export_dynamic_quantized_onnx_model
 
     arch = quantization_arch()
@@ -245,7 +243,7 @@ def _export_int8(name: str, source: str, target: Path, models: Path) -> None:
         except OSError:
             if _export_file(target) is None:
                 raise
-        _export_count += 1
+        testhooks.MODEL_EXPORTS.add()
     except EmbeddingError:
         raise
     except Exception as exc:

@@ -10,127 +10,62 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import signal
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from app.core.index.embedding import Embedder
 from app.core.index.manifest import FileRecord, Manifest
+from app.core.index.report import Cancelled, IndexReport, Progress, ProgressEvent, ProgressFn
+from app.core.ingest.failures import FailureKind, is_retried
 from app.core.ingest.loaders import is_supported
 from app.core.ingest.parsing import (
     ParseLimits,
     ParseResult,
     ParserPool,
-    limit_texts,
+    limit_values,
     too_large_reason,
 )
 from app.core.ingest.scanning import FileStat, IgnoreRules, link_problem, normalize, scan
+from app.core.testhooks import index_write
+
+__all__ = [
+    "EMBED_BATCH",
+    "Cancelled",
+    "Embedder",
+    "IndexReport",
+    "Indexer",
+    "Progress",
+    "ProgressEvent",
+    "ProgressFn",
+    "Store",
+]
 
 EMBED_BATCH = 256  # new texts gathered across files before one call to the model
-# Failures that fixing something other than the file's content cures (its permissions, a
-# folder put back): retried on every sync instead of waiting for the file to change. A file
-# skipped by a limit is retried once that setting has a new value.
-RETRIED_FAILURES = ("permission denied", "the file disappeared", "it is a folder, not a file")
-LIMIT_MARK = "(setting "
-
-
-class CrashPoints:
-    """Counts index writes; a crash-test hook that SIGKILLs the process after the N-th one.
-
-    ``$FOOTNOTES_TEST_KILL_AFTER=N`` kills right after write N; ``N:SECONDS`` kills that many
-    seconds after it, so the kill lands inside a later write. Only tests set it
-    (tests/test_crash.py); unset, this just counts.
-    """
-
-    def __init__(self, spec: str | None = None) -> None:
-        raw = os.environ.get("FOOTNOTES_TEST_KILL_AFTER", "") if spec is None else spec
-        count, _, delay = raw.partition(":")
-        self.kill_after = int(count) if count.strip() else 0
-        self.delay = float(delay) if delay.strip() else 0.0
-        self.steps = 0
-
-    def step(self) -> None:
-        self.steps += 1
-        if self.kill_after and self.steps == self.kill_after:
-            if self.delay > 0:
-                timer = threading.Timer(self.delay, os.kill, (os.getpid(), signal.SIGKILL))
-                timer.daemon = True
-                timer.start()
-            else:
-                os.kill(os.getpid(), signal.SIGKILL)
-
-
-WRITES = CrashPoints()
-
-
-class Embedder(Protocol):
-    model_id: str
-    dim: int
-
-    def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray: ...
 
 
 class Store(Protocol):
-    def existing(self, ids: Iterable[str]) -> set[str]: ...
-    def add(self, ids: Sequence[str], vectors: np.ndarray) -> None: ...
-    def delete(self, ids: Iterable[str]) -> None: ...
-    def all_ids(self) -> set[str]: ...
+    """One vector per distinct passage text, keyed by its hash (``store.VectorStore``)."""
 
+    def existing(self, ids: Iterable[str]) -> set[str]:
+        """Those of ``ids`` that have a vector (they need no embedding)."""
+        ...
 
-class Cancelled(Exception):
-    """The sync was asked to stop; everything written so far is consistent."""
+    def add(self, ids: Sequence[str], vectors: np.ndarray) -> None:
+        """Store one vector per id (row i of ``vectors`` for ``ids[i]``)."""
+        ...
 
+    def delete(self, ids: Iterable[str]) -> None:
+        """Drop these ids' vectors."""
+        ...
 
-@dataclass
-class IndexReport:
-    """Counts of one sync run, printed by ``index --json``."""
-
-    files_seen: int = 0
-    files_indexed: int = 0
-    files_unchanged: int = 0
-    files_removed: int = 0
-    files_failed: int = 0
-    files_skipped: int = 0
-    chunks_total: int = 0
-    chunks_embedded: int = 0
-    chunks_reused: int = 0
-    seconds: float = 0.0
-    failures: list[tuple[str, str]] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "files_seen": self.files_seen,
-            "files_indexed": self.files_indexed,
-            "files_unchanged": self.files_unchanged,
-            "files_removed": self.files_removed,
-            "files_failed": self.files_failed,
-            "files_skipped": self.files_skipped,
-            "chunks_total": self.chunks_total,
-            "chunks_embedded": self.chunks_embedded,
-            "chunks_reused": self.chunks_reused,
-            "seconds": round(self.seconds, 3),
-            "failures": [{"path": p, "reason": r} for p, r in self.failures],
-        }
-
-
-@dataclass(frozen=True)
-class Progress:
-    """One step of a sync, for progress bars and logs."""
-
-    event: str  # "planned", "indexed", "unchanged", "failed", "removed", "moved"
-    path: str = ""
-    done: int = 0
-    total: int = 0
-    chunks_embedded: int = 0
-    detail: str = ""
-
-
-ProgressFn = Callable[[Progress], None]
+    def all_ids(self) -> set[str]:
+        """Every id with a vector."""
+        ...
 
 
 class Indexer:
@@ -152,19 +87,21 @@ class Indexer:
         self._store = store
         self.ignore = ignore
         self.limits = dataclasses.replace(limits or ParseLimits(), max_bytes=max_file_bytes)
-        self._limit_texts = limit_texts(self.limits)
+        self._limit_values = limit_values(self.limits)
         self.max_file_bytes = max_file_bytes
         self.progress = progress or (lambda p: None)
         self._pool: ParserPool | None = None
         self.lock = threading.RLock()
 
     def close(self) -> None:
+        """Stop the parser worker (a later sync starts a new one)."""
         if self._pool is not None:
             self._pool.close()
             self._pool = None
 
     @property
     def pool(self) -> ParserPool:
+        """The parser worker, started on first use."""
         if self._pool is None:
             self._pool = ParserPool(self.limits)
         return self._pool
@@ -187,7 +124,7 @@ class Indexer:
         with self.lock:
             replaced: list[str] = []
             moved = self.manifest.move(os.path.abspath(old), os.path.abspath(new), replaced)
-            WRITES.step()
+            index_write()
             if moved:
                 self.progress(Progress("moved", new, detail=old))
             self._gc(replaced)  # texts of files the move overwrote
@@ -202,7 +139,7 @@ class Indexer:
             if not paths:
                 return 0
             dropped = self.manifest.remove_files(paths)
-            WRITES.step()
+            index_write()
             for path in paths:
                 self.progress(Progress("removed", path))
             self._gc(dropped)
@@ -217,7 +154,7 @@ class Indexer:
             for i in range(0, len(ids), EMBED_BATCH):
                 part = ids[i : i + EMBED_BATCH]
                 self._store().add(part, self._embedder().encode([texts[h] for h in part]))
-                WRITES.step()
+                index_write()
             return len(ids)
 
     def collect_garbage(self) -> int:
@@ -226,11 +163,12 @@ class Indexer:
             orphans = self._store().all_ids() - self.manifest.all_hashes()
             if orphans:
                 self._store().delete(orphans)
-                WRITES.step()
+                index_write()
             return len(orphans)
 
     # -- the sync -------------------------------------------------------------------------
     def _plan(self, roots: list[str], report: IndexReport) -> tuple[list[FileStat], list[str]]:
+        """Scan the roots and diff with the manifest: files to read, and known paths now gone."""
         found: dict[str, FileStat] = {}
         known: dict[str, FileRecord] = {}
         for root in roots:
@@ -263,7 +201,7 @@ class Indexer:
                 rec is not None
                 and rec.size == fs.size
                 and rec.mtime_ns == fs.mtime_ns
-                and (rec.status == "indexed" or not self._retried(rec.error))
+                and (rec.status == "indexed" or not self._retried(rec))
             ):
                 report.files_unchanged += 1
                 if rec.status == "failed":
@@ -275,6 +213,7 @@ class Indexer:
         return changed, removed
 
     def _sync(self, roots: list[str], cancel: threading.Event | None, full_gc: bool) -> IndexReport:
+        """Read changed files, embed only new texts, write each file atomically, drop the gone."""
         started = time.perf_counter()
         report = IndexReport()
         changed, removed = self._plan(roots, report)
@@ -285,6 +224,7 @@ class Indexer:
         done = 0
 
         def requests() -> Iterable[tuple[str, str | None]]:
+            """Files to parse, with the hash they were indexed with (to skip unchanged content)."""
             for fs in changed:
                 if cancel is not None and cancel.is_set():
                     return
@@ -296,7 +236,8 @@ class Indexer:
         for fs in changed:  # unreadable folders, broken links, files too large to read
             if fs.error is not None or self._too_large(fs):
                 reason = fs.error or too_large_reason(self.max_file_bytes or 0)
-                self._fail(fs, None, reason, report, garbage)
+                kind = fs.error_kind if fs.error is not None else FailureKind.TOO_LARGE
+                self._fail(fs, None, reason, kind, report, garbage)
                 done += 1
                 self.progress(Progress("failed", fs.path, done, len(changed), detail=reason))
 
@@ -304,11 +245,11 @@ class Indexer:
             fs = stats[result.path]
             done += 1
             if result.error is not None:
-                self._fail(fs, result.hash, result.error, report, garbage)
+                self._fail(fs, result.hash, result.error, result.error_kind, report, garbage)
                 self.progress(Progress("failed", fs.path, done, len(changed), detail=result.error))
             elif result.unchanged:
                 self.manifest.touch_file(fs.path, fs.size, fs.mtime_ns)
-                WRITES.step()
+                index_write()
                 report.files_unchanged += 1
                 self.progress(Progress("unchanged", fs.path, done, len(changed)))
             else:
@@ -326,7 +267,7 @@ class Indexer:
 
         if removed:
             garbage += self.manifest.remove_files(removed)
-            WRITES.step()
+            index_write()
             report.files_removed = len(removed)
             for path in removed:
                 self.progress(Progress("removed", path))
@@ -337,23 +278,38 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _retried(self, error: str | None) -> bool:
+    def _retried(self, rec: FileRecord) -> bool:
         """True for a failure worth another try although the file has not changed."""
-        if error is None:
-            return False
-        if LIMIT_MARK in error:
-            return not any(text in error for text in self._limit_texts)
-        return error.startswith(RETRIED_FAILURES)
+        return is_retried(rec.error_kind, rec.error_limit, self._limit_values)
 
     def _too_large(self, fs: FileStat) -> bool:
+        """Over the file size limit by the scan's size (never read, never hashed)."""
         return self.max_file_bytes is not None and fs.size > self.max_file_bytes
 
     def _fail(
-        self, fs: FileStat, digest: str | None, reason: str, report: IndexReport, garbage: list[str]
+        self,
+        fs: FileStat,
+        digest: str | None,
+        reason: str,
+        kind: FailureKind | None,
+        report: IndexReport,
+        garbage: list[str],
     ) -> None:
-        record = FileRecord(fs.path, fs.size, fs.mtime_ns, digest, "failed", reason)
+        """Record a failed file with its reason and kind (for a limit, the limit's value)."""
+        kind = kind or FailureKind.UNKNOWN
+        limit = self._limit_values.get(kind)
+        record = FileRecord(
+            fs.path,
+            fs.size,
+            fs.mtime_ns,
+            digest,
+            "failed",
+            reason,
+            error_kind=kind,
+            error_limit=limit,
+        )
         garbage += self.manifest.replace_file(record, [])
-        WRITES.step()
+        index_write()
         report.files_failed += 1
         report.failures.append((fs.path, reason))
 
@@ -366,6 +322,7 @@ class Indexer:
         done: int,
         total: int,
     ) -> None:
+        """Embed the new texts of parsed files in one call, then write each file's rows."""
         if not results:
             return
         texts = {c.text_hash: c.text for r in results for c in r.chunks}
@@ -374,7 +331,7 @@ class Indexer:
         if missing:
             vectors = self._embedder().encode([texts[h] for h in missing])
             self._store().add(missing, vectors)
-            WRITES.step()
+            index_write()
         n_chunks = sum(len(r.chunks) for r in results)
         report.chunks_embedded += len(missing)
         report.chunks_reused += n_chunks - len(missing)
@@ -385,7 +342,7 @@ class Indexer:
                 r.path, fs.size, fs.mtime_ns, r.hash, "indexed", None, r.kind, r.pages
             )
             garbage += self.manifest.replace_file(record, r.chunks)
-            WRITES.step()
+            index_write()
             report.files_indexed += 1
             mine = fresh & {c.text_hash for c in r.chunks}
             fresh -= mine
@@ -393,12 +350,14 @@ class Indexer:
             self.progress(Progress("indexed", r.path, done, total, len(mine), detail))
 
     def _gc(self, candidates: list[str]) -> None:
+        """Delete the vectors of those texts that no chunk references any more."""
         unused = self.manifest.unreferenced(candidates) if candidates else []
         if unused:
             self._store().delete(unused)
-            WRITES.step()
+            index_write()
 
     def _count_chunks(self, roots: list[str]) -> int:
+        """Chunks stored for files at or below the roots."""
         total = 0
         for root in roots:
             total += sum(rec.chunks for rec in self.manifest.files_under(root).values())

@@ -1,4 +1,4 @@
-"""SQLite manifest: watched folders, files (size, mtime, hash, status, error) and chunks.
+"""SQLite manifest: watched folders, files (size, mtime, hash, status, error, kind) and chunks.
 
 It is the source of truth for what is indexed; Chroma only holds one vector per distinct
 chunk text (keyed by the text hash), so renames, moves and duplicate files cost no embedding.
@@ -7,87 +7,19 @@ chunk text (keyed by the text hash), so renames, moves and duplicate files cost 
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-from app.core.index import lexical
+from app.core.index import schema
+from app.core.index.records import ChunkRow, FileRecord, make_chunk_id
+from app.core.index.schema import SCHEMA_VERSION
 from app.core.types import Chunk
 
-SCHEMA_VERSION = 1
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS folders (path TEXT PRIMARY KEY, added_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS files (
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    size INTEGER NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    hash TEXT,
-    status TEXT NOT NULL CHECK (status IN ('indexed', 'failed')),
-    error TEXT,
-    kind TEXT,
-    pages INTEGER NOT NULL DEFAULT 0,
-    chunks INTEGER NOT NULL DEFAULT 0,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS chunks (
-    id INTEGER PRIMARY KEY,
-    chunk_id TEXT NOT NULL UNIQUE,
-    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-    page INTEGER,
-    start INTEGER NOT NULL,
-    end INTEGER NOT NULL,
-    text_hash TEXT NOT NULL,
-    heading TEXT,
-    text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
-CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(text_hash);
-"""
-
-
-@dataclass(frozen=True)
-class FileRecord:
-    """One row of the files table."""
-
-    path: str
-    size: int
-    mtime_ns: int
-    hash: str | None
-    status: str
-    error: str | None = None
-    kind: str | None = None
-    pages: int = 0
-    chunks: int = 0
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    """A stored chunk, joined with its file path."""
-
-    row_id: int
-    chunk_id: str
-    path: str
-    page: int | None
-    start: int
-    end: int
-    text_hash: str
-    heading: str | None
-    text: str
-
-
-def make_chunk_id(path: str, page: int | None, start: int, text_hash: str) -> str:
-    """Deterministic id: the same file content at the same path always gets the same ids."""
-    key = f"{path}\x00{page}\x00{start}\x00{text_hash}".encode("utf-8", "surrogateescape")
-    return hashlib.blake2b(key, digest_size=12).hexdigest()
-
+__all__ = ["SCHEMA_VERSION", "ChunkRow", "FileRecord", "Manifest", "make_chunk_id"]
 
 # Paths are stored as the file name's own bytes in a TEXT column. A name that is not valid
 # UTF-8 (b"caf\xe9.txt") arrives from the OS as a str with surrogate escapes, which sqlite3
@@ -99,6 +31,7 @@ _decode_text = functools.partial(str, encoding="utf-8", errors="surrogateescape"
 
 
 def _like_prefix(folder: str) -> bytes:
+    """A LIKE pattern for every path below ``folder`` (wildcards in the name escaped)."""
     escaped = folder.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return _db(escaped + "/%")
 
@@ -127,25 +60,11 @@ class Manifest:
         if not readonly:
             self.conn.execute("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA synchronous = NORMAL")
-            # Only a new file takes the write lock for its schema, so opening an existing index
-            # (status, search) works while another program holds a write transaction.
-            if self._schema_version() != str(SCHEMA_VERSION):
-                # executescript commits first, so the schema gets its own BEGIN ... COMMIT.
-                self.conn.executescript(
-                    f"BEGIN IMMEDIATE; {SCHEMA} {lexical.SCHEMA} "
-                    "INSERT OR IGNORE INTO meta(key, value) "
-                    f"VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
-                )
-
-    def _schema_version(self) -> str | None:
-        """The stored schema version (None for a new file), read without the write lock."""
-        try:
-            row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        except sqlite3.OperationalError:  # no meta table yet
-            return None
-        return str(row[0]) if row else None
+            schema.prepare(self.conn)  # creates a new file's tables, migrates an older one
+        self._file_sql = f"SELECT {schema.file_columns(self.conn)} FROM files"
 
     def close(self) -> None:
+        """Close the connection."""
         self.conn.close()
 
     @contextmanager
@@ -161,6 +80,7 @@ class Manifest:
 
     # -- folders -----------------------------------------------------------------------------
     def add_folder(self, path: str) -> bool:
+        """Remember ``path`` as a watched folder; False if it already was."""
         with self.transaction() as c:
             cur = c.execute(
                 f"INSERT OR IGNORE INTO folders(path, added_at) VALUES ({_PATH}, ?)",
@@ -169,33 +89,31 @@ class Manifest:
         return cur.rowcount > 0
 
     def remove_folder(self, path: str) -> bool:
+        """Forget ``path`` as a watched folder (its files stay until removed); False if unknown."""
         with self.transaction() as c:
             cur = c.execute(f"DELETE FROM folders WHERE path = {_PATH}", (_db(path),))
         return cur.rowcount > 0
 
     def folders(self) -> list[str]:
+        """The watched folders, sorted."""
         return [r[0] for r in self.conn.execute("SELECT path FROM folders ORDER BY path")]
 
     # -- files -------------------------------------------------------------------------------
     def file(self, path: str) -> FileRecord | None:
-        row = self.conn.execute(
-            "SELECT path, size, mtime_ns, hash, status, error, kind, pages, chunks "
-            f"FROM files WHERE path = {_PATH}",
-            (_db(path),),
-        ).fetchone()
-        return FileRecord(*row) if row else None
+        """The record of one file, or None if the manifest does not know it."""
+        row = self.conn.execute(f"{self._file_sql} WHERE path = {_PATH}", (_db(path),)).fetchone()
+        return FileRecord.from_row(row) if row else None
 
     def files_under(self, folder: str | None = None) -> dict[str, FileRecord]:
         """Every file record, or those at or below ``folder``."""
-        sql = "SELECT path, size, mtime_ns, hash, status, error, kind, pages, chunks FROM files"
         if folder is None:
-            rows = self.conn.execute(sql)
+            rows = self.conn.execute(self._file_sql)
         else:
             rows = self.conn.execute(
-                sql + f" WHERE path = {_PATH} OR path LIKE {_PATH} ESCAPE '\\'",
+                f"{self._file_sql} WHERE path = {_PATH} OR path LIKE {_PATH} ESCAPE '\\'",
                 (_db(folder), _like_prefix(folder)),
             )
-        return {r[0]: FileRecord(*r) for r in rows}
+        return {r[0]: FileRecord.from_row(r) for r in rows}
 
     def replace_file(self, record: FileRecord, chunks: Sequence[Chunk]) -> list[str]:
         """Atomically store a file's row and its chunks; returns the text hashes it dropped."""
@@ -203,10 +121,12 @@ class Manifest:
             old = self._drop_chunks(c, record.path)
             c.execute(
                 "INSERT INTO files(path, size, mtime_ns, hash, status, error, kind, pages, chunks,"
-                f" updated_at) VALUES ({_PATH},?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
+                " updated_at, error_kind, error_limit)"
+                f" VALUES ({_PATH},?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
                 "size=excluded.size, mtime_ns=excluded.mtime_ns, hash=excluded.hash, "
                 "status=excluded.status, error=excluded.error, kind=excluded.kind, "
-                "pages=excluded.pages, chunks=excluded.chunks, updated_at=excluded.updated_at",
+                "pages=excluded.pages, chunks=excluded.chunks, updated_at=excluded.updated_at, "
+                "error_kind=excluded.error_kind, error_limit=excluded.error_limit",
                 (
                     _db(record.path),
                     record.size,
@@ -218,6 +138,8 @@ class Manifest:
                     record.pages,
                     len(chunks),
                     time.time(),
+                    record.error_kind,
+                    record.error_limit,
                 ),
             )
             file_id = c.execute(
@@ -286,6 +208,7 @@ class Manifest:
 
     @staticmethod
     def _drop_chunks(c: sqlite3.Connection, path: str) -> list[str]:
+        """Delete a file's chunk rows inside the caller's transaction; returns their text hashes."""
         rows = c.execute(
             "SELECT c.text_hash FROM chunks c JOIN files f ON f.id = c.file_id "
             f"WHERE f.path = {_PATH}",
@@ -312,9 +235,11 @@ class Manifest:
         return out
 
     def all_hashes(self) -> set[str]:
+        """Every distinct chunk text hash (what the vector store should hold)."""
         return {r[0] for r in self.conn.execute("SELECT DISTINCT text_hash FROM chunks")}
 
     def texts_for_hashes(self, hashes: Iterable[str]) -> dict[str, str]:
+        """One stored text per hash, to embed again what the store lacks."""
         out: dict[str, str] = {}
         for h in hashes:
             row = self.conn.execute(
@@ -325,6 +250,7 @@ class Manifest:
         return out
 
     def chunks_for_hashes(self, hashes: Sequence[str]) -> dict[str, list[ChunkRow]]:
+        """Every chunk row with each of these text hashes (a text can sit in many files)."""
         out: dict[str, list[ChunkRow]] = {h: [] for h in hashes}
         for start in range(0, len(hashes), 500):
             part = list(hashes[start : start + 500])
@@ -338,6 +264,7 @@ class Manifest:
         return out
 
     def chunks_by_rowid(self, row_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        """Chunk rows by their SQLite row id (what the full-text index returns)."""
         if not row_ids:
             return {}
         marks = ",".join("?" * len(row_ids))
@@ -349,6 +276,7 @@ class Manifest:
         return {r[0]: ChunkRow(*r) for r in rows}
 
     def chunks_of(self, path: str) -> list[ChunkRow]:
+        """A file's chunk rows in reading order."""
         return [
             ChunkRow(*r)
             for r in self.conn.execute(
@@ -360,6 +288,7 @@ class Manifest:
 
     # -- status ------------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
+        """Totals for ``status``: files, indexed, failed, chunks, distinct texts, folders."""
         c = self.conn
         return {
             "files": c.execute("SELECT COUNT(*) FROM files").fetchone()[0],
@@ -377,6 +306,7 @@ class Manifest:
         }
 
     def failures(self) -> list[tuple[str, str]]:
+        """Every failed file with its reason, sorted by path (``status`` lists them)."""
         return [
             (r[0], r[1] or "unknown error")
             for r in self.conn.execute(

@@ -2,20 +2,22 @@
 
 Text-like files give one Page (number None); PDF and EPUB give one Page per page, numbered
 from 1, with text built by ``app.core.ingest.pdftext`` so offsets map to glyph boxes. Failures are
-DocumentError subclasses whose ``reason`` is a sentence a person understands.
+DocumentError subclasses whose ``reason`` is a sentence a person understands and whose ``kind``
+(``app.core.ingest.failures.FailureKind``) the engine decides by; a LoadError without one is
+a damaged file.
 """
 
 from __future__ import annotations
 
-import codecs
 import io
 import os
-import re
 import stat
 from collections.abc import Iterable
-from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 
+from app.core.ingest.decoding import decode_html, decode_text, normalise
+from app.core.ingest.failures import DocumentError, FailureKind, LoadError, UnsupportedFile
+from app.core.ingest.html import html_to_text
 from app.core.ingest.pdftext import pdf_page_chars, pdf_page_text
 from app.core.types import Document, Page
 
@@ -28,6 +30,7 @@ __all__ = [
     "LoadError",
     "UnsupportedFile",
     "decode_text",
+    "html_to_text",
     "is_supported",
     "kind_of",
     "load_bytes",
@@ -37,25 +40,6 @@ __all__ = [
     "pdf_page_text",
     "read_file",
 ]
-
-
-class DocumentError(Exception):
-    """A file that could not be turned into text, with a reason a person understands."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-    def __str__(self) -> str:
-        return self.reason
-
-
-class UnsupportedFile(DocumentError):
-    """Skipped on purpose: a format we do not read, or binary data."""
-
-
-class LoadError(DocumentError):
-    """Failed: damaged, password-protected, unreadable or over a limit."""
 
 
 _TEXT = ".txt .text .log .csv .tsv .org .tex .bib .nfo .srt .vtt"
@@ -80,83 +64,12 @@ _KINDS: dict[str, str] = {
 }
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(_KINDS)
 
-BINARY_SNIFF = 8192
-_BOMS = (  # UTF-32 before UTF-16: FF FE 00 00 starts with FF FE.
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-_NEWLINES = re.compile(r"\r\n?")
-_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
 def is_supported(path: str | os.PathLike[str]) -> bool:
     """True when the file's suffix is one we read (no disk access)."""
     return os.path.splitext(os.fspath(path))[1].lower() in _KINDS
-
-
-def _normalise(text: str) -> str:
-    """Strip one leading BOM character and turn CRLF and lone CR into LF."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return _NEWLINES.sub("\n", text) if "\r" in text else text
-
-
-def _decode_utf8(data: bytes) -> str | None:
-    """Strict UTF-8; a sequence cut short at the very end becomes U+FFFD (a file being written)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.reason == "unexpected end of data" and exc.start >= len(data) - 3:
-            try:
-                return data[: exc.start].decode("utf-8") + "\ufffd"
-            except UnicodeDecodeError:
-                return None
-        return None
-
-
-def decode_text(data: bytes) -> str:
-    """Decode bytes: BOM, else strict UTF-8, else cp1252, else Latin-1; newlines become LF.
-
-    Raises UnsupportedFile when a NUL byte in the first 8 KiB shows binary data.
-    """
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            return _normalise(data[len(bom) :].decode(encoding, errors="replace"))
-    if b"\x00" in data[:BINARY_SNIFF]:
-        raise UnsupportedFile("it holds binary data, not text")
-    text = _decode_utf8(data)
-    if text is None:
-        try:
-            text = data.decode("cp1252")
-        except UnicodeDecodeError:
-            text = data.decode("latin-1")
-    return _normalise(text)
-
-
-def _decode_html(data: bytes) -> str:
-    """Decode HTML: a BOM wins, then a <meta charset> near the top, then ``decode_text``."""
-    if not any(data.startswith(bom) for bom, _ in _BOMS) and b"\x00" not in data[:BINARY_SNIFF]:
-        match = _META_CHARSET.search(data[:4096])
-        if match:
-            try:
-                name = codecs.lookup(match.group(1).decode("ascii")).name
-            except LookupError:
-                name = ""
-            # As browsers do: Latin-1/ASCII labels mean cp1252; UTF-16/32 labels (in bytes
-            # that are plainly ASCII-compatible) mean UTF-8.
-            name = {"latin-1": "cp1252", "iso8859-1": "cp1252", "ascii": "cp1252"}.get(name, name)
-            if name.startswith("utf-16") or name.startswith("utf-32"):
-                name = "utf-8"
-            if name and name != "utf-8":
-                try:
-                    return _normalise(data.decode(name))
-                except UnicodeDecodeError:
-                    pass
-    return decode_text(data)
 
 
 def read_file(path: str, max_bytes: int | None = None, too_large: str = "") -> bytes:
@@ -173,22 +86,32 @@ def read_file(path: str, max_bytes: int | None = None, too_large: str = "") -> b
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError(path)
             if not stat.S_ISREG(st.st_mode):
-                raise LoadError("it is not a regular file (a pipe, socket or device)")
+                raise LoadError(
+                    "it is not a regular file (a pipe, socket or device)", FailureKind.SPECIAL_FILE
+                )
             if max_bytes is not None and st.st_size > max_bytes:
-                raise LoadError(too_large or f"it is larger than {max_bytes:,} bytes")
+                raise LoadError(
+                    too_large or f"it is larger than {max_bytes:,} bytes", FailureKind.TOO_LARGE
+                )
             data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
     except FileNotFoundError:
-        raise LoadError("the file disappeared before it could be read") from None
+        raise LoadError(
+            "the file disappeared before it could be read", FailureKind.VANISHED
+        ) from None
     except IsADirectoryError:
-        raise LoadError("it is a folder, not a file") from None
+        raise LoadError("it is a folder, not a file", FailureKind.NOT_A_FILE) from None
     except PermissionError:
         if os.path.isdir(path):
-            raise LoadError("it is a folder, not a file") from None
-        raise LoadError("permission denied") from None
+            raise LoadError("it is a folder, not a file", FailureKind.NOT_A_FILE) from None
+        raise LoadError("permission denied", FailureKind.PERMISSION) from None
     except OSError as exc:
-        raise LoadError(f"it could not be read: {exc.strerror or exc}") from None
+        raise LoadError(
+            f"it could not be read: {exc.strerror or exc}", FailureKind.UNREADABLE
+        ) from None
     if max_bytes is not None and len(data) > max_bytes:  # still growing while we read
-        raise LoadError(too_large or f"it is larger than {max_bytes:,} bytes")
+        raise LoadError(
+            too_large or f"it is larger than {max_bytes:,} bytes", FailureKind.TOO_LARGE
+        )
     return data
 
 
@@ -196,7 +119,7 @@ def load_document(path: str | os.PathLike[str], *, max_pages: int | None = None)
     """Load a file into pages of text; raises UnsupportedFile or LoadError with a reason."""
     abspath = os.path.abspath(os.fspath(path))
     if os.path.isdir(abspath):
-        raise LoadError("it is a folder, not a file")
+        raise LoadError("it is a folder, not a file", FailureKind.NOT_A_FILE)
     kind_of(abspath)  # an unsupported format is refused before the file is read
     return load_bytes(abspath, read_file(abspath), max_pages=max_pages)
 
@@ -220,7 +143,7 @@ def load_bytes(path: str, data: bytes, *, max_pages: int | None = None) -> Docum
     elif kind == "docx":
         pages = [Page(None, _docx_text(data))]
     elif kind == "html":
-        pages = [Page(None, html_to_text(_decode_html(data)))]
+        pages = [Page(None, html_to_text(decode_html(data)))]
     else:
         pages = [Page(None, decode_text(data))]
     return Document(path=abspath, kind=kind, pages=pages)
@@ -249,7 +172,7 @@ def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
         raise LoadError(f"it is not a valid {label} or it is damaged")
     if doc.needs_pass and not doc.authenticate(""):
         doc.close()
-        raise LoadError(f"the {label} is protected by a password")
+        raise LoadError(f"the {label} is protected by a password", FailureKind.ENCRYPTED)
     if kind == "pdf" and doc.is_repaired and b"%%EOF" not in data[-2048:]:
         doc.close()
         raise LoadError("the PDF is incomplete: the end of the file is missing (cut short?)")
@@ -277,7 +200,8 @@ def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> list[Page]:
             raise LoadError("it has no pages; the file may be damaged")
         if max_pages is not None and count > max_pages:
             raise LoadError(
-                f"it has {count:,} pages, more than the limit of {max_pages:,} (setting max_pages)"
+                f"it has {count:,} pages, more than the limit of {max_pages:,} (setting max_pages)",
+                FailureKind.TOO_MANY_PAGES,
             )
         pages = []
         for index in range(count):
@@ -300,7 +224,10 @@ def _docx_text(data: bytes) -> str:
     if not data:
         raise LoadError("the file is empty")
     if data.startswith(_OLE_MAGIC):
-        raise LoadError("the Word document is protected by a password or is an old .doc file")
+        raise LoadError(
+            "the Word document is protected by a password or is an old .doc file",
+            FailureKind.ENCRYPTED,
+        )
     import docx
 
     try:
@@ -311,7 +238,7 @@ def _docx_text(data: bytes) -> str:
         raise
     except Exception:
         raise LoadError("it is not a valid Word (.docx) document or it is damaged") from None
-    return _normalise("\n\n".join(parts))
+    return normalise("\n\n".join(parts))
 
 
 def _docx_collect(items: Iterable[Any], parts: list[str]) -> None:
@@ -329,86 +256,3 @@ def _docx_collect(items: Iterable[Any], parts: list[str]) -> None:
                     _docx_collect(cell.iter_inner_content(), parts)
         elif item.text.strip():
             parts.append(item.text)
-
-
-_HTML_SKIP = frozenset({"script", "style", "head", "title", "template", "noscript"})
-_HTML_BLOCK = frozenset(
-    {
-        "address", "article", "aside", "blockquote", "body", "caption", "center", "dd",
-        "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
-        "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html",
-        "legend", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table",
-        "tbody", "tfoot", "thead", "tr", "ul",
-    }
-)  # fmt: skip
-_HTML_HEAD_ONLY = frozenset({"base", "link", "meta", "html", "head"})
-_HTML_CELL = frozenset({"td", "th"})
-_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")  # HTML whitespace; U+00A0 (&nbsp;) is kept
-
-
-class _HTMLText(HTMLParser):
-    """Collect visible text: blocks become blank lines, <br> a newline, whitespace collapsed."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skipping: dict[str, int] = {}
-        self.pre = 0
-        self.pending_break = 0  # newlines owed before the next text
-        self.pending_space = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _HTML_SKIP:
-            self.skipping[tag] = self.skipping.get(tag, 0) + 1
-        elif tag not in _HTML_HEAD_ONLY:
-            self.skipping.pop("head", None)  # as in browsers, body content ends an open <head>
-        if tag == "br":
-            self.pending_break = min(self.pending_break + 1, 2)
-        elif tag in _HTML_BLOCK:
-            self.pending_break = 2
-        elif tag in _HTML_CELL:
-            self.pending_space = True
-        if tag == "pre":
-            self.pre += 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.skipping.get(tag):
-            self.skipping[tag] -= 1
-        if tag in _HTML_BLOCK:
-            self.pending_break = 2
-        elif tag in _HTML_CELL:
-            self.pending_space = True
-        if tag == "pre" and self.pre:
-            self.pre -= 1
-
-    def handle_data(self, data: str) -> None:
-        if any(self.skipping.values()):
-            return
-        if self.pre:
-            self._emit(data)
-            return
-        collapsed = _HTML_SPACE.sub(" ", data)
-        if collapsed.startswith(" "):
-            self.pending_space = True
-        text = collapsed.strip(" ")
-        if text:
-            self._emit(text)
-            self.pending_space = collapsed.endswith(" ")
-
-    def _emit(self, text: str) -> None:
-        if self.parts:
-            if self.pending_break:
-                self.parts.append("\n" * self.pending_break)
-            elif self.pending_space:
-                self.parts.append(" ")
-        self.pending_break = 0
-        self.pending_space = False
-        self.parts.append(text)
-
-
-def html_to_text(html: str) -> str:
-    """Visible text of an HTML page (no script, style or head), entities decoded."""
-    parser = _HTMLText()
-    parser.feed(html)
-    parser.close()
-    return _normalise("".join(parser.parts))  # "&#13;" can bring back a CR

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from app.core.ingest.failures import FailureKind
 from app.core.types import Chunk
 
 STARTED = "started"
@@ -40,22 +41,28 @@ def too_large_reason(max_bytes: int) -> str:
 
 
 def timeout_reason(timeout_s: float) -> str:
+    """Why a file whose reading ran out of time was skipped, naming the setting."""
     return f"reading it took longer than the {timeout_s:g} s limit (setting parse_timeout_s)"
 
 
-def limit_texts(limits: ParseLimits) -> tuple[str, ...]:
-    """How each limit's current value appears in a failure reason, to spot stale ones."""
-    texts = (
-        f"limit of {limits.max_pages:,} (setting max_pages)",
-        f"limit of {limits.max_chunks:,} per file (setting max_chunks_per_file)",
-        timeout_reason(limits.timeout_s),
-    )
-    return texts if limits.max_bytes is None else (*texts, too_large_reason(limits.max_bytes))
+def limit_values(limits: ParseLimits) -> dict[FailureKind, str]:
+    """Each limit's value as its setting reads, stored with a limit failure to spot stale ones.
+
+    A limit that is off (no ``max_bytes``) has no value, so what it once refused is retried.
+    """
+    values = {
+        FailureKind.TOO_MANY_PAGES: str(limits.max_pages),
+        FailureKind.TOO_MANY_PASSAGES: str(limits.max_chunks),
+        FailureKind.TIMEOUT: f"{limits.timeout_s:g}",
+    }
+    if limits.max_bytes is not None:
+        values[FailureKind.TOO_LARGE] = f"{limits.max_bytes / 1e6:g}"
+    return values
 
 
 @dataclass
 class ParseResult:
-    """What the worker made of one file: chunks, 'unchanged', or a failure reason."""
+    """What the worker made of one file: chunks, 'unchanged', or a failure reason and kind."""
 
     path: str
     hash: str | None = None
@@ -64,6 +71,12 @@ class ParseResult:
     chunks: list[Chunk] = field(default_factory=list)
     unchanged: bool = False
     error: str | None = None
+    error_kind: FailureKind | None = None
+
+
+def failed(path: str, reason: str, kind: FailureKind, digest: str | None = None) -> ParseResult:
+    """The result for a file that could not be indexed."""
+    return ParseResult(path, hash=digest, error=reason, error_kind=kind)
 
 
 def bytes_hash(data: bytes) -> str:
@@ -84,14 +97,14 @@ def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseR
     try:
         data = read_file(path, limits.max_bytes, too_large)
     except DocumentError as exc:
-        return ParseResult(path, error=exc.reason)
+        return failed(path, exc.reason, exc.kind)
     digest = bytes_hash(data)
     if digest == known_hash:
         return ParseResult(path, hash=digest, unchanged=True)
     try:
         doc = load_bytes(path, data, max_pages=limits.max_pages)
     except DocumentError as exc:
-        return ParseResult(path, hash=digest, error=exc.reason)
+        return failed(path, exc.reason, exc.kind, digest)
     del data
     chunks = chunk_document(doc)
     if len(chunks) > limits.max_chunks:
@@ -101,11 +114,13 @@ def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseR
             kind=doc.kind,
             error=f"it would make {len(chunks):,} passages, more than the limit of "
             f"{limits.max_chunks:,} per file (setting max_chunks_per_file)",
+            error_kind=FailureKind.TOO_MANY_PASSAGES,
         )
     return ParseResult(path, hash=digest, kind=doc.kind, pages=len(doc.pages), chunks=chunks)
 
 
 def _worker(conn: Connection, limits: ParseLimits) -> None:
+    """The worker process: imports first, then the memory cap, then one file per request."""
     import resource
     import signal
 
@@ -132,17 +147,19 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
         try:
             result = parse_file(path, known, limits)
         except MemoryError:
-            result = ParseResult(
-                path, error=f"reading it needed more than the {limits.memory_mb:,} MB memory limit"
-            )
+            memory = f"reading it needed more than the {limits.memory_mb:,} MB memory limit"
+            result = failed(path, memory, FailureKind.MEMORY)
         except RecursionError:
-            result = ParseResult(path, error="its structure is nested too deeply to read")
+            result = failed(
+                path, "its structure is nested too deeply to read", FailureKind.TOO_DEEP
+            )
         except Exception as exc:  # a parser bug must cost one file, not the run
-            result = ParseResult(path, error=f"unexpected error while reading: {exc!r}"[:500])
+            bug = f"unexpected error while reading: {exc!r}"[:500]
+            result = failed(path, bug, FailureKind.PARSER_ERROR)
         try:
             conn.send(result)
         except MemoryError:
-            conn.send(ParseResult(path, error="its text is too large to pass on"))
+            conn.send(failed(path, "its text is too large to pass on", FailureKind.MEMORY))
         except OSError:
             return  # the caller went away (it was stopped, or gave up on this file)
 
@@ -158,6 +175,7 @@ class ParserPool:
         self._conn: Connection | None = None
 
     def _start(self) -> Connection:
+        """The connection to the worker, started if none is running."""
         if self._conn is None:
             parent, child = self._ctx.Pipe()
             proc = self._ctx.Process(
@@ -171,6 +189,7 @@ class ParserPool:
         return self._conn
 
     def _kill(self) -> int | None:
+        """Kill the worker (if any); returns its exit code."""
         code = None
         if self._proc is not None:
             self._proc.kill()
@@ -182,6 +201,7 @@ class ParserPool:
         return code
 
     def parse_many(self, requests: Iterable[tuple[str, str | None]]) -> Iterator[ParseResult]:
+        """Parse each (path, known hash) request; results come in request order."""
         pending: deque[tuple[str, str | None]] = deque()
         if self._proc is not None and not self._proc.is_alive():
             self._kill()  # died while idle (killed, out of memory): not any file's fault
@@ -194,6 +214,7 @@ class ParserPool:
     def _pipeline(
         self, todo: Iterator[tuple[str, str | None]], pending: deque[tuple[str, str | None]]
     ) -> Iterator[ParseResult]:
+        """Keep ``depth`` requests in flight; a crash or time-out fails the file at the head."""
         exhausted = False
         retried = False  # the head was already resent once after a worker died before it
         while True:
@@ -209,31 +230,33 @@ class ParserPool:
                 return
             conn = self._start()
             path = pending[0][0]
-            failure = None
+            failure: tuple[str, FailureKind] | None = None
             began = False
             try:
                 if not conn.poll(STARTUP_TIMEOUT_S) or conn.recv() != STARTED:
-                    failure = "the document reader could not start"
+                    failure = "the document reader could not start", FailureKind.READER_UNAVAILABLE
                 else:
                     began = True
                     if conn.poll(self.limits.timeout_s):
                         result = conn.recv()
                     else:
-                        failure = timeout_reason(self.limits.timeout_s)
+                        failure = timeout_reason(self.limits.timeout_s), FailureKind.TIMEOUT
             except (EOFError, OSError):
-                failure = "the document reader crashed on it"
+                failure = "the document reader crashed on it", FailureKind.PARSER_CRASH
             if failure is not None:
                 code = self._kill()
-                if not began and not retried and "crashed" in failure:
+                reason, kind = failure
+                crashed = kind is FailureKind.PARSER_CRASH
+                if not began and not retried and crashed:
                     # It died before it began this file (killed while idle, or dying as we
                     # sent): not the file's fault, so a fresh worker gets everything pending.
                     retried = True
                     for req in pending:
                         self._send(req)
                     continue
-                if code is not None and code < 0 and "crashed" in failure:
-                    failure += f" (signal {-code})"
-                result = ParseResult(path, error=failure)
+                if code is not None and code < 0 and crashed:
+                    reason += f" (signal {-code})"
+                result = failed(path, reason, kind)
                 pending.popleft()
                 for req in pending:  # resend the rest to a fresh worker
                     self._send(req)
@@ -245,11 +268,13 @@ class ParserPool:
             yield result
 
     def _send(self, req: tuple[str, str | None]) -> None:
+        """Send a request to the worker, starting one if needed."""
         # If the worker died, reading its next answer fails and the file at the head is blamed.
         with contextlib.suppress(OSError):
             self._start().send(req)
 
     def close(self) -> None:
+        """Ask the worker to finish, then make sure it is gone."""
         if self._conn is not None:
             with contextlib.suppress(OSError):
                 self._conn.send(None)

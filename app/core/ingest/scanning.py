@@ -9,13 +9,15 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from app.core.ingest.failures import FailureKind
+
 
 @dataclass(frozen=True)
 class FileStat:
     """A file found by a scan, with what change detection needs.
 
     ``error`` marks what the scan found but cannot index: a folder it may not list
-    (``folder`` True) or a symbolic link that loops or leads nowhere.
+    (``folder`` True) or a symbolic link that loops or leads nowhere; ``error_kind`` says which.
     """
 
     path: str
@@ -23,6 +25,7 @@ class FileStat:
     mtime_ns: int
     error: str | None = None
     folder: bool = False
+    error_kind: FailureKind | None = None
 
 
 class IgnoreRules:
@@ -38,6 +41,7 @@ class IgnoreRules:
         self.has_path_patterns = bool(self._paths)
 
     def ignores_name(self, name: str) -> bool:
+        """True when one path component (a file or folder name) is ignored."""
         return any(fnmatch.fnmatchcase(name, p) for p in self._names)
 
     def ignores(self, path: str, root: str | None = None) -> bool:
@@ -56,10 +60,12 @@ def normalize(path: str | os.PathLike[str]) -> str:
 
 
 def is_within(path: str, folder: str) -> bool:
+    """True when ``path`` is ``folder`` or lies below it."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def within_any(path: str, folders: Iterable[str]) -> bool:
+    """True when ``path`` lies in any of ``folders``."""
     return any(is_within(path, f) for f in folders)
 
 
@@ -75,6 +81,7 @@ def no_longer_watched(folder: str, watched: list[str], known: Iterable[str]) -> 
 
 
 def _stat_or_zero(path: str) -> tuple[int, int]:
+    """A path's (size, mtime_ns) without following links; zeros if it cannot be stat'ed."""
     try:
         st = os.lstat(path)
     except OSError:
@@ -90,7 +97,7 @@ def link_problem(path: str, exc: OSError) -> FileStat:
         reason = "it is a symbolic link to a file that does not exist"
     else:
         reason = f"it is a symbolic link that cannot be followed: {exc.strerror or exc}"
-    return FileStat(path, *_stat_or_zero(path), error=reason)
+    return FileStat(path, *_stat_or_zero(path), error=reason, error_kind=FailureKind.BROKEN_LINK)
 
 
 def scan(root: str, rules: IgnoreRules) -> Iterator[FileStat]:
@@ -108,7 +115,10 @@ def scan(root: str, rules: IgnoreRules) -> Iterator[FileStat]:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             reason = f"folder could not be read: {exc.strerror or exc}"
-            yield FileStat(folder, *_stat_or_zero(folder), error=reason, folder=True)
+            kind = FailureKind.FOLDER_UNREADABLE
+            yield FileStat(
+                folder, *_stat_or_zero(folder), error=reason, folder=True, error_kind=kind
+            )
             continue
         subdirs = []
         for entry in entries:

@@ -65,11 +65,13 @@ class ChangeQueue:
         return batch
 
     def _due(self, times: tuple[float, float]) -> float:
+        """When a path with these (first, last) event times is due."""
         first, last = times
         return min(last + self.quiet, first + self.max_wait)
 
 
 def _has_ancestor_in(path: str, paths: set[str]) -> bool:
+    """True when a folder above ``path`` is also in ``paths`` (its re-check covers it)."""
     parent = os.path.dirname(path)
     while parent and parent != path:
         if parent in paths:

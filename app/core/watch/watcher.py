@@ -24,82 +24,49 @@ The engine keeps the writer lock after ``stop()`` until ``engine.close()``.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import logging
 import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
-from watchdog import events as ev
-from watchdog.events import FileSystemEvent, FileSystemEventHandler, FileSystemMovedEvent
+from watchdog.events import FileSystemEvent, FileSystemMovedEvent
 
-from app.core.index.indexer import Cancelled, IndexReport, Progress
+from app.core.index.report import Cancelled, IndexReport, Progress
 from app.core.ingest.loaders import is_supported
 from app.core.ingest.scanning import is_within, no_longer_watched, normalize
 from app.core.watch.change_queue import MAX_WAIT_S, QUIET_S, Batch, ChangeQueue
+from app.core.watch.observers import POLL_S, FolderWatches, inotify_watches, top_folders
+from app.core.watch.status import (
+    WatchState,
+    WatchStats,
+    WatchStatus,
+    missing_message,
+    plural,
+)
 
 if TYPE_CHECKING:
-    from watchdog.observers.api import BaseObserver, ObservedWatch
-
     from app.core.engine import Engine
+
+__all__ = [
+    "MAX_WAIT_S",
+    "POLL_S",
+    "QUIET_S",
+    "WatchState",
+    "WatchStats",
+    "WatchStatus",
+    "Watcher",
+    "inotify_watches",
+    "top_folders",
+]
 
 log = logging.getLogger(__name__)
 
-POLL_S = 2.0  # polling interval where native watching is refused
 RECHECK_S = 5.0  # how often watched folders are checked for disappearing and coming back
 RETRY_S = 5.0  # a change whose update failed (store unreachable, disk full) is retried after
-WATCH_LIMIT_ERRNOS = frozenset({errno.ENOSPC, errno.EMFILE})
-# Not "opened" or "closed without writing": reading a file to index it must not be an event.
-EVENTS: list[type[FileSystemEvent]] = [
-    ev.FileCreatedEvent,
-    ev.FileModifiedEvent,
-    ev.FileClosedEvent,
-    ev.FileAttribEvent,
-    ev.FileDeletedEvent,
-    ev.FileMovedEvent,
-    ev.DirCreatedEvent,
-    ev.DirDeletedEvent,
-    ev.DirMovedEvent,
-]
-
-
-@dataclass(frozen=True)
-class WatchStatus:
-    """What the watcher is doing, as a sentence for a status line."""
-
-    state: str  # starting, syncing, updating, watching, polling, missing, error, stopped
-    message: str
-    folder: str = ""
-
-
-@dataclass
-class WatchStats:
-    """Running totals since start (the start-up sync included)."""
-
-    files_indexed: int = 0
-    files_removed: int = 0
-    files_moved: int = 0
-    files_failed: int = 0
-    chunks_embedded: int = 0
-    batches: int = 0
-
-
-def top_folders(folders: list[str]) -> list[str]:
-    """Folders not inside another one of them (each needs one recursive watch)."""
-    return [f for f in folders if not any(f != o and is_within(f, o) for o in folders)]
-
-
-class _Handler(FileSystemEventHandler):
-    def __init__(self, watcher: Watcher) -> None:
-        self.watcher = watcher
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        self.watcher._on_event(event)
+FolderOp = Literal["add", "remove"]
 
 
 class Watcher:
@@ -129,17 +96,19 @@ class Watcher:
         self._rules = engine.indexer().ignore
         self._data_root = normalize(engine.data.root)
         self._queue = ChangeQueue(quiet, max_wait)
-        self._ops: deque[tuple[str, str]] = deque()
+        self._ops: deque[tuple[FolderOp, str]] = deque()
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._busy = True
         self._thread: threading.Thread | None = None
         self._folders: tuple[str, ...] = ()  # written by the writer thread only
-        self._watches: dict[str, tuple[BaseObserver, ObservedWatch]] = {}
-        self._observers: dict[str, BaseObserver] = {}
-        self._said_polling: set[str] = set()
-        self._unwatchable: set[str] = set()
-        self._handler = _Handler(self)
+        self._watches = FolderWatches(
+            self._on_event,
+            self._rules,
+            self._status,
+            poll_interval=poll_interval,
+            force_polling=force_polling,
+        )
 
     # -- public API (any thread) --------------------------------------------------------------
     def start(self) -> None:
@@ -147,7 +116,7 @@ class Watcher:
         if self._thread is not None:
             raise RuntimeError("the watcher was already started")
         self.engine.acquire_writer(self.writer_name)
-        self._observer("native")
+        self._watches.start()
         self._thread = threading.Thread(target=self._run, name="footnotes-watcher", daemon=True)
         self._thread.start()
 
@@ -156,13 +125,10 @@ class Watcher:
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
-        for observer in self._observers.values():
-            observer.stop()
+        self._watches.stop()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
-        for observer in self._observers.values():
-            if observer.is_alive():
-                observer.join(timeout)
+        self._watches.join(timeout)
         self._status("stopped", "Stopped watching.")
 
     def add_folder(self, path: str) -> str:
@@ -177,15 +143,17 @@ class Watcher:
 
     @property
     def folders(self) -> list[str]:
+        """The watched folders, as the writer thread last saw them."""
         return list(self._folders)
 
     @property
     def polling_folders(self) -> list[str]:
-        poll = self._observers.get("poll")
-        return sorted(f for f, (observer, _) in self._watches.items() if observer is poll)
+        """Watched folders checked by polling because native watching was refused."""
+        return self._watches.polling_folders
 
     @property
     def running(self) -> bool:
+        """True while the writer thread runs (it ends on ``stop()`` or on an error)."""
         return self._thread is not None and self._thread.is_alive()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
@@ -199,6 +167,7 @@ class Watcher:
 
     # -- events (watchdog threads) ------------------------------------------------------------
     def _on_event(self, event: FileSystemEvent) -> None:
+        """Record a watchdog event's paths in the queue (on watchdog's threads)."""
         src, now = os.fsdecode(event.src_path), time.monotonic()
         old = self._wanted(src, event.is_directory)
         if isinstance(event, FileSystemMovedEvent):
@@ -218,6 +187,7 @@ class Watcher:
                 self._cond.notify_all()
 
     def _wanted(self, path: str, is_dir: bool) -> bool:
+        """True for a path inside a watched folder that a scan would index (or a folder)."""
         root = self._root_of(path)
         if root is None or is_within(path, self._data_root):
             return False
@@ -226,16 +196,19 @@ class Watcher:
         return is_dir or is_supported(path)
 
     def _root_of(self, path: str) -> str | None:
+        """The watched folder that holds ``path``, if any."""
         return next((f for f in self._folders if is_within(path, f)), None)
 
-    def _request(self, op: str, path: str) -> str:
+    def _request(self, op: FolderOp, path: str) -> str:
+        """Hand a folder change to the writer thread; returns the folder's real path."""
         folder = normalize(path)
         with self._cond:
             self._ops.append((op, folder))
             self._cond.notify_all()
         return folder
 
-    def _status(self, state: str, message: str, folder: str = "") -> None:
+    def _status(self, state: WatchState, message: str, folder: str = "") -> None:
+        """Tell ``on_status``; a broken listener is logged, never raised into the watcher."""
         try:
             self.on_status(WatchStatus(state, message, folder))
         except Exception:
@@ -243,6 +216,7 @@ class Watcher:
 
     # -- the writer thread --------------------------------------------------------------------
     def _run(self) -> None:
+        """The writer thread: the start-up sync, then the loop, until stopped or failed."""
         try:
             self._startup()
             self._loop()
@@ -257,23 +231,24 @@ class Watcher:
                 self._cond.notify_all()
 
     def _startup(self) -> None:
+        """Repair the store, then sync every watched folder that is there."""
         self._status("starting", "Loading the embedding model and checking the index...")
         indexer = self.engine.indexer(self._progress)
         indexer.repair()
         folders = self.engine.manifest.folders()
         self._folders = tuple(folders)
-        self._reschedule()
+        self._watches.reschedule(self._folders)
         for folder in folders:  # an unplugged drive: its passages stay until it is back
             if not os.path.isdir(folder):
-                self._status("missing", _missing(folder), folder)
+                self._status("missing", missing_message(folder), folder)
         folders = [f for f in folders if os.path.isdir(f)]
         if folders:
-            self._status("syncing", f"Looking for changes in {_n(len(folders), 'folder')}...")
+            self._status("syncing", f"Looking for changes in {plural(len(folders), 'folder')}...")
             self.last_sync = report = indexer.sync(folders, cancel=self._stop)
             self._count(report)
             self._status(
                 "watching",
-                f"Watching {_n(len(folders), 'folder')}; start-up check: "
+                f"Watching {plural(len(folders), 'folder')}; start-up check: "
                 f"{report.files_indexed} indexed, {report.files_unchanged} unchanged, "
                 f"{report.files_removed} removed, {report.files_failed} failed.",
             )
@@ -281,6 +256,7 @@ class Watcher:
             self._status("watching", "No folders to watch yet.")
 
     def _loop(self) -> None:
+        """Apply folder requests and due changes in order; check the folders now and then."""
         next_check = time.monotonic() + RECHECK_S
         while True:
             with self._cond:
@@ -307,7 +283,7 @@ class Watcher:
                 self._guarded(self._check_folders)
                 next_check = time.monotonic() + RECHECK_S
             if (ops or batch.moves or batch.paths) and not was_busy:
-                self._status("watching", f"Watching {_n(len(self._folders), 'folder')}.")
+                self._status("watching", f"Watching {plural(len(self._folders), 'folder')}.")
 
     def _guarded(self, fn: Callable[..., None], *args: Any) -> bool:
         """A failed step is reported and the watcher goes on; False if it failed."""
@@ -328,6 +304,7 @@ class Watcher:
                 self._queue.touch(path, later)
 
     def _apply(self, batch: Batch) -> None:
+        """Renames first (nothing embedded), then the changed paths, then links gone out."""
         indexer = self.engine.indexer()
         self.stats.batches += 1
         for src, dest in batch.moves:
@@ -342,7 +319,7 @@ class Watcher:
             elif self._root_of(path) is not None:
                 drop.append(path)
         if keep:
-            self._status("updating", f"Updating {_n(len(keep), 'path')}...")
+            self._status("updating", f"Updating {plural(len(keep), 'path')}...")
             self._count(indexer.update_paths(keep, cancel=self._stop))
         if drop:
             self.stats.files_removed += indexer.remove(drop)
@@ -358,153 +335,41 @@ class Watcher:
         return is_within(real, root) and not (os.path.islink(path) and os.path.isdir(real))
 
     def _count(self, report: IndexReport) -> None:
+        """Add a sync's counts to the running totals."""
         for name in ("files_indexed", "files_removed", "files_failed", "chunks_embedded"):
             setattr(self.stats, name, getattr(self.stats, name) + getattr(report, name))
 
     def _progress(self, p: Progress) -> None:
+        """Pass an indexer event to ``on_progress``, logging (not raising) a listener's error."""
         try:
             self.on_progress(p)
         except Exception:  # a broken listener must not break the index
             log.exception("on_progress callback failed")
 
-    def _folder_op(self, op: str, folder: str) -> None:
+    def _folder_op(self, op: FolderOp, folder: str) -> None:
+        """Start watching and index a folder, or stop and forget what only it held."""
         indexer = self.engine.indexer()
-        self._unwatchable.discard(folder)
+        self._watches.retry(folder)
         if op == "add":
             self.engine.manifest.add_folder(folder)
             if folder not in self._folders:
                 self._folders = (*self._folders, folder)
-                self._reschedule()
+                self._watches.reschedule(self._folders)
             self._status("syncing", f"Indexing {folder}...", folder)
             self._count(indexer.update_paths([folder], cancel=self._stop))
             return
         self.engine.manifest.remove_folder(folder)
         self._folders = tuple(f for f in self._folders if f != folder)
-        self._reschedule()
+        self._watches.reschedule(self._folders)
         known = self.engine.manifest.files_under(folder)
         doomed = no_longer_watched(folder, list(self._folders), known)
         if doomed:
             self.stats.files_removed += indexer.remove(doomed)
 
-    # -- observers ---------------------------------------------------------------------------
-    def _observer(self, kind: str) -> BaseObserver:
-        if kind not in self._observers:
-            if kind == "poll":
-                from watchdog.observers.polling import PollingObserverVFS
-
-                # lstat: symlinked folders are not walked (loops); ignored folders are skipped.
-                observer: BaseObserver = PollingObserverVFS(
-                    os.lstat, self._listdir, polling_interval=self.poll_interval
-                )
-            else:
-                from watchdog.observers import Observer
-
-                observer = Observer()
-            observer.daemon = True
-            observer.start()
-            self._observers[kind] = observer
-        return self._observers[kind]
-
-    def _listdir(self, path: str | None) -> Iterator[os.DirEntry[str]]:
-        with os.scandir(path) as entries:
-            return iter([e for e in entries if not self._rules.ignores_name(e.name)])
-
-    def _reschedule(self) -> None:
-        wanted = [f for f in top_folders(list(self._folders)) if os.path.isdir(f)]
-        for folder in [f for f in self._watches if f not in wanted]:
-            self._unschedule(folder)
-        for folder in wanted:
-            if folder not in self._watches:
-                self._schedule(folder)
-
-    def _schedule(self, folder: str) -> None:
-        """A native watch, else (watch limit reached, or refused) polling, said once."""
-        kw: dict[str, Any] = {"recursive": True, "event_filter": EVENTS}
-        reason = "native watching is turned off"
-        if not self.force_polling:
-            try:
-                native = self._observer("native")
-                before = inotify_watches()
-                watch = native.schedule(self._handler, folder, **kw)
-                self._watches[folder] = (native, watch)
-                if before is not None and type(native).__name__ == "InotifyObserver":
-                    _check_all_watched(folder, (inotify_watches() or 0) - before)
-                return
-            except OSError as exc:
-                reason = exc.strerror or str(exc)
-                if folder in self._watches:
-                    self._unschedule(folder)
-        try:
-            poll = self._observer("poll")
-            self._watches[folder] = (poll, poll.schedule(self._handler, folder, **kw))
-        except OSError as exc:
-            self._unwatchable.add(folder)  # not retried until it is added again
-            self._status("error", f"Cannot watch {folder}: {exc.strerror or exc}", folder)
-            return
-        if folder not in self._said_polling:
-            self._said_polling.add(folder)
-            self._status(
-                "polling",
-                f"Cannot get change notices for {folder} ({reason}); "
-                f"checking it every {self.poll_interval:g} s instead.",
-                folder,
-            )
-
-    def _unschedule(self, folder: str) -> None:
-        observer, watch = self._watches.pop(folder)
-        with contextlib.suppress(KeyError, RuntimeError):  # its emitter ended with the folder
-            observer.unschedule(watch)
-
     def _check_folders(self) -> None:
         """Notice a watched folder that disappeared (unmounted, deleted) or came back."""
         now = time.monotonic()
-        for folder in top_folders(list(self._folders)):
-            there = os.path.isdir(folder)
-            if there == (folder in self._watches) or folder in self._unwatchable:
-                continue
-            if not there:
-                self._unschedule(folder)
-                self._status("missing", _missing(folder), folder)
-                continue
-            self._schedule(folder)
-            with self._cond:  # back: whatever changed meanwhile is picked up
+        back = self._watches.check(self._folders)
+        with self._cond:  # back: whatever changed meanwhile is picked up
+            for folder in back:
                 self._queue.touch(folder, now - self._queue.max_wait)
-
-
-def inotify_watches() -> int | None:
-    """Inotify watches this process holds (from /proc/self/fdinfo); None where there is none."""
-    try:
-        fds = os.listdir("/proc/self/fd")
-    except OSError:
-        return None
-    count = 0
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            if os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify":
-                with open(f"/proc/self/fdinfo/{fd}", encoding="ascii") as fh:
-                    count += sum(line.startswith("inotify wd:") for line in fh)
-    return count
-
-
-def _check_all_watched(folder: str, added: int) -> None:
-    """watchdog only raises when the top folder cannot be watched; check the ones below too."""
-    folders = 1 + sum(
-        not os.path.islink(os.path.join(top, d)) for top, dirs, _ in os.walk(folder) for d in dirs
-    )
-    if folders - added > folders // 100:  # in a big tree a few may come and go meanwhile
-        raise OSError(
-            errno.ENOSPC,
-            f"the system's watch limit allowed {added} of {folders} "
-            "folders; see fs.inotify.max_user_watches",
-        )
-
-
-def _missing(folder: str) -> str:
-    return (
-        f"{folder} is missing (an unplugged drive?); its passages stay in the index and "
-        "watching resumes when it is back."
-    )
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")

@@ -1,0 +1,62 @@
+"""What a sync tells the outside: its progress events as they happen, and its final counts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# planned: the scan is done and ``total`` files will be read; then one event per file.
+ProgressEvent = Literal["planned", "indexed", "unchanged", "failed", "removed", "moved"]
+
+
+class Cancelled(Exception):
+    """The sync was asked to stop; everything written so far is consistent."""
+
+
+@dataclass
+class IndexReport:
+    """Counts of one sync run, printed by ``index --json``."""
+
+    files_seen: int = 0
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_removed: int = 0
+    files_failed: int = 0
+    files_skipped: int = 0
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    seconds: float = 0.0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``index --json`` object (a fixed contract: see DESIGN.md)."""
+        return {
+            "files_seen": self.files_seen,
+            "files_indexed": self.files_indexed,
+            "files_unchanged": self.files_unchanged,
+            "files_removed": self.files_removed,
+            "files_failed": self.files_failed,
+            "files_skipped": self.files_skipped,
+            "chunks_total": self.chunks_total,
+            "chunks_embedded": self.chunks_embedded,
+            "chunks_reused": self.chunks_reused,
+            "seconds": round(self.seconds, 3),
+            "failures": [{"path": p, "reason": r} for p, r in self.failures],
+        }
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One step of a sync, for progress bars and logs."""
+
+    event: ProgressEvent
+    path: str = ""
+    done: int = 0
+    total: int = 0
+    chunks_embedded: int = 0
+    detail: str = ""  # indexed: "N passages"; failed: the reason; moved: the old path
+
+
+ProgressFn = Callable[[Progress], None]

@@ -1,0 +1,163 @@
+"""The manifest's tables, and the migration that brings an older manifest up to date on open.
+
+Version 1 had only the human reason of a failure; version 2 adds its kind and, for a limit
+failure, the limit's value (``files.error_kind``, ``files.error_limit``). Old rows are
+classified from their reason text once, here, and never again.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from app.core.index import lexical
+from app.core.ingest.failures import FailureKind
+
+SCHEMA_VERSION = 2
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS folders (path TEXT PRIMARY KEY, added_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT,
+    status TEXT NOT NULL CHECK (status IN ('indexed', 'failed')),
+    error TEXT,
+    kind TEXT,
+    pages INTEGER NOT NULL DEFAULT 0,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL,
+    error_kind TEXT,
+    error_limit TEXT
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    chunk_id TEXT NOT NULL UNIQUE,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    page INTEGER,
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    text_hash TEXT NOT NULL,
+    heading TEXT,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(text_hash);
+"""
+
+FILE_COLUMNS = (
+    "path, size, mtime_ns, hash, status, error, kind, pages, chunks, error_kind, error_limit"
+)
+# Read-only over a version 1 file that no writer has migrated yet: the kinds read as none.
+_V1_FILE_COLUMNS = "path, size, mtime_ns, hash, status, error, kind, pages, chunks, NULL, NULL"
+
+
+def stored_version(conn: sqlite3.Connection) -> int | None:
+    """The stored schema version (None for a new file), read without the write lock."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.OperationalError:  # no meta table yet
+        return None
+    return int(row[0]) if row else None
+
+
+def prepare(conn: sqlite3.Connection) -> None:
+    """Create the tables of a new manifest, or migrate an older one (a writable open only).
+
+    Only a new or older file takes the write lock, so opening a current index (status,
+    search) works while another program holds a write transaction.
+    """
+    version = stored_version(conn)
+    if version is None:
+        # executescript commits first, so the schema gets its own BEGIN ... COMMIT.
+        conn.executescript(
+            f"BEGIN IMMEDIATE; {SCHEMA} {lexical.SCHEMA} "
+            "INSERT OR IGNORE INTO meta(key, value) "
+            f"VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+        )
+    elif version < SCHEMA_VERSION:
+        _migrate(conn)
+
+
+def file_columns(conn: sqlite3.Connection) -> str:
+    """The SELECT list that reads a ``FileRecord``, for whichever version the file has."""
+    names = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
+    return FILE_COLUMNS if "error_kind" in names or not names else _V1_FILE_COLUMNS
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Version 1 -> 2 in one transaction: add the kind columns, classify the failed rows."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = stored_version(conn)  # another program may have migrated it while we waited
+        if version is not None and version < 2:
+            conn.execute("ALTER TABLE files ADD COLUMN error_kind TEXT")
+            conn.execute("ALTER TABLE files ADD COLUMN error_limit TEXT")
+            rows = conn.execute("SELECT id, error FROM files WHERE status = 'failed'").fetchall()
+            conn.executemany(
+                "UPDATE files SET error_kind = ?, error_limit = ? WHERE id = ?",
+                [(*legacy_failure(error), file_id) for file_id, error in rows],
+            )
+            conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+# How version 1 worded each limit failure, with the limit's value as it was then.
+_LEGACY_LIMITS = (
+    (FailureKind.TOO_LARGE, re.compile(r"the (\S+) MB file size limit \(setting max_file_mb\)")),
+    (FailureKind.TOO_MANY_PAGES, re.compile(r"limit of ([\d,]+) \(setting max_pages\)")),
+    (
+        FailureKind.TOO_MANY_PASSAGES,
+        re.compile(r"limit of ([\d,]+) per file \(setting max_chunks_per_file\)"),
+    ),
+    (FailureKind.TIMEOUT, re.compile(r"the (\S+) s limit \(setting parse_timeout_s\)")),
+)
+# Reason beginnings of version 1 (and of today) for every other kind, most specific first.
+_LEGACY_STARTS = (
+    ("permission denied", FailureKind.PERMISSION),
+    ("the file disappeared", FailureKind.VANISHED),
+    ("it is a folder, not a file", FailureKind.NOT_A_FILE),
+    ("it is not a regular file", FailureKind.SPECIAL_FILE),
+    ("it could not be read:", FailureKind.UNREADABLE),
+    ("folder could not be read", FailureKind.FOLDER_UNREADABLE),
+    ("it is a symbolic link", FailureKind.BROKEN_LINK),
+    ("it holds binary data", FailureKind.UNSUPPORTED),
+    ("reading it needed more than", FailureKind.MEMORY),
+    ("its text is too large to pass on", FailureKind.MEMORY),
+    ("its structure is nested too deeply", FailureKind.TOO_DEEP),
+    ("unexpected error while reading", FailureKind.PARSER_ERROR),
+    ("the document reader crashed", FailureKind.PARSER_CRASH),
+    ("the document reader could not start", FailureKind.READER_UNAVAILABLE),
+    ("it is larger than", FailureKind.TOO_LARGE),  # no setting named: no value
+)
+_LEGACY_CONTAINS = (
+    ("not a supported format", FailureKind.UNSUPPORTED),
+    ("protected by a password", FailureKind.ENCRYPTED),
+    ("not a valid", FailureKind.DAMAGED),
+    ("damaged", FailureKind.DAMAGED),
+    ("the file is empty", FailureKind.DAMAGED),
+    ("is incomplete", FailureKind.DAMAGED),
+)
+
+
+def legacy_failure(reason: str | None) -> tuple[FailureKind, str | None]:
+    """The kind (and, for a limit, its value then) of a version 1 reason; migration only."""
+    if reason is None:
+        return FailureKind.UNKNOWN, None
+    for kind, pattern in _LEGACY_LIMITS:
+        match = pattern.search(reason)
+        if match:
+            return kind, match.group(1).replace(",", "")
+    for start, kind in _LEGACY_STARTS:
+        if reason.startswith(start):
+            return kind, None
+    for part, kind in _LEGACY_CONTAINS:
+        if part in reason:
+            return kind, None
+    return FailureKind.UNKNOWN, None
