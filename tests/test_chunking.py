@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.core.ingest.chunking import MAX_CHARS, MAX_WORDS, chunk_document, chunk_text
+from app.core.ingest.context import embedding_text
 from app.core.text import text_hash
 from app.core.types import Chunk, Document, Page
 
@@ -91,7 +92,7 @@ def check(text: str, chunks: list[Chunk], max_words: int, max_chars: int) -> Non
         assert len(chunk.text) <= max_chars
         assert len(chunk.text.split()) <= max_words
         assert len(PIECE.findall(chunk.text)) <= round(max_words * 1.5)
-        assert chunk.text_hash == text_hash(chunk.text)
+        assert chunk.text_hash == text_hash(embedding_text(chunk.context, chunk.text))
         position = chunk.end
     assert not text[position:].strip(), "text after the last chunk was lost"
 

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from app import __version__
+from app.cli.scope import add_scope_flags, scope_from_args
 
 # Each command's module; it has ``run(args, engine) -> int``. Imported on use, so that starting
 # the desktop app or printing --help loads none of the engine.
@@ -71,20 +72,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--mode", choices=["hybrid", "dense", "lexical"], default="hybrid", help=argparse.SUPPRESS
     )
+    add_scope_flags(p)
 
     p = command("ask", "answer a question from your files with a local Ollama model")
-    p.add_argument("question", metavar="QUESTION")
+    p.add_argument("question", nargs="?", metavar="QUESTION")
     p.add_argument("-k", type=int, default=None)
+    p.add_argument(
+        "--batch", metavar="FILE.jsonl", help='one {"_id","text"} JSON object a line; JSON out'
+    )
     p.add_argument("--model", default=None, help="Ollama model (default: setting)")
     p.add_argument("--json", action="store_true")
+    add_scope_flags(p)
 
     p = command("status", "counts, and every file that failed with its reason")
     p.add_argument("--json", action="store_true")
 
     command("doctor", "check Ollama, the model, the index and disk space")
 
-    p = command("eval", "measure retrieval and the unsupported verdict (for developers)")
-    p.add_argument("what", choices=["retrieval", "support"])
+    p = command(
+        "eval", "measure retrieval, the unsupported verdict and the claim checks (for developers)"
+    )
+    p.add_argument("what", choices=["retrieval", "support", "claims"])
     p.add_argument(
         "--refit",
         action="store_true",
@@ -118,8 +126,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_gui(args)
     if args.command == "search" and not args.query and not args.batch:
         parser.error("search needs a QUERY or --batch FILE.jsonl")
+    if args.command == "ask" and not args.question and not args.batch:
+        parser.error("ask needs a QUESTION or --batch FILE.jsonl")
     if args.command == "folders" and args.action != "list" and not args.path:
         parser.error(f"folders {args.action} needs a PATH")
+    if args.command in ("search", "ask"):
+        try:
+            args.scope = scope_from_args(args)
+        except ValueError as exc:  # a period that ends before it starts
+            parser.error(str(exc))
     from app.cli.common import dispatch
 
     return dispatch(args, importlib.import_module(COMMANDS[args.command]).run)

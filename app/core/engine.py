@@ -17,6 +17,7 @@ from app.core.ingest.parsing import ParseLimits
 from app.core.ingest.scanning import IgnoreRules, normalize
 from app.core.locking import WriterLock
 from app.core.search.retrieval import Retriever, SearchResult
+from app.core.search.scope import Scope
 
 
 class Engine:
@@ -130,8 +131,11 @@ class Engine:
         return indexer.sync(paths, cancel=cancel)
 
     # -- reading ---------------------------------------------------------------------------
-    def search(self, query: str, k: int | None = None, mode: str = "hybrid") -> SearchResult:
-        return self.retriever.search(query, k or self.settings.top_k, mode)
+    def search(
+        self, query: str, k: int | None = None, mode: str = "hybrid", scope: Scope | None = None
+    ) -> SearchResult:
+        """The k best passages for ``query``, from within ``scope`` when one is given."""
+        return self.retriever.search(query, k or self.settings.top_k, mode, scope)
 
     def status(self) -> dict[str, Any]:
         counts = self.manifest.counts()

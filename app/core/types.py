@@ -13,6 +13,7 @@ class Page:
 
     number: int | None
     text: str
+    section: str | None = None  # the heading path open on this page (a PDF's outline)
 
 
 @dataclass(frozen=True)
@@ -22,11 +23,16 @@ class Document:
     path: str
     kind: str
     pages: list[Page]
+    title: str | None = None  # the document's own title (metadata, first heading), if any
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """A passage with exact offsets: ``text == page_text[start:end]``."""
+    """A passage with exact offsets: ``text == page_text[start:end]``.
+
+    ``context`` is the line embedded before it (document title, heading path); ``text_hash``
+    hashes what is embedded, context included, and keys the passage's vector.
+    """
 
     path: str
     page: int | None
@@ -35,6 +41,7 @@ class Chunk:
     text: str
     text_hash: str
     heading: str | None = None
+    context: str = ""
 
 
 @dataclass

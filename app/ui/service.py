@@ -41,6 +41,7 @@ from app.ui.payloads import (
 if TYPE_CHECKING:
     from app.core.host.client import EngineHost
     from app.core.index.manifest import Manifest
+    from app.core.search.scope import Scope
     from app.core.types import Hit
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class Service(QObject):
     page_rendered = Signal(object)  # PageImage
     passage_loaded = Signal(object)  # PassageText
     settings_applied = Signal(object)  # Settings
+    scope_choices_listed = Signal(object)  # ScopeChoices
     error_occurred = Signal(object)  # ErrorReport
     stopped = Signal()
 
@@ -152,8 +154,9 @@ class Service(QObject):
         self.indexing.set_paused(paused)
 
     # -- asking ----------------------------------------------------------------------------
-    def ask(self, question: str) -> int:
-        """Start answering ``question`` (cancelling any earlier one); returns its token."""
+    def ask(self, question: str, scope: Scope | None = None) -> int:
+        """Start answering ``question`` from within ``scope`` (everything if None), cancelling
+        any earlier one; returns its token."""
         self._ask_cancel.set()
         cancel = threading.Event()
         self._ask_cancel = cancel
@@ -168,7 +171,7 @@ class Service(QObject):
             s.request_timeout_s,
         )
         self._ask_token = request.token
-        self._lanes.submit("ask", self._answer, request, cancel)
+        self._lanes.submit("ask", self._answer, request, scope, cancel)
         return request.token
 
     def cancel_ask(self, token: int | None = None) -> None:
@@ -176,7 +179,7 @@ class Service(QObject):
         if token is None or token == self._ask_token:
             self._ask_cancel.set()
 
-    def _answer(self, req: AskRequest, cancel: threading.Event) -> None:
+    def _answer(self, req: AskRequest, scope: Scope | None, cancel: threading.Event) -> None:
         if cancel.is_set():
             self.answer_finished.emit(AnswerDone(req.token, cancelled=True))
             return
@@ -187,7 +190,7 @@ class Service(QObject):
         from app.core.host.client import HostError
 
         try:
-            result = self.engine.search(Search(req.question, req.k), cancel)
+            result = self.engine.search(Search(req.question, req.k, scope=scope), cancel)
         except HostError as exc:
             self.answer_finished.emit(
                 AnswerDone(req.token, error=exc.args[0], cancelled=cancel.is_set())
@@ -199,7 +202,9 @@ class Service(QObject):
             return
         if not result.hits:
             note = "Nothing in your indexed files matches this question."
-            if not self.reader().folders():
+            if scope is not None and not scope.everything:
+                note = result.support.reason  # "Nothing in this scope: …"
+            elif not self.reader().folders():
                 note = "Your index is empty: add a folder (File ▸ Add folder, or drop one here)."
             self.answer_finished.emit(AnswerDone(req.token, note=note))
             return
@@ -231,6 +236,17 @@ class Service(QObject):
                 req.token, answer, error=answer.error, cancelled=answer.cancelled, html=rendered
             )
         )
+
+    def list_scope_choices(self) -> None:
+        """Read the watched folders and indexed file types in the reader lane; answered by
+        ``scope_choices_listed``."""
+        self._lanes.submit("reader", self._scope_choices)
+
+    def _scope_choices(self) -> None:
+        from app.core.search.scope import choices
+
+        if self.state.engine_ready and self.data.manifest_path.exists():
+            self.scope_choices_listed.emit(choices(self.reader()))
 
     # -- viewing ---------------------------------------------------------------------------
     def new_token(self) -> int:

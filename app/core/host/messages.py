@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 if TYPE_CHECKING:
     from app.core.config import Settings
     from app.core.index.indexer import IndexReport, Progress
+    from app.core.search.scope import Scope
     from app.core.watch.watcher import WatchStatus
 
 
@@ -25,11 +26,13 @@ class Warm:
 
 @dataclass(frozen=True)
 class Search:
-    """Retrieve the ``k`` best passages for ``question``; answered with a SearchResult."""
+    """Retrieve the ``k`` best passages for ``question`` (from within ``scope``, if given);
+    answered with a SearchResult."""
 
     question: str
     k: int
     mode: str = "hybrid"
+    scope: Scope | None = None
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from app.core.index.indexer import Progress
     from app.core.index.manifest import Manifest
     from app.core.search.retrieval import SearchResult
+    from app.core.search.scope import Scope
     from app.core.watch.watcher import Watcher, WatchStatus
 
 log = logging.getLogger(__name__)
@@ -131,8 +132,8 @@ class HostServer:
     def handle(self, request: Request) -> Any:
         """Do what ``request`` asks; returns what a ``Call`` of it is answered with."""
         match request:
-            case Search(question, k, mode):
-                return self.search(question, k, mode)
+            case Search(question, k, mode, scope):
+                return self.search(question, k, mode, scope)
             case Warm():
                 return self.warm()
             case AddFolder(path):
@@ -192,7 +193,9 @@ class HostServer:
         self.engine.embedder()
         self.engine.store()
 
-    def search(self, question: str, k: int, mode: str = "hybrid") -> SearchResult:
+    def search(
+        self, question: str, k: int, mode: str = "hybrid", scope: Scope | None = None
+    ) -> SearchResult:
         """Retrieve passages, first catching up with vectors another writer added."""
         from app.core.search.retrieval import Retriever
 
@@ -204,7 +207,7 @@ class HostServer:
                 engine.refresh_store()
                 self._seen = version
         reader = self._reader()
-        return Retriever(reader, engine.embedder, engine.store).search(question, k, mode)
+        return Retriever(reader, engine.embedder, engine.store).search(question, k, mode, scope)
 
     def _data_version(self) -> int:
         """Changes whenever another connection commits to the manifest (SQLite's counter)."""

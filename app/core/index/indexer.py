@@ -21,6 +21,8 @@ import numpy as np
 from app.core.index.embedding import Embedder
 from app.core.index.manifest import FileRecord, Manifest
 from app.core.index.report import Cancelled, IndexReport, Progress, ProgressEvent, ProgressFn
+from app.core.index.schema import INDEX_FORMAT
+from app.core.ingest.context import embedding_text
 from app.core.ingest.failures import FailureKind, is_retried
 from app.core.ingest.loaders import is_supported
 from app.core.ingest.parsing import (
@@ -202,6 +204,7 @@ class Indexer:
                 and rec.size == fs.size
                 and rec.mtime_ns == fs.mtime_ns
                 and (rec.status == "indexed" or not self._retried(rec))
+                and not self._outdated(rec)
             ):
                 report.files_unchanged += 1
                 if rec.status == "failed":
@@ -231,7 +234,8 @@ class Indexer:
                 if fs.error is not None or self._too_large(fs):
                     continue
                 rec = self.manifest.file(fs.path)
-                yield fs.path, rec.hash if rec is not None and rec.status == "indexed" else None
+                current = rec is not None and rec.status == "indexed" and not self._outdated(rec)
+                yield fs.path, rec.hash if current and rec is not None else None
 
         for fs in changed:  # unreadable folders, broken links, files too large to read
             if fs.error is not None or self._too_large(fs):
@@ -278,6 +282,11 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
+    @staticmethod
+    def _outdated(rec: FileRecord) -> bool:
+        """Indexed with an older index format: read and embed it again (search goes on)."""
+        return rec.status == "indexed" and rec.format < INDEX_FORMAT
+
     def _retried(self, rec: FileRecord) -> bool:
         """True for a failure worth another try although the file has not changed."""
         return is_retried(rec.error_kind, rec.error_limit, self._limit_values)
@@ -307,6 +316,7 @@ class Indexer:
             reason,
             error_kind=kind,
             error_limit=limit,
+            format=INDEX_FORMAT,
         )
         garbage += self.manifest.replace_file(record, [])
         index_write()
@@ -325,7 +335,7 @@ class Indexer:
         """Embed the new texts of parsed files in one call, then write each file's rows."""
         if not results:
             return
-        texts = {c.text_hash: c.text for r in results for c in r.chunks}
+        texts = {c.text_hash: embedding_text(c.context, c.text) for r in results for c in r.chunks}
         have = self._store().existing(texts) if texts else set()
         missing = [h for h in texts if h not in have]
         if missing:
@@ -339,7 +349,15 @@ class Indexer:
         for r in results:
             fs = stats[r.path]
             record = FileRecord(
-                r.path, fs.size, fs.mtime_ns, r.hash, "indexed", None, r.kind, r.pages
+                r.path,
+                fs.size,
+                fs.mtime_ns,
+                r.hash,
+                "indexed",
+                None,
+                r.kind,
+                r.pages,
+                format=INDEX_FORMAT,
             )
             garbage += self.manifest.replace_file(record, r.chunks)
             index_write()

@@ -2,27 +2,46 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.text import WORD, query_terms
 
+_ALNUM_PARTS = re.compile(r"[^\W\d_]+|\d+")
+
 # External-content FTS5 table kept in step with `chunks` by triggers, so the chunk text is
 # stored once and every manifest transaction updates the lexical index atomically with it.
+# Three columns: the passage, its context line (title, heading path) and its file's name
+# (``label``, rewritten when the file is renamed); a match in the passage weighs most.
 SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+    text, context, label, content='chunks', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+    INSERT INTO chunks_fts(rowid, text, context, label)
+    VALUES (new.id, new.text, new.context, new.label);
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, context, label)
+    VALUES ('delete', old.id, old.text, old.context, old.label);
 END;
-CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
-    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text, context, label ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, context, label)
+    VALUES ('delete', old.id, old.text, old.context, old.label);
+    INSERT INTO chunks_fts(rowid, text, context, label)
+    VALUES (new.id, new.text, new.context, new.label);
 END;
+"""
+# BM25 weights of the passage, its context line and its file name.
+BM25 = "bm25(chunks_fts, 1.0, 0.5, 0.5)"
+DROP = """
+DROP TRIGGER IF EXISTS chunks_ai;
+DROP TRIGGER IF EXISTS chunks_ad;
+DROP TRIGGER IF EXISTS chunks_au;
+DROP TABLE IF EXISTS chunks_fts;
 """
 
 
@@ -41,6 +60,9 @@ def build_query(text: str) -> str | None:
         terms = list(dict.fromkeys(WORD.findall(text.lower())))
     if not terms:
         return None
+    # "FY2018" also matches "2018", "10k" stays whole: letters and digits are split apart too.
+    pieces = [p for t in terms for p in _ALNUM_PARTS.findall(t) if p != t and len(p) > 1]
+    terms = list(dict.fromkeys(terms + pieces))
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])
 
 
@@ -48,14 +70,33 @@ def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(SCHEMA)
 
 
-def search(conn: sqlite3.Connection, text: str, k: int) -> list[LexicalHit]:
-    """Top-k chunk rows by BM25 for a free-text query."""
+def search(
+    conn: sqlite3.Connection,
+    text: str,
+    k: int,
+    within: tuple[str, Sequence[object]] | None = None,
+) -> list[LexicalHit]:
+    """Top-k chunk rows by BM25 for a free-text query.
+
+    ``within`` (an SQL condition on the file row ``f`` and its parameters) ranks only the
+    chunks of those files: the FTS5 match is joined to ``chunks`` and ``files`` in the query,
+    so a scope of any size costs one lookup per matching row instead of a list of row ids.
+    """
     query = build_query(text)
     if query is None or k <= 0:
         return []
-    rows = conn.execute(
-        "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
-        "ORDER BY s LIMIT ?",
-        (query, k),
-    ).fetchall()
+    if within is None:
+        rows = conn.execute(
+            f"SELECT rowid, {BM25} AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
+            "ORDER BY s LIMIT ?",
+            (query, k),
+        ).fetchall()
+    else:
+        where, params = within
+        rows = conn.execute(
+            f"SELECT chunks_fts.rowid, {BM25} AS s FROM chunks_fts "
+            "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
+            f"WHERE chunks_fts MATCH ? AND ({where}) ORDER BY s LIMIT ?",
+            (query, *params, k),
+        ).fetchall()
     return [LexicalHit(int(r[0]), -float(r[1])) for r in rows]

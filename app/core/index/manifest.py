@@ -17,6 +17,7 @@ from pathlib import Path
 from app.core.index import schema
 from app.core.index.records import ChunkRow, FileRecord, make_chunk_id
 from app.core.index.schema import SCHEMA_VERSION
+from app.core.ingest.context import embedding_text, file_label
 from app.core.types import Chunk
 
 __all__ = ["SCHEMA_VERSION", "ChunkRow", "FileRecord", "Manifest", "make_chunk_id"]
@@ -34,9 +35,6 @@ def _like_prefix(folder: str) -> bytes:
     """A LIKE pattern for every path below ``folder`` (wildcards in the name escaped)."""
     escaped = folder.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return _db(escaped + "/%")
-
-
-_CHUNK_COLUMNS = "c.id, c.chunk_id, f.path, c.page, c.start, c.end, c.text_hash, c.heading, c.text"
 
 
 class Manifest:
@@ -62,6 +60,7 @@ class Manifest:
             self.conn.execute("PRAGMA synchronous = NORMAL")
             schema.prepare(self.conn)  # creates a new file's tables, migrates an older one
         self._file_sql = f"SELECT {schema.file_columns(self.conn)} FROM files"
+        self._chunk_cols = schema.chunk_columns(self.conn)
 
     def close(self) -> None:
         """Close the connection."""
@@ -121,12 +120,13 @@ class Manifest:
             old = self._drop_chunks(c, record.path)
             c.execute(
                 "INSERT INTO files(path, size, mtime_ns, hash, status, error, kind, pages, chunks,"
-                " updated_at, error_kind, error_limit)"
-                f" VALUES ({_PATH},?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
+                " updated_at, error_kind, error_limit, format)"
+                f" VALUES ({_PATH},?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
                 "size=excluded.size, mtime_ns=excluded.mtime_ns, hash=excluded.hash, "
                 "status=excluded.status, error=excluded.error, kind=excluded.kind, "
                 "pages=excluded.pages, chunks=excluded.chunks, updated_at=excluded.updated_at, "
-                "error_kind=excluded.error_kind, error_limit=excluded.error_limit",
+                "error_kind=excluded.error_kind, error_limit=excluded.error_limit, "
+                "format=excluded.format",
                 (
                     _db(record.path),
                     record.size,
@@ -140,14 +140,16 @@ class Manifest:
                     time.time(),
                     record.error_kind,
                     record.error_limit,
+                    record.format,
                 ),
             )
             file_id = c.execute(
                 f"SELECT id FROM files WHERE path = {_PATH}", (_db(record.path),)
             ).fetchone()[0]
+            label = file_label(record.path)
             c.executemany(
-                "INSERT INTO chunks(chunk_id, file_id, page, start, end, text_hash, heading, text)"
-                " VALUES (?,?,?,?,?,?,?,?)",
+                "INSERT INTO chunks(chunk_id, file_id, page, start, end, text_hash, heading, text,"
+                " context, label) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
                         make_chunk_id(record.path, ch.page, ch.start, ch.text_hash),
@@ -158,6 +160,8 @@ class Manifest:
                         ch.text_hash,
                         ch.heading,
                         ch.text,
+                        ch.context,
+                        label,
                     )
                     for ch in chunks
                 ],
@@ -196,6 +200,10 @@ class Manifest:
                 if dropped is not None:  # a file the move overwrote: its texts may be garbage
                     dropped += replaced
                 c.execute(f"UPDATE files SET path = {_PATH} WHERE id = ?", (_db(target), file_id))
+                c.execute(
+                    "UPDATE chunks SET label = ? WHERE file_id = ? AND label != ?",
+                    (file_label(target), file_id, file_label(target)),
+                )
                 for row_id, page, start, text_hash in c.execute(
                     "SELECT id, page, start, text_hash FROM chunks WHERE file_id = ?", (file_id,)
                 ).fetchall():
@@ -239,14 +247,14 @@ class Manifest:
         return {r[0] for r in self.conn.execute("SELECT DISTINCT text_hash FROM chunks")}
 
     def texts_for_hashes(self, hashes: Iterable[str]) -> dict[str, str]:
-        """One stored text per hash, to embed again what the store lacks."""
+        """What was embedded for each hash (context line and passage), to embed it again."""
         out: dict[str, str] = {}
         for h in hashes:
             row = self.conn.execute(
-                "SELECT text FROM chunks WHERE text_hash = ? LIMIT 1", (h,)
+                "SELECT context, text FROM chunks WHERE text_hash = ? LIMIT 1", (h,)
             ).fetchone()
             if row:
-                out[h] = row[0]
+                out[h] = embedding_text(row[0], row[1])
         return out
 
     def chunks_for_hashes(self, hashes: Sequence[str]) -> dict[str, list[ChunkRow]]:
@@ -256,7 +264,7 @@ class Manifest:
             part = list(hashes[start : start + 500])
             marks = ",".join("?" * len(part))
             for r in self.conn.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id "
+                f"SELECT {self._chunk_cols} FROM chunks c JOIN files f ON f.id = c.file_id "
                 f"WHERE c.text_hash IN ({marks}) ORDER BY f.path, c.page, c.start",
                 part,
             ):
@@ -269,7 +277,7 @@ class Manifest:
             return {}
         marks = ",".join("?" * len(row_ids))
         rows = self.conn.execute(
-            f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id "
+            f"SELECT {self._chunk_cols} FROM chunks c JOIN files f ON f.id = c.file_id "
             f"WHERE c.id IN ({marks})",
             list(row_ids),
         )
@@ -280,7 +288,7 @@ class Manifest:
         return [
             ChunkRow(*r)
             for r in self.conn.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id "
+                f"SELECT {self._chunk_cols} FROM chunks c JOIN files f ON f.id = c.file_id "
                 f"WHERE f.path = {_PATH} ORDER BY c.page, c.start",
                 (_db(path),),
             )

@@ -31,12 +31,15 @@ class FileRecord:
     chunks: int = 0
     error_kind: FailureKind | None = None
     error_limit: str | None = None
+    format: int = 1  # the index format its passages were built with (schema.INDEX_FORMAT)
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> FileRecord:
         """A record from a SELECT of ``FILE_COLUMNS``; a kind this version does not know is
         read as unknown (a newer version wrote it)."""
-        path, size, mtime_ns, digest, status, error, kind, pages, chunks, error_kind, limit = row
+        path, size, mtime_ns, digest, status, error, kind, pages, chunks, error_kind, limit, fmt = (
+            row
+        )
         return cls(
             path,
             size,
@@ -49,6 +52,7 @@ class FileRecord:
             chunks,
             _kind(error_kind),
             limit,
+            int(fmt),
         )
 
 
@@ -75,6 +79,7 @@ class ChunkRow:
     text_hash: str
     heading: str | None
     text: str
+    context: str = ""
 
 
 def make_chunk_id(path: str, page: int | None, start: int, text_hash: str) -> str:

@@ -2,7 +2,11 @@
 
 Version 1 had only the human reason of a failure; version 2 adds its kind and, for a limit
 failure, the limit's value (``files.error_kind``, ``files.error_limit``). Old rows are
-classified from their reason text once, here, and never again.
+classified from their reason text once, here, and never again. Version 3 stores each
+passage's context line and its file's name beside it, indexes both for BM25, and records
+which index format each file's passages were built with (``files.format``): a file built
+with an older format is read and embedded again by the next sync, while search goes on
+over what is there.
 """
 
 from __future__ import annotations
@@ -11,9 +15,13 @@ import re
 import sqlite3
 
 from app.core.index import lexical
+from app.core.ingest.context import file_label
 from app.core.ingest.failures import FailureKind
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+# What each passage's vector is made of. 1: the passage alone; 2: its context line and the
+# passage (``ingest.context``). A file whose rows are older is rebuilt by the next sync.
+INDEX_FORMAT = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,7 +39,8 @@ CREATE TABLE IF NOT EXISTS files (
     chunks INTEGER NOT NULL DEFAULT 0,
     updated_at REAL NOT NULL,
     error_kind TEXT,
-    error_limit TEXT
+    error_limit TEXT,
+    format INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
@@ -42,17 +51,27 @@ CREATE TABLE IF NOT EXISTS chunks (
     end INTEGER NOT NULL,
     text_hash TEXT NOT NULL,
     heading TEXT,
-    text TEXT NOT NULL
+    text TEXT NOT NULL,
+    context TEXT NOT NULL DEFAULT '',
+    label TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(text_hash);
 """
 
 FILE_COLUMNS = (
-    "path, size, mtime_ns, hash, status, error, kind, pages, chunks, error_kind, error_limit"
+    "path, size, mtime_ns, hash, status, error, kind, pages, chunks, error_kind, error_limit, "
+    "format"
 )
-# Read-only over a version 1 file that no writer has migrated yet: the kinds read as none.
-_V1_FILE_COLUMNS = "path, size, mtime_ns, hash, status, error, kind, pages, chunks, NULL, NULL"
+CHUNK_COLUMNS = (
+    "c.id, c.chunk_id, f.path, c.page, c.start, c.end, c.text_hash, c.heading, c.text, c.context"
+)
+# Read-only over an older file that no writer has migrated yet: what it lacks reads as empty.
+_V1_FILE_COLUMNS = "path, size, mtime_ns, hash, status, error, kind, pages, chunks, NULL, NULL, 1"
+_V2_FILE_COLUMNS = (
+    "path, size, mtime_ns, hash, status, error, kind, pages, chunks, error_kind, error_limit, 1"
+)
+_V2_CHUNK_COLUMNS = CHUNK_COLUMNS.replace("c.context", "''")
 
 
 def stored_version(conn: sqlite3.Connection) -> int | None:
@@ -85,11 +104,19 @@ def prepare(conn: sqlite3.Connection) -> None:
 def file_columns(conn: sqlite3.Connection) -> str:
     """The SELECT list that reads a ``FileRecord``, for whichever version the file has."""
     names = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
-    return FILE_COLUMNS if "error_kind" in names or not names else _V1_FILE_COLUMNS
+    if "format" in names or not names:
+        return FILE_COLUMNS
+    return _V2_FILE_COLUMNS if "error_kind" in names else _V1_FILE_COLUMNS
+
+
+def chunk_columns(conn: sqlite3.Connection) -> str:
+    """The SELECT list that reads a ``ChunkRow`` (``c`` chunks joined with ``f`` files)."""
+    names = {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}
+    return CHUNK_COLUMNS if "context" in names or not names else _V2_CHUNK_COLUMNS
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
-    """Version 1 -> 2 in one transaction: add the kind columns, classify the failed rows."""
+    """Bring an older manifest to this version in one transaction (any step fails: none)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = stored_version(conn)  # another program may have migrated it while we waited
@@ -102,10 +129,39 @@ def _migrate(conn: sqlite3.Connection) -> None:
                 [(*legacy_failure(error), file_id) for file_id, error in rows],
             )
             conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+        if version is not None and version < 3:
+            _add_context_columns(conn)
+            conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def _add_context_columns(conn: sqlite3.Connection) -> None:
+    """Version 2 -> 3: context and file-name columns, the three-column FTS index, formats.
+
+    The passages keep their old vectors (format 1) until the next sync rebuilds them.
+    """
+    conn.execute("ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT ''")
+    conn.execute("ALTER TABLE chunks ADD COLUMN label TEXT NOT NULL DEFAULT ''")
+    conn.execute("ALTER TABLE files ADD COLUMN format INTEGER NOT NULL DEFAULT 1")
+    for file_id, path in conn.execute("SELECT id, path FROM files").fetchall():
+        conn.execute("UPDATE chunks SET label = ? WHERE file_id = ?", (file_label(path), file_id))
+    for statement in _statements(lexical.DROP + lexical.SCHEMA):
+        conn.execute(statement)
+    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+
+
+def _statements(script: str) -> list[str]:
+    """A script's statements one by one (executescript would commit the open transaction)."""
+    out, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            out.append(current.strip())
+            current = ""
+    return out
 
 
 # How version 1 worded each limit failure, with the limit's value as it was then.

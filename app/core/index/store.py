@@ -24,7 +24,7 @@ import re
 import secrets
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,10 +32,13 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from app.core.index.vectors import VectorMatrix
+
 NAMESPACE_FILE = "chroma-server-id"  # in the data directory; names this directory's collection
 CONNECT_TIMEOUT_S = 10.0
 REQUEST_TIMEOUT_S = 300.0  # one request; large batches on a busy server take a while
 LOW_SPACE_BYTES = 8 * 1024 * 1024
+EXACT_LIMIT = 500_000  # vectors searched exactly in memory (~750 MB); beyond, the HNSW graph
 T = TypeVar("T")
 
 
@@ -239,6 +242,7 @@ class VectorStore:
             embedding_function=None,
         )
         self._batch = int(self._call("open the vector collection", self._client.get_max_batch_size))
+        self._matrix: VectorMatrix | None = None
 
     def _call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
@@ -285,6 +289,8 @@ class VectorStore:
                 ids=list(ids[i : i + self._batch]),
                 embeddings=vectors[i : i + self._batch],
             )
+        if self._matrix is not None:
+            self._matrix.add(ids, vectors)
 
     def delete(self, ids: Iterable[str]) -> None:
         """Drop vectors; a shared server collection keeps them (another machine may use them)."""
@@ -293,6 +299,8 @@ class VectorStore:
         ids = list(ids)
         for i in range(0, len(ids), self._batch):
             self._call("delete vectors", self._col.delete, ids=ids[i : i + self._batch])
+        if self._matrix is not None:
+            self._matrix.remove(ids)
 
     def all_ids(self) -> set[str]:
         out: set[str] = set()
@@ -320,6 +328,47 @@ class VectorStore:
             for id_, vec in zip(res["ids"], res["embeddings"], strict=True):
                 out[id_] = np.asarray(vec, dtype=np.float32)
         return out
+
+    def nearest(
+        self, vector: np.ndarray, k: int, allowed: Collection[str] | None = None
+    ) -> list[DenseHit]:
+        """The exact cosine top-k over every stored vector (or those ``allowed``), best first.
+
+        The first call reads all vectors into memory (about 1.5 KB each); this store's own
+        writes keep that copy current. A collection too large for that uses the HNSW graph.
+        """
+        if self._matrix is None:
+            if self.count() > EXACT_LIMIT:
+                return self._approximate(vector, k, allowed)
+            self._matrix = self._load_matrix()
+        return [DenseHit(i, s) for i, s in self._matrix.nearest(vector, k, allowed)]
+
+    def _approximate(
+        self, vector: np.ndarray, k: int, allowed: Collection[str] | None
+    ) -> list[DenseHit]:
+        if allowed is None:
+            return self.query(vector, k)
+        found = self.vectors(allowed)  # a scope: exact over its vectors
+        matrix = VectorMatrix(self.dim)
+        matrix.add(list(found), np.array(list(found.values()), np.float32))
+        return [DenseHit(i, s) for i, s in matrix.nearest(vector, k)]
+
+    def _load_matrix(self) -> VectorMatrix:
+        matrix = VectorMatrix(self.dim)
+        offset = 0
+        while True:
+            res = self._call(
+                "read vectors",
+                self._col.get,
+                include=["embeddings"],
+                limit=self._batch,
+                offset=offset,
+            )
+            if res["ids"]:
+                matrix.add(res["ids"], np.asarray(res["embeddings"], dtype=np.float32))
+            if len(res["ids"]) < self._batch:
+                return matrix
+            offset += self._batch
 
     def count(self) -> int:
         return int(self._call("count vectors", self._col.count))

@@ -31,8 +31,10 @@ import math
 import re
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import NamedTuple
 
+from app.core.ingest.context import embedding_text, passage_context
 from app.core.text import text_hash
 from app.core.types import Chunk, Document
 
@@ -88,17 +90,25 @@ class _Unit(NamedTuple):
 def chunk_document(
     doc: Document, *, max_words: int = MAX_WORDS, max_chars: int = MAX_CHARS
 ) -> list[Chunk]:
-    """Chunk every page of a document; Markdown documents get heading paths."""
+    """Chunk every page of a document, each passage with its context line.
+
+    Markdown passages get their heading path, PDF passages the outline's path for their page;
+    the context line puts the document's title before it (``context.passage_context``).
+    """
     chunks: list[Chunk] = []
     for page in doc.pages:
-        chunks += chunk_text(
+        for c in chunk_text(
             page.text,
             path=doc.path,
             page=page.number,
             markdown=doc.kind == "markdown",
             max_words=max_words,
             max_chars=max_chars,
-        )
+        ):
+            heading = c.heading or page.section
+            ctx = passage_context(doc.title, heading)
+            digest = text_hash(embedding_text(ctx, c.text)) if ctx else c.text_hash
+            chunks.append(replace(c, heading=heading, context=ctx, text_hash=digest))
     return chunks
 
 

@@ -15,6 +15,7 @@ import stat
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from app.core.ingest.context import clean_title, html_title, markdown_title, outline_sections
 from app.core.ingest.decoding import decode_html, decode_text, normalise
 from app.core.ingest.failures import DocumentError, FailureKind, LoadError, UnsupportedFile
 from app.core.ingest.html import html_to_text
@@ -138,15 +139,20 @@ def load_bytes(path: str, data: bytes, *, max_pages: int | None = None) -> Docum
     """Turn the bytes read from ``path`` into a Document (the suffix decides the format)."""
     abspath = os.path.abspath(path)
     kind = kind_of(abspath)
+    title: str | None = None
     if kind in ("pdf", "epub"):
-        pages = _paged_pages(data, kind, max_pages)
+        pages, title = _paged_pages(data, kind, max_pages)
     elif kind == "docx":
-        pages = [Page(None, _docx_text(data))]
+        text, title = _docx_text(data)
+        pages = [Page(None, text)]
     elif kind == "html":
-        pages = [Page(None, html_to_text(decode_html(data)))]
+        html = decode_html(data)
+        pages, title = [Page(None, html_to_text(html))], html_title(html)
     else:
         pages = [Page(None, decode_text(data))]
-    return Document(path=abspath, kind=kind, pages=pages)
+        if kind == "markdown":
+            title = markdown_title(pages[0].text)
+    return Document(path=abspath, kind=kind, pages=pages, title=title)
 
 
 def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
@@ -186,8 +192,8 @@ def open_paged(path: str | os.PathLike[str]) -> pymupdf.Document:
     return _open_paged_bytes(read_file(abspath), kind)
 
 
-def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> list[Page]:
-    """One Page per PDF/EPUB page, numbered from 1."""
+def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> tuple[list[Page], str | None]:
+    """One Page per PDF/EPUB page, numbered from 1, with its outline section; and the title."""
     doc = _open_paged_bytes(data, kind)
     try:
         try:
@@ -214,13 +220,13 @@ def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> list[Page]:
                     f"page {index + 1} could not be read; the file may be damaged"
                 ) from None
             pages.append(Page(index + 1, text))
-        return pages
+        return _with_outline(doc, pages), clean_title((doc.metadata or {}).get("title"))
     finally:
         doc.close()
 
 
-def _docx_text(data: bytes) -> str:
-    """Paragraphs and table cells in document order, separated by blank lines."""
+def _docx_text(data: bytes) -> tuple[str, str | None]:
+    """Paragraphs and table cells in document order, separated by blank lines; and the title."""
     if not data:
         raise LoadError("the file is empty")
     if data.startswith(_OLE_MAGIC):
@@ -238,7 +244,21 @@ def _docx_text(data: bytes) -> str:
         raise
     except Exception:
         raise LoadError("it is not a valid Word (.docx) document or it is damaged") from None
-    return normalise("\n\n".join(parts))
+    return normalise("\n\n".join(parts)), clean_title(document.core_properties.title)
+
+
+def _with_outline(doc: pymupdf.Document, pages: list[Page]) -> list[Page]:
+    """Pages with the heading path of the document's outline (bookmarks) open on each."""
+    try:
+        toc = doc.get_toc(simple=True)
+    except (MemoryError, RecursionError):
+        raise
+    except Exception:  # a damaged outline costs the sections, not the document
+        return pages
+    if not toc:
+        return pages
+    sections = outline_sections(toc, len(pages))
+    return [Page(p.number, p.text, sections[i]) for i, p in enumerate(pages)]
 
 
 def _docx_collect(items: Iterable[Any], parts: list[str]) -> None:

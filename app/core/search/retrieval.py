@@ -1,4 +1,8 @@
-"""Hybrid search: dense top-k from the vector store and BM25 top-k from FTS5, fused by RRF."""
+"""Hybrid search: dense top-k from the vector store and BM25 top-k from FTS5, fused by RRF.
+
+A ``Scope`` narrows both retrievers before they rank (the dense search to the vectors of
+chunks in scope, the lexical search to their rows), so a scoped search still gets k hits.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +15,15 @@ import numpy as np
 from app.core.index import lexical
 from app.core.index.indexer import Embedder
 from app.core.index.manifest import ChunkRow, Manifest
-from app.core.index.store import VectorStore
+from app.core.index.store import DenseHit, VectorStore
 from app.core.search import support
+from app.core.search.scope import Scope, ScopeMembers
 from app.core.types import Hit, Support
 
 RRF_K = 60  # the constant from Cormack et al. (2009); damps the weight of top ranks
+# A scope's own vectors are ranked when reading their ids (one chunk row each) costs less than
+# ranking the whole index and reading the rows of ~2n/share texts: chunks * share <= 5n.
+READ_HASHES_BELOW = 5
 
 
 @dataclass
@@ -25,29 +33,67 @@ class SearchResult:
     query: str
     hits: list[Hit]
     support: Support
+    scope: Scope | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "query": self.query,
             "hits": [h.to_json() for h in self.hits],
             "support": self.support.to_json(),
         }
+        if self.scope is not None and not self.scope.everything:
+            out["scope"] = self.scope.to_json()
+        return out
 
 
 def dense_rows(
-    manifest: Manifest, store: VectorStore, qvec: np.ndarray, n: int
+    manifest: Manifest,
+    store: VectorStore,
+    qvec: np.ndarray,
+    n: int,
+    members: ScopeMembers | None = None,
 ) -> list[tuple[ChunkRow, float]]:
-    """Chunk rows in order of their text's similarity (duplicate texts share a score)."""
-    found = store.query(qvec, n)
+    """Chunk rows in order of their text's similarity (duplicate texts share a score).
+
+    With ``members``, the ``n`` best rows within that scope. One vector serves every file
+    holding its text, so a text's rows outside the scope are dropped. A small scope ranks only
+    its own vectors; a large one costs less as the exact ranking of the whole index, filtered,
+    which is the same order, widened until ``n`` rows are in the scope.
+    """
+    if members is None:
+        return _rows(manifest, store.nearest(qvec, n), n)
+    if members.chunks * members.share <= READ_HASHES_BELOW * n:
+        allowed = members.scope.hashes(manifest.conn)
+        return _rows(manifest, store.nearest(qvec, n, allowed), n, members.paths)
+    want = n + int(2 * n / members.share)
+    while True:
+        found = store.nearest(qvec, want)
+        rows = _rows(manifest, found, n, members.paths)
+        if len(rows) >= n or len(found) < want:
+            return rows
+        want *= 4
+
+
+def _rows(
+    manifest: Manifest, found: list[DenseHit], n: int, paths: frozenset[str] | None = None
+) -> list[tuple[ChunkRow, float]]:
+    """The chunk rows of the texts found, best first, only those of ``paths`` if given."""
     rows = manifest.chunks_for_hashes([d.text_hash for d in found])
     out: list[tuple[ChunkRow, float]] = []
     for d in found:
-        out.extend((row, d.similarity) for row in rows.get(d.text_hash, []))
+        for row in rows.get(d.text_hash, []):
+            if paths is None or row.path in paths:
+                out.append((row, d.similarity))
+        if len(out) >= n:
+            break
     return out[:n]
 
 
-def lexical_rows(manifest: Manifest, query: str, n: int) -> list[tuple[ChunkRow, float]]:
-    found = lexical.search(manifest.conn, query, n)
+def lexical_rows(
+    manifest: Manifest, query: str, n: int, scope: Scope | None = None
+) -> list[tuple[ChunkRow, float]]:
+    within = None if scope is None or scope.everything else scope.files_where("f")
+    found = lexical.search(manifest.conn, query, n, within)
     rows = manifest.chunks_by_rowid([h.row_id for h in found])
     return [(rows[h.row_id], h.score) for h in found if h.row_id in rows]
 
@@ -110,14 +156,22 @@ class Retriever:
         self._store = store
         self.candidates = candidates
 
-    def search(self, query: str, k: int = 8, mode: str = "hybrid") -> SearchResult:
+    def search(
+        self, query: str, k: int = 8, mode: str = "hybrid", scope: Scope | None = None
+    ) -> SearchResult:
+        """The k best passages for ``query`` (within ``scope``, if given), with the verdict."""
+        members = None
+        if scope is not None and not scope.everything:
+            members = scope.members(self.manifest.conn)
+            if not members.chunks:
+                return SearchResult(query, [], Support(False, 0.0, scope.nothing_reason()), scope)
         n = max(self.candidates, k)
         qvec = self._embedder().encode([query])[0]
-        dense = dense_rows(self.manifest, self._store(), qvec, n)
-        lex = lexical_rows(self.manifest, query, n)
+        dense = dense_rows(self.manifest, self._store(), qvec, n, members)
+        lex = lexical_rows(self.manifest, query, n, scope)
         hits = fuse(dense, lex, k, mode)
         self._fill_dense_scores(hits, qvec)
-        return SearchResult(query, hits, support.assess(query, hits))
+        return SearchResult(query, hits, support.assess(query, hits), scope)
 
     def _fill_dense_scores(self, hits: list[Hit], qvec: np.ndarray) -> None:
         """Hits found only lexically still get their cosine similarity (the support needs it)."""

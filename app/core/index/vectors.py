@@ -1,0 +1,93 @@
+"""Every stored vector in one float32 matrix, for an exact cosine top-k at personal scale.
+
+Chroma's HNSW graph returned 93% of the exact top 10 on a 62k-passage index with its
+defaults (a passage that is there, missed). A matrix product over 100k x 384 float32 (150 MB)
+takes a few milliseconds, so search is exact instead: the matrix is read from the store once
+per process, then kept in step with the store's own writes. Rows are L2-normalised, so the
+dot product is the cosine similarity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+
+import numpy as np
+
+
+class VectorMatrix:
+    """Ids and unit vectors in row order; removal leaves a hole that the next growth reuses."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._ids: list[str | None] = []
+        self._rows: dict[str, int] = {}
+        self._free: list[int] = []
+        self._matrix = np.zeros((0, dim), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, id_: object) -> bool:
+        return id_ in self._rows
+
+    def add(self, ids: Sequence[str], vectors: np.ndarray) -> None:
+        """Insert or replace vectors (normalised here)."""
+        vecs = _unit(np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim))
+        new = [i for i, id_ in enumerate(ids) if id_ not in self._rows]
+        need = len(new) - len(self._free)
+        if need > 0:
+            grown = max(need, len(self._ids) // 2, 1024)
+            self._matrix = np.vstack([self._matrix, np.zeros((grown, self.dim), np.float32)])
+            start = len(self._ids)
+            self._ids.extend([None] * grown)
+            self._free.extend(range(start + grown - 1, start - 1, -1))
+        for i, id_ in enumerate(ids):
+            row = self._rows.get(id_)
+            if row is None:
+                row = self._free.pop()
+                self._rows[id_] = row
+                self._ids[row] = id_
+            self._matrix[row] = vecs[i]
+
+    def remove(self, ids: Iterable[str]) -> None:
+        for id_ in ids:
+            row = self._rows.pop(id_, None)
+            if row is not None:
+                self._ids[row] = None
+                self._matrix[row] = 0.0
+                self._free.append(row)
+
+    def nearest(
+        self, query: np.ndarray, n: int, allowed: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``n`` most similar ids, best first; ``allowed`` limits the candidates."""
+        if n <= 0 or not self._rows:
+            return []
+        q = _unit(np.asarray(query, dtype=np.float32).reshape(1, self.dim))[0]
+        if allowed is not None:
+            rows = np.fromiter((self._rows[i] for i in allowed if i in self._rows), dtype=np.int64)
+            if rows.size == 0:
+                return []
+            scores = self._matrix[rows] @ q
+        else:
+            rows = None
+            scores = self._matrix @ q
+            scores[[r for r in self._free if r < scores.size]] = -np.inf
+        n = min(n, int(np.isfinite(scores).sum()))
+        if n <= 0:
+            return []
+        top = np.argpartition(-scores, n - 1)[:n] if n < scores.size else np.arange(scores.size)
+        top = top[np.argsort(-scores[top], kind="stable")]
+        out = []
+        for t in top:
+            row = int(rows[t]) if rows is not None else int(t)
+            id_ = self._ids[row]
+            if id_ is not None:
+                out.append((id_, float(scores[t])))
+        return out
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return m / norms

@@ -1,0 +1,139 @@
+"""Index formats: passages embedded with their context, and an older index rebuilt without loss.
+
+An index built before passages carried their context line (format 1: the vector of the bare
+passage) is made here the way that version left it; ``footnotes index`` then rebuilds it,
+is killed in the middle (a real SIGKILL, by the crash-test hook), searches meanwhile, and
+resumes: nothing is lost and nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.core.index.schema import INDEX_FORMAT
+from app.core.ingest.context import embedding_text
+from app.core.text import text_hash
+from tests.helpers import paragraph
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write_notes(root: Path, count: int = 6) -> Path:
+    import random
+
+    rng = random.Random(7)
+    root.mkdir(parents=True)
+    for i in range(count):
+        body = "\n\n".join(paragraph(rng, 70) for _ in range(4))
+        (root / f"note_{i}.md").write_text(f"# Harbour log {i}\n\n## Tides\n\n{body}\n")
+    (root / "kelp.md").write_text(
+        "# Kelp farming handbook\n\n## Harvest\n\nCut the fronds a hand above the holdfast "
+        "so the plant grows back within six weeks.\n"
+    )
+    return root
+
+
+def cli(data: Path, *args: str, kill_after: int | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    env.pop("FOOTNOTES_TEST_KILL_AFTER", None)
+    if kill_after is not None:
+        env["FOOTNOTES_TEST_KILL_AFTER"] = str(kill_after)
+    return subprocess.run(
+        [sys.executable, "-m", "app", "--data-dir", str(data), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+def test_chunks_carry_their_context_and_are_keyed_by_what_is_embedded(make_engine, tmp_path):
+    docs = write_notes(tmp_path / "docs", count=1)
+    engine = make_engine()
+    engine.index([str(docs)])
+    kelp = docs / "kelp.md"
+    [row] = engine.manifest.chunks_of(str(kelp))
+    assert row.context == "Kelp farming handbook > Harvest"
+    assert row.text == kelp.read_text().strip()  # what is shown stays the exact passage
+    assert row.text_hash == text_hash(embedding_text(row.context, row.text))
+    assert row.text_hash in engine.store().all_ids()
+    hit = engine.search("kelp handbook harvest", k=1).hits[0]
+    assert hit.path.endswith("kelp.md") and hit.heading == "Kelp farming handbook > Harvest"
+    # A rename keeps every vector: the context comes from the content, not the name.
+    kelp.rename(docs / "seaweed.md")
+    report = engine.index([str(docs)])
+    assert report.chunks_embedded == 0
+    assert engine.search("seaweed", k=3, mode="lexical").hits[0].path.endswith("seaweed.md")
+
+
+def downgrade_to_format_1(data: Path) -> int:
+    """Make the index what format 1 left: bare-passage hashes and context-free rows."""
+    db = sqlite3.connect(data / "manifest.sqlite3")
+    rows = db.execute("SELECT id, text FROM chunks").fetchall()
+    db.executemany(
+        "UPDATE chunks SET text_hash = ?, context = '' WHERE id = ?",
+        [(text_hash(text), row_id) for row_id, text in rows],
+    )
+    db.execute("UPDATE files SET format = 1")
+    db.commit()
+    db.close()
+    # Vectors for the bare passages, as format 1 stored them; the context ones are orphans.
+    script = (
+        "import sys; from app.core.engine import Engine; e = Engine(sys.argv[1]); "
+        "e.acquire_writer('test'); i = e.indexer(); i.repair(); i.collect_garbage(); e.close()"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script, str(data)],
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=300,
+    )
+    return len(rows)
+
+
+def formats(data: Path) -> list[int]:
+    db = sqlite3.connect(data / "manifest.sqlite3")
+    try:
+        return [r[0] for r in db.execute("SELECT format FROM files ORDER BY path")]
+    finally:
+        db.close()
+
+
+@pytest.mark.slow
+def test_an_older_index_is_rebuilt_and_a_kill_midway_loses_nothing(
+    cli_data_dir: Path, tmp_path: Path
+) -> None:
+    data = cli_data_dir
+    docs = write_notes(tmp_path / "docs")
+    first = cli(data, "index", str(docs), "--json")
+    assert first.returncode == 0, first.stderr
+    passages = downgrade_to_format_1(data)
+    assert set(formats(data)) == {1}
+
+    # Search works on the old index before and during the rebuild.
+    found = json.loads(cli(data, "search", "fronds holdfast", "--json").stdout)
+    assert found["hits"][0]["path"].endswith("kelp.md")
+
+    killed = cli(data, "index", str(docs), "--json", kill_after=4)
+    assert killed.returncode == -9, killed.stderr
+    midway = formats(data)
+    assert 1 in midway and INDEX_FORMAT in midway  # some files rebuilt, some not yet
+    found = json.loads(cli(data, "search", "fronds holdfast", "--json").stdout)
+    assert found["hits"][0]["path"].endswith("kelp.md")
+
+    resumed = cli(data, "index", str(docs), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert set(formats(data)) == {INDEX_FORMAT}
+    assert report["chunks_total"] == passages and report["files_failed"] == 0
+    doctor = cli(data, "doctor")
+    assert "manifest and vector store agree" in doctor.stdout, doctor.stdout
+    again = json.loads(cli(data, "index", str(docs), "--json").stdout)
+    assert again["chunks_embedded"] == 0 and again["files_unchanged"] == again["files_seen"]
