@@ -14,7 +14,8 @@ from typing import Any
 
 from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
-from app.core.search.retrieval import dense_rows, fuse, lexical_rows
+from app.core.search.fusion import fuse
+from app.core.search.retrieval import dense_rows, lexical_rows
 from app.core.types import Hit
 from app.evaluation.datasets import (
     BeirSet,

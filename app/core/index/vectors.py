@@ -23,6 +23,7 @@ class VectorMatrix:
         self._rows: dict[str, int] = {}
         self._free: list[int] = []
         self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._valid = np.zeros(0, dtype=bool)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -36,8 +37,9 @@ class VectorMatrix:
         new = [i for i, id_ in enumerate(ids) if id_ not in self._rows]
         need = len(new) - len(self._free)
         if need > 0:
-            grown = max(need, len(self._ids) // 2, 1024)
+            grown = max(need, len(self._ids) // 4, 1024)
             self._matrix = np.vstack([self._matrix, np.zeros((grown, self.dim), np.float32)])
+            self._valid = np.concatenate([self._valid, np.zeros(grown, dtype=bool)])
             start = len(self._ids)
             self._ids.extend([None] * grown)
             self._free.extend(range(start + grown - 1, start - 1, -1))
@@ -47,6 +49,7 @@ class VectorMatrix:
                 row = self._free.pop()
                 self._rows[id_] = row
                 self._ids[row] = id_
+                self._valid[row] = True
             self._matrix[row] = vecs[i]
 
     def remove(self, ids: Iterable[str]) -> None:
@@ -54,6 +57,7 @@ class VectorMatrix:
             row = self._rows.pop(id_, None)
             if row is not None:
                 self._ids[row] = None
+                self._valid[row] = False
                 self._matrix[row] = 0.0
                 self._free.append(row)
 
@@ -71,8 +75,7 @@ class VectorMatrix:
             scores = self._matrix[rows] @ q
         else:
             rows = None
-            scores = self._matrix @ q
-            scores[[r for r in self._free if r < scores.size]] = -np.inf
+            scores = np.where(self._valid, self._matrix @ q, -np.inf)
         n = min(n, int(np.isfinite(scores).sum()))
         if n <= 0:
             return []

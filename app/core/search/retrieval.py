@@ -1,4 +1,4 @@
-"""Hybrid search: dense top-k from the vector store and BM25 top-k from FTS5, fused by RRF.
+"""Hybrid search: dense top-k from the vector store and BM25 top-k from FTS5, fused by score.
 
 A ``Scope`` narrows both retrievers before they rank (the dense search to the vectors of
 chunks in scope, the lexical search to their rows), so a scoped search still gets k hits.
@@ -17,10 +17,10 @@ from app.core.index.indexer import Embedder
 from app.core.index.manifest import ChunkRow, Manifest
 from app.core.index.store import DenseHit, VectorStore
 from app.core.search import support
+from app.core.search.fusion import fuse
 from app.core.search.scope import Scope, ScopeMembers
 from app.core.types import Hit, Support
 
-RRF_K = 60  # the constant from Cormack et al. (2009); damps the weight of top ranks
 # A scope's own vectors are ranked when reading their ids (one chunk row each) costs less than
 # ranking the whole index and reading the rows of ~2n/share texts: chunks * share <= 5n.
 READ_HASHES_BELOW = 5
@@ -96,49 +96,6 @@ def lexical_rows(
     found = lexical.search(manifest.conn, query, n, within)
     rows = manifest.chunks_by_rowid([h.row_id for h in found])
     return [(rows[h.row_id], h.score) for h in found if h.row_id in rows]
-
-
-def fuse(
-    dense: list[tuple[ChunkRow, float]],
-    lex: list[tuple[ChunkRow, float]],
-    k: int,
-    mode: str = "hybrid",
-) -> list[Hit]:
-    """Reciprocal rank fusion; ``mode`` "dense" or "lexical" ranks by one retriever alone."""
-    table: dict[int, dict[str, Any]] = {}
-    for source, ranked in (("dense", dense), ("lexical", lex)):
-        for rank, (row, score) in enumerate(ranked, start=1):
-            entry = table.setdefault(row.row_id, {"row": row, "rrf": 0.0})
-            entry[f"{source}_rank"] = rank
-            entry[f"{source}_score"] = score
-            if mode in ("hybrid", source):
-                entry["rrf"] += 1.0 / (RRF_K + rank)
-    ordered = sorted(
-        (e for e in table.values() if e["rrf"] > 0),
-        key=lambda e: (-e["rrf"], e["row"].path, e["row"].page or 0, e["row"].start),
-    )
-    hits = []
-    for rank, e in enumerate(ordered[:k], start=1):
-        r: ChunkRow = e["row"]
-        hits.append(
-            Hit(
-                rank=rank,
-                path=r.path,
-                page=r.page,
-                start=r.start,
-                end=r.end,
-                text=r.text,
-                score=e["rrf"],
-                chunk_id=r.chunk_id,
-                heading=r.heading,
-                text_hash=r.text_hash,
-                dense_score=e.get("dense_score"),
-                lexical_score=e.get("lexical_score"),
-                dense_rank=e.get("dense_rank"),
-                lexical_rank=e.get("lexical_rank"),
-            )
-        )
-    return hits
 
 
 class Retriever:
