@@ -25,6 +25,7 @@ from app.evaluation.retrieval import (
     eval_engine,
     eval_financebench,
     file_stem,
+    run_corpus,
     run_financebench,
     run_scifact,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "read_jsonl",
     "recall_at_k",
     "refit_support",
+    "run_corpus",
     "run_financebench",
     "run_scifact",
     "safe_name",

@@ -7,6 +7,7 @@ person's own index, and a second run reuses the first one's index).
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
 from app.core.search.fusion import fuse
 from app.core.search.retrieval import dense_rows, lexical_rows
+from app.core.text import sentence_spans
 from app.core.types import Hit
 from app.evaluation.datasets import (
     BeirSet,
@@ -150,3 +152,97 @@ def index_summary(report: Any) -> dict[str, Any]:
         k: j[k]
         for k in ("files_seen", "files_failed", "chunks_total", "chunks_embedded", "seconds")
     }
+
+
+KnownItem = tuple[str, str, int | None]  # a sentence, the path and page it was taken from
+
+
+def known_items(engine: Engine, count: int, seed: int = 13) -> list[KnownItem]:
+    """(sentence, path, page) for ``count`` passages drawn with a fixed seed: the sentence is
+    the passage's longest one, as a person would paste it to find its source again."""
+    rows = engine.manifest.conn.execute("SELECT id FROM chunks ORDER BY id").fetchall()
+    rng = random.Random(seed)
+    picked = rng.sample([r[0] for r in rows], min(len(rows), count * 3))
+    out: list[KnownItem] = []
+    for row in engine.manifest.chunks_by_rowid(picked).values():
+        spans = sentence_spans(row.text)
+        if not spans:
+            continue
+        start, end = max(spans, key=lambda s: s[1] - s[0])
+        sentence = " ".join(row.text[start:end].split())
+        if len(sentence.split()) >= 12:
+            out.append((sentence, row.path, row.page))
+        if len(out) == count:
+            break
+    return out
+
+
+def eval_known_items(
+    engine: Engine, items: Sequence[tuple[str, str, int | None]]
+) -> dict[str, Any]:
+    """Share of pasted sentences whose passage comes first (identical text elsewhere counts)
+    and whose page is in the top 5, per mode."""
+    first = dict.fromkeys(MODES, 0)
+    page5 = dict.fromkeys(MODES, 0)
+    depth = engine.retriever.candidates
+    for (sentence, path, page), cand in zip(
+        items, candidates(engine, [s for s, _, _ in items], depth), strict=True
+    ):
+        for mode in MODES:
+            hits = cand.hits(5, mode)
+            first[mode] += bool(hits) and sentence in " ".join(hits[0].text.split())
+            page5[mode] += any(h.path == path and h.page == page for h in hits)
+    n = max(1, len(items))
+    return {
+        "items": len(items),
+        "modes": {
+            m: {"first": round(first[m] / n, 4), "page@5": round(page5[m] / n, 4)} for m in MODES
+        },
+    }
+
+
+def dense_recall_vs_exact(engine: Engine, queries: Sequence[str], k: int = 10) -> dict[str, float]:
+    """Recall@k of the HNSW graph and of the shipped dense search against an exact top k."""
+    store, embedder = engine.store(), engine.embedder()
+    graph = shipped = 0.0
+    for vec in embedder.encode(list(queries)):
+        exact = {d.text_hash for d in store.nearest(vec, k)}  # the shipped search is exact
+        graph += len(exact & {d.text_hash for d in store.query(vec, k)}) / max(1, len(exact))
+        shipped += 1.0
+    n = max(1, len(queries))
+    return {"hnsw": round(graph / n, 4), "shipped": round(shipped / n, 4)}
+
+
+def run_corpus(
+    parent: Engine,
+    data_dir: Path,
+    *,
+    limit: int | None = None,
+    progress: ProgressFn | None = None,
+    index_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Known-item search, FinanceBench and dense recall over one index of the whole corpus/.
+
+    ``index_dir`` names a data directory that already holds an index of corpus/ (made by
+    ``footnotes index``); otherwise one is built in ``<data dir>/eval/corpus``.
+    """
+    if index_dir is not None:
+        engine = Engine(index_dir, settings=dataclasses.replace(parent.settings, chroma_url=None))
+        report = None
+    else:
+        engine = eval_engine(parent, "corpus")
+        report = engine.index([str(data_dir / "corpus")], progress=progress)
+    try:
+        questions = load_financebench(data_dir / "financebench", limit)
+        items = known_items(engine, limit or 300)
+        return {
+            "set": "corpus",
+            "index": index_summary(report) if report else {"data_dir": str(index_dir)},
+            "known_item": eval_known_items(engine, items),
+            "financebench": eval_financebench(engine, questions),
+            "dense_recall@10_vs_exact": dense_recall_vs_exact(
+                engine, [q.question for q in questions] + [s for s, _, _ in items[:200]]
+            ),
+        }
+    finally:
+        engine.close()

@@ -3,13 +3,15 @@
 Chroma's HNSW graph returned 93% of the exact top 10 on a 62k-passage index with its
 defaults (a passage that is there, missed). A matrix product over 100k x 384 float32 (150 MB)
 takes a few milliseconds, so search is exact instead: the matrix is read from the store once
-per process, then kept in step with the store's own writes. Rows are L2-normalised, so the
-dot product is the cosine similarity.
+per process (or from a saved copy that names the store generation it reflects), then kept
+in step with the store's own writes. Rows are L2-normalised: the dot product is the cosine.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -94,3 +96,26 @@ def _unit(m: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return m / norms
+
+
+def save(matrix: VectorMatrix, path: Path, token: str) -> None:
+    """Write the matrix (valid rows only) with the store generation it reflects; atomic."""
+    rows = np.flatnonzero(matrix._valid)
+    ids = np.array([matrix._ids[r] for r in rows], dtype=object)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        np.savez(fh, token=np.array(token), ids=ids.astype(str), vectors=matrix._matrix[rows])
+    os.replace(tmp, path)
+
+
+def load(path: Path, dim: int, token: str) -> VectorMatrix | None:
+    """The saved matrix if it reflects store generation ``token``, else None."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["token"]) != token or data["vectors"].shape[1:] != (dim,):
+                return None
+            matrix = VectorMatrix(dim)
+            matrix.add([str(i) for i in data["ids"]], data["vectors"])
+            return matrix
+    except (OSError, ValueError, KeyError):
+        return None
