@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import os
 import random
+import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +141,36 @@ def eventually(
         if time.monotonic() > deadline:
             raise AssertionError(f"not reached within {timeout:g} s: {what}")
         time.sleep(every)
+
+
+@contextmanager
+def environment_kept() -> Iterator[None]:
+    """Undo, on leaving, what the code inside changed in ``os.environ`` (loading the embedding
+    model points the Hugging Face caches into its models folder)."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        for key in [k for k in os.environ if k not in saved]:
+            del os.environ[key]
+        for key, value in saved.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
+
+
+def footnotes(*args: str) -> subprocess.CompletedProcess[str]:
+    """``footnotes ARGS`` run in this process, reported as a finished process would be.
+
+    The exit status is ``main``'s return value (or argparse's ``SystemExit`` code); stdout and
+    stderr are what the command printed. Torch and Chroma load once per test session instead of
+    once per command.
+    """
+    from app.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with environment_kept(), redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # usage errors (2) and --version (0) exit from argparse
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())

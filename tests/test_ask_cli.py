@@ -1,34 +1,24 @@
-"""``footnotes ask`` and ``doctor`` as real subprocesses against a stand-in Ollama server."""
+"""``footnotes ask`` and ``doctor`` (run in this process) against a stand-in Ollama server."""
 
 from __future__ import annotations
 
 import json
-import os
+import shutil
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fake_ollama import FakeOllama
-from tests.helpers import make_corpus
+from tests.helpers import footnotes
 
-REPO = Path(__file__).resolve().parents[1]
 QUESTION = "How often should the chain on a road bicycle be replaced?"
 
 
 def run(data: Path, host: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
-    env.pop("OLLAMA_HOST", None)
-    return subprocess.run(
-        [sys.executable, "-m", "app", "--data-dir", str(data), "--ollama-host", host, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    return footnotes("--data-dir", str(data), "--ollama-host", host, *args)
 
 
 def free_port() -> int:
@@ -37,16 +27,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(autouse=True)
+def no_ollama_host_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+
+
+@pytest.fixture
+def indexed(cli_index: tuple[Path, Path, dict]) -> Path:
     """A CLI-built index (torch backend, like ``cli_data_dir``) shared by the read-only tests."""
-    root = tmp_path_factory.mktemp("ask")
-    data = root / "data"
-    data.mkdir()
-    (data / "settings.json").write_text(json.dumps({"embedding_backend": "torch"}))
-    proc = run(data, "http://127.0.0.1:1", "index", str(make_corpus(root / "docs")), "--json")
-    assert proc.returncode == 0, proc.stderr
-    return data
+    return cli_index[0]
 
 
 @pytest.fixture
@@ -92,15 +81,14 @@ def test_ask_with_ollama_down_exits_1_and_still_prints_sources(indexed: Path) ->
 
 
 def test_refuse_mode_does_not_ask_the_model_when_unsupported(
-    tmp_path: Path, cli_data_dir: Path, server: FakeOllama
+    cli_index: tuple[Path, Path, dict], cli_data_dir: Path, server: FakeOllama
 ) -> None:
+    shutil.copytree(cli_index[0], cli_data_dir, dirs_exist_ok=True)  # the corpus, embedded once
     settings = json.loads((cli_data_dir / "settings.json").read_text())
     (cli_data_dir / "settings.json").write_text(
         json.dumps({**settings, "unsupported_mode": "refuse"})
     )
-    assert (
-        run(cli_data_dir, server.url, "index", str(make_corpus(tmp_path / "docs"))).returncode == 0
-    )
+    assert run(cli_data_dir, server.url, "index", str(cli_index[1])).returncode == 0
     proc = run(
         cli_data_dir,
         server.url,

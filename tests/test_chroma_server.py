@@ -1,4 +1,7 @@
-"""Server mode against a real `chroma run` process on loopback: index, search, restart, share."""
+"""Server mode against a real `chroma run` process on loopback: index, search, restart, share.
+
+Starting the server takes seconds, so the tests that need one are marked ``slow``.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,9 +21,8 @@ import pytest
 
 from app.core.engine import Engine
 from app.core.index.store import StoreError, VectorStore, data_dir_namespace
-from tests.helpers import long_markdown, make_corpus
+from tests.helpers import eventually, footnotes, long_markdown, make_corpus
 
-REPO = Path(__file__).resolve().parents[1]
 CHROMA = Path(sys.executable).with_name("chroma")
 QUERIES = ["tomatoes direct sun watering", "sourdough starter flour", "revenue third quarter"]
 
@@ -47,16 +48,17 @@ class ChromaServer:
         env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
         with open(self.path / "server.log", "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
-        for _ in range(600):
-            if self.proc.poll() is not None:
+        proc = self.proc
+
+        def answers() -> bool:
+            if proc.poll() is not None:
                 raise RuntimeError(f"chroma run exited: {(self.path / 'server.log').read_text()}")
             try:
-                if httpx.get(f"{self.url}/api/v2/heartbeat", timeout=1).status_code == 200:
-                    return
+                return httpx.get(f"{self.url}/api/v2/heartbeat", timeout=1).status_code == 200
             except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError("chroma run did not answer its heartbeat within 60 s")
+                return False
+
+        eventually(answers, "chroma run answers its heartbeat", timeout=60, every=0.1)
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -78,9 +80,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
 
 
 def cli(data: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
-    cmd = [sys.executable, "-m", "app", "--data-dir", str(data), "--chroma-url", url, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    """``footnotes`` in this process."""
+    return footnotes("--data-dir", str(data), "--chroma-url", url, *args)
 
 
 def top(hits: list, n: int = 3) -> list[tuple[str, int | None, int, int]]:
@@ -98,6 +99,7 @@ def all_stored(engine: Engine) -> bool:
     return bool(hashes) and engine.store().existing(hashes) == hashes
 
 
+@pytest.mark.slow
 def test_engine_on_server_finds_what_the_embedded_store_finds(make_engine, server, tmp_path):
     docs = make_corpus(tmp_path / "docs")
     local, remote = make_engine("local"), make_engine("remote", chroma_url=server.url)
@@ -114,6 +116,7 @@ def test_engine_on_server_finds_what_the_embedded_store_finds(make_engine, serve
             assert a.dense_score == pytest.approx(b.dense_score, abs=1e-4)
 
 
+@pytest.mark.slow
 def test_two_data_dirs_on_one_server_never_delete_each_others_vectors(
     make_engine, server, tmp_path
 ):
@@ -139,6 +142,7 @@ def test_two_data_dirs_on_one_server_never_delete_each_others_vectors(
     assert hit.path == str(tmp_path / "b" / "common.md") and hit.dense_rank == 1
 
 
+@pytest.mark.slow
 def test_a_namespaced_collection_belongs_to_one_data_dir(embedder, server, tmp_path):
     ns = data_dir_namespace(tmp_path / "d1")
     assert data_dir_namespace(tmp_path / "d1") == ns != data_dir_namespace(tmp_path / "d2")
@@ -197,10 +201,11 @@ def test_wrong_addresses_get_one_clear_line(tmp_path):
         VectorStore("m", 4, url="ftp://127.0.0.1:21")
 
 
-def test_cli_survives_a_server_restart_and_loses_nothing(cli_data_dir, tmp_path_factory, tmp_path):
-    from app.core.index.embedding import load_embedder
-
-    torch = load_embedder(backend="torch", models_dir=tmp_path / "models")  # what the CLI uses
+@pytest.mark.slow
+def test_cli_survives_a_server_restart_and_loses_nothing(
+    cli_data_dir, torch_embedder, tmp_path_factory, tmp_path
+):
+    torch = torch_embedder  # what the CLI uses
     srv = ChromaServer(tmp_path_factory.mktemp("restarted"))
     srv.start()
     engine = Engine(cli_data_dir, embedder=torch, chroma_url=srv.url)

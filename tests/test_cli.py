@@ -1,4 +1,8 @@
-"""The command line as scripts use it: real subprocesses, JSON contracts, exit codes."""
+"""The command line as scripts use it: JSON contracts, exit codes, the ``python -m app`` entry.
+
+Commands run in this process through ``app.cli.main`` (``tests.helpers.footnotes``); only the
+checks that need a fresh interpreter start one.
+"""
 
 from __future__ import annotations
 
@@ -6,36 +10,22 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from app.core.ingest.loaders import load_document
-from tests.helpers import make_corpus
+from tests.helpers import eventually
+from tests.helpers import footnotes as run
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "app", *args], capture_output=True, text=True, env=env, timeout=300
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
-    return proc
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
-    """One CLI-built index shared by this module's read-only tests."""
-    root = tmp_path_factory.mktemp("cli")
-    data = root / "data"
-    data.mkdir()
-    (data / "settings.json").write_text(json.dumps({"embedding_backend": "torch"}))
-    corpus = make_corpus(root / "docs")
-    out = run("--data-dir", str(data), "index", str(corpus), "--json")
-    return data, corpus, json.loads(out.stdout)
+@pytest.fixture
+def indexed(cli_index: tuple[Path, Path, dict]) -> tuple[Path, Path, dict]:
+    """One CLI-built index shared by the read-only tests (the session's ``cli_index``)."""
+    return cli_index
 
 
 def test_index_json_has_the_contracted_keys(indexed) -> None:
@@ -104,21 +94,17 @@ def test_global_options_also_work_after_the_command(indexed) -> None:
     assert json.loads(out.stdout)["data_dir"] == str(data.resolve())
 
 
-def test_data_dir_from_environment(indexed) -> None:
+def test_data_dir_from_environment(indexed, monkeypatch: pytest.MonkeyPatch) -> None:
     data, _, _ = indexed
-    env = {**os.environ, "FOOTNOTES_DATA_DIR": str(data), "PYTHONPATH": str(REPO)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "app", "status", "--json"], capture_output=True, text=True, env=env
-    )
+    monkeypatch.setenv("FOOTNOTES_DATA_DIR", str(data))
+    proc = run("status", "--json")
     assert json.loads(proc.stdout)["files_indexed"] == 5
 
 
 def test_usage_errors_exit_2_and_handled_errors_exit_1(tmp_path: Path) -> None:
-    assert run("search", check=False).returncode == 2
-    assert run("frobnicate", check=False).returncode == 2
-    proc = run(
-        "--data-dir", str(tmp_path / "d"), "folders", "add", str(tmp_path / "nope"), check=False
-    )
+    assert run("search").returncode == 2
+    assert run("frobnicate").returncode == 2
+    proc = run("--data-dir", str(tmp_path / "d"), "folders", "add", str(tmp_path / "nope"))
     assert proc.returncode == 1
     assert "not a folder" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
@@ -141,11 +127,26 @@ def test_version() -> None:
     assert run("--version").stdout.startswith("footnotes ")
 
 
+def test_python_m_app_exits_with_the_command_status(tmp_path: Path) -> None:
+    """The real entry point: ``python -m app`` passes on main's status (usage 2, handled 1)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+
+    def status(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "app", *args]
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+
+    version = status("--version")
+    assert version.returncode == 0 and version.stdout.startswith("footnotes ")
+    assert status("frobnicate").returncode == 2
+    missing = status("--data-dir", str(tmp_path / "d"), "folders", "add", str(tmp_path / "no"))
+    assert missing.returncode == 1 and "not a folder" in missing.stderr
+
+
 def test_core_never_imports_qt() -> None:
     """app.core must stay usable without Qt: importing all of it loads no PySide6."""
     code = (
         "import sys, pkgutil, importlib, app.core as c\n"
-        "for m in pkgutil.iter_modules(c.__path__): importlib.import_module('app.core.' + m.name)\n"
+        "for m in pkgutil.walk_packages(c.__path__, 'app.core.'): importlib.import_module(m.name)\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6')]\n"
         "print(bad); sys.exit(1 if bad else 0)\n"
     )
@@ -153,12 +154,7 @@ def test_core_never_imports_qt() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_folders_remove_respects_nested_watched_folders(
-    tmp_path: Path, cli_data_dir: Path, capsys, monkeypatch
-) -> None:
-    from app.cli import main
-
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+def test_folders_remove_respects_nested_watched_folders(tmp_path: Path, cli_data_dir: Path) -> None:
     outer = tmp_path / "outer"
     inner = outer / "inner"
     inner.mkdir(parents=True)
@@ -166,9 +162,8 @@ def test_folders_remove_respects_nested_watched_folders(
     (inner / "deep.md").write_text("The apiary hives are wrapped in straw for winter.\n")
     d = ["--data-dir", str(cli_data_dir)]
     for folder in (outer, inner):
-        assert main([*d, "folders", "add", str(folder)]) == 0
-    assert main([*d, "index", str(outer), "--json"]) == 0
-    capsys.readouterr()
+        assert run(*d, "folders", "add", str(folder)).returncode == 0
+    assert run(*d, "index", str(outer), "--json").returncode == 0
 
     def known() -> set[str]:
         from app.core.index.manifest import Manifest
@@ -179,10 +174,48 @@ def test_folders_remove_respects_nested_watched_folders(
         finally:
             m.close()
 
-    assert main([*d, "folders", "remove", str(inner)]) == 0  # outer still holds it
-    assert "removed 0 files" in capsys.readouterr().out
+    removed = run(*d, "folders", "remove", str(inner))  # outer still holds it
+    assert removed.returncode == 0 and "removed 0 files" in removed.stdout
     assert known() == {"top.md", "deep.md"}
-    assert main([*d, "folders", "add", str(inner)]) == 0
-    assert main([*d, "folders", "remove", str(outer)]) == 0  # inner is still watched
-    assert "removed 1 files" in capsys.readouterr().out
+    assert run(*d, "folders", "add", str(inner)).returncode == 0
+    removed = run(*d, "folders", "remove", str(outer))  # inner is still watched
+    assert removed.returncode == 0 and "removed 1 files" in removed.stdout
     assert known() == {"deep.md"}
+
+
+def test_watch_logs_each_change_until_stopped(
+    tmp_path: Path, cli_data_dir: Path, torch_embedder
+) -> None:
+    """The watch command's log, in this process (stopping it by signal is tested in
+    test_watcher, with a real process)."""
+    from app.cli.watch import run_watch
+    from app.core.engine import Engine
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("The heron waits in the reeds at dawn.\n")
+    assert run("--data-dir", str(cli_data_dir), "folders", "add", str(docs)).returncode == 0
+    engine = Engine(cli_data_dir, embedder=torch_embedder)
+    lines: list[str] = []
+    codes: list[int] = []
+    stop = threading.Event()
+    watching = threading.Thread(
+        target=lambda: codes.append(run_watch(engine, stop=stop, log=lines.append))
+    )
+    watching.start()
+    try:
+
+        def logged(prefix: str) -> bool:
+            return any(line.startswith(prefix) for line in lines)
+
+        eventually(lambda: logged("Watching 1 folder"), "the watcher says it is watching")
+        assert logged(f"indexed {docs / 'a.md'} (")
+        (docs / "b.md").write_text("The kingfisher dives from the willow branch.\n")
+        eventually(lambda: logged(f"indexed {docs / 'b.md'}"), "the new file is logged")
+        (docs / "b.md").unlink()
+        eventually(lambda: logged(f"removed {docs / 'b.md'}"), "the deletion is logged")
+    finally:
+        stop.set()
+        watching.join(60)
+        engine.close()
+    assert codes == [0] and lines[-1] == "Everything indexed so far is saved."

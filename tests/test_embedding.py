@@ -54,9 +54,9 @@ def file_times(folder: Path) -> dict[str, int]:
     return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*")}
 
 
-@pytest.fixture(scope="module")
-def fp32(tmp_path_factory: pytest.TempPathFactory) -> embedding.SentenceEmbedder:
-    return load_embedder(backend="torch", models_dir=tmp_path_factory.mktemp("fp32-models"))
+@pytest.fixture
+def fp32(torch_embedder: embedding.SentenceEmbedder) -> embedding.SentenceEmbedder:
+    return torch_embedder
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +123,7 @@ def test_results_keep_input_order_across_batches(fp32: embedding.SentenceEmbedde
     np.testing.assert_allclose(together, alone, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_first_int8_use_exports_and_writes_nothing_under_home(first_use: dict) -> None:
     target = int8_export_dir(first_use["models"])
     assert first_use["exported"] and first_use["count"] == 1
@@ -133,6 +134,7 @@ def test_first_int8_use_exports_and_writes_nothing_under_home(first_use: dict) -
     assert list(first_use["home"].rglob("*")) == []  # no ~/.cache, nothing else either
 
 
+@pytest.mark.slow
 def test_second_load_reuses_the_export(first_use: dict) -> None:
     target = int8_export_dir(first_use["models"])
     before = file_times(target)
@@ -144,6 +146,7 @@ def test_second_load_reuses_the_export(first_use: dict) -> None:
     np.testing.assert_allclose(emb.encode(TEXTS), first_use["vectors"], atol=1e-4)
 
 
+@pytest.mark.slow
 def test_int8_vectors_stay_close_to_fp32(first_use: dict, fp32: embedding.SentenceEmbedder) -> None:
     cosines = np.sum(first_use["vectors"] * fp32.encode(TEXTS), axis=1)
     assert cosines.min() > 0.95, cosines

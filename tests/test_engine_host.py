@@ -66,6 +66,7 @@ def start(hosts: list[EngineHost], data: Path, inbox: Inbox, **kw: Any) -> Engin
     return host
 
 
+@pytest.mark.slow
 def test_child_indexes_a_folder_and_answers_searches(
     tmp_path: Path, models_dir: Path, embedder: Any, hosts: list[EngineHost]
 ) -> None:
@@ -91,6 +92,7 @@ def test_child_indexes_a_folder_and_answers_searches(
     assert inbox.wait(Exited) == Exited(0)
 
 
+@pytest.mark.slow
 def test_second_host_is_read_only_but_searches(
     tmp_path: Path, models_dir: Path, embedder: Any, hosts: list[EngineHost]
 ) -> None:

@@ -1,11 +1,13 @@
 """Faults around the index: Ollama failing mid-answer, SQLite busy, and a second writer.
 
 Each case ends in a clear message (exit 1, one line on stderr, the JSON ``error`` field) and an
-index that is exactly what it was, or consistent with the files.
+index that is exactly what it was, or consistent with the files. Commands run in this process
+(``tests.helpers.footnotes``) except the watcher that a second writer runs into.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -28,14 +30,14 @@ from app.core.index.manifest import Manifest
 from app.core.index.store import VectorStore
 from app.core.types import Hit
 from tests.fake_ollama import _TOKEN, FakeOllama
-from tests.helpers import make_corpus
+from tests.helpers import eventually, footnotes
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTION = "How often should the chain on a road bicycle be replaced?"
 REPLY = "Replace the chain every three thousand kilometres [1]. Check it monthly [1]."
 
 
-def footnotes(data: Path, *args: str, host: str = "http://127.0.0.1:9") -> list[str]:
+def command(data: Path, *args: str, host: str = "http://127.0.0.1:9") -> list[str]:
     return [sys.executable, "-m", "app", "--data-dir", str(data), "--ollama-host", host, *args]
 
 
@@ -46,18 +48,14 @@ def cli_env() -> dict[str, str]:
 
 
 def run(data: Path, *args: str, host: str = "http://127.0.0.1:9") -> subprocess.CompletedProcess:
-    return subprocess.run(
-        footnotes(data, *args, host=host),
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        timeout=300,
-    )
+    """``footnotes`` in this process."""
+    return footnotes("--data-dir", str(data), "--ollama-host", host, *args)
 
 
 def start(data: Path, *args: str, host: str = "http://127.0.0.1:9") -> subprocess.Popen[str]:
+    """``footnotes`` as a separate process."""
     return subprocess.Popen(
-        footnotes(data, *args, host=host),
+        command(data, *args, host=host),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -65,11 +63,9 @@ def start(data: Path, *args: str, host: str = "http://127.0.0.1:9") -> subproces
     )
 
 
-def new_data_dir(path: Path, **settings: Any) -> Path:
-    """A data dir on the torch backend (no ONNX export in each subprocess)."""
-    path.mkdir(parents=True)
-    (path / "settings.json").write_text(json.dumps({"embedding_backend": "torch", **settings}))
-    return path
+def set_settings(data: Path, **settings: Any) -> None:
+    path = data / "settings.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **settings}))
 
 
 def snapshot(data: Path) -> dict[str, Any]:
@@ -118,7 +114,12 @@ FAULTS: dict[str, tuple[dict[str, Any], str, tuple[str, ...], int]] = {
     ),
     "malformed": ({"malformed_after": 2}, "malformed", ("could not be read",), 2),
     "error_line": ({"error_after": 2}, "server", ("reported an error",), 2),
-    "not_pulled": ({"models": ["qwen2.5:latest"]}, "model_missing", ("ollama pull llama3.2",), 0),
+    "not_pulled": (
+        {"models": ["nomic-embed-text:latest"]},
+        "model_missing",
+        ("ollama pull llama3.2",),
+        0,
+    ),
 }
 
 
@@ -159,14 +160,16 @@ def test_core_silent_tcp_peer_times_out_naming_the_setting() -> None:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """One CLI-built index of a small corpus: (data dir, docs); tests copy it before writing."""
-    root = tmp_path_factory.mktemp("faults")
-    data = new_data_dir(root / "data", request_timeout_s=2.0)
-    docs = make_corpus(root / "docs")
-    proc = run(data, "index", str(docs), "--json")
-    assert proc.returncode == 0, proc.stderr
-    return data, docs
+def template(
+    tmp_path_factory: pytest.TempPathFactory, cli_index: tuple[Path, Path, dict]
+) -> tuple[Path, Path]:
+    """One CLI-built index of a small corpus: (data dir, docs); tests copy it before writing.
+
+    A copy of the session's ``cli_index`` (torch backend) with a short request timeout."""
+    data = tmp_path_factory.mktemp("faults") / "data"
+    shutil.copytree(cli_index[0], data)
+    set_settings(data, request_timeout_s=2.0)
+    return data, cli_index[1]
 
 
 @pytest.fixture
@@ -178,34 +181,22 @@ def copied(template: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
     return data, template[1]
 
 
-@pytest.fixture
-def cli_main(capsys: pytest.CaptureFixture[str]) -> Iterator[Any]:
-    """``footnotes ...`` in this process (the model loads once): (exit status, stdout, stderr)."""
-    from app.cli import main
-
-    saved = dict(os.environ)
-
-    def call(data: Path, *args: str, host: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        code = main(["--data-dir", str(data), "--ollama-host", host, *args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    yield call
-    os.environ.clear()
-    os.environ.update(saved)
+@pytest.fixture(autouse=True)
+def no_ollama_host_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
 
 
 @pytest.mark.parametrize("name", sorted(FAULTS))
 def test_ask_cli_reports_each_ollama_fault_and_leaves_the_index_alone(
-    name: str, template: tuple[Path, Path], fake: FakeOllama, cli_main: Any
+    name: str, template: tuple[Path, Path], fake: FakeOllama
 ) -> None:
     data = template[0]
     setup, _, words, chunks = FAULTS[name]
     for key, value in setup.items():
         setattr(fake, key, value)
     before = snapshot(data)
-    code, stdout, stderr = cli_main(data, "ask", QUESTION, "--json", host=fake.url)
+    done = run(data, "ask", QUESTION, "--json", host=fake.url)
+    code, stdout, stderr = done.returncode, done.stdout, done.stderr
     assert code == 1, stderr
     out = json.loads(stdout)
     assert one_line(stderr) == f"footnotes: {out['error']}"
@@ -218,7 +209,7 @@ def test_ask_cli_reports_each_ollama_fault_and_leaves_the_index_alone(
 def test_ask_text_output_marks_an_interrupted_answer(
     template: tuple[Path, Path], fake: FakeOllama
 ) -> None:
-    """The same, as a real ``footnotes`` process printing text."""
+    """The same, printed as text."""
     fake.close_after = 4
     proc = run(template[0], "ask", QUESTION, host=fake.url)
     assert proc.returncode == 1
@@ -246,18 +237,13 @@ def hold_write_transaction(db: Path) -> sqlite3.Connection:
     return conn
 
 
-def wait_until_opened(proc: subprocess.Popen[str], db: Path) -> None:
-    """Block until ``proc`` has the database open (its next step is BEGIN IMMEDIATE)."""
-    fds = Path(f"/proc/{proc.pid}/fd")
-    event = threading.Event()
-    while proc.poll() is None:
-        try:
-            if any(os.readlink(fd) == str(db.resolve()) for fd in fds.iterdir()):
-                return
-        except OSError:
-            pass  # an fd closed while we looked
-        event.wait(0.05)
-    raise AssertionError(f"exited {proc.returncode} first: {proc.stderr and proc.stderr.read()}")
+def fds_on(db: Path) -> int:
+    """How many of this process's open files are ``db``."""
+    count = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # an fd closed while we looked
+            count += os.readlink(fd) == str(db.resolve())
+    return count
 
 
 def test_index_waits_for_a_busy_database_then_succeeds(
@@ -266,35 +252,42 @@ def test_index_waits_for_a_busy_database_then_succeeds(
     data, paths = busy_dir
     db = data / "manifest.sqlite3"
     holder = hold_write_transaction(db)
+    done: list[subprocess.CompletedProcess[str]] = []
     try:
-        proc = start(data, "index", *paths, "--json")
-        wait_until_opened(proc, db)
-        assert proc.poll() is None  # waiting on the busy timeout, not failed
+        held = fds_on(db)
+        args = ("index", *paths, "--json")
+        indexing = threading.Thread(target=lambda: done.append(run(data, *args)))
+        indexing.start()
+        # Once it has the database open, its next step is BEGIN IMMEDIATE, which must wait.
+        eventually(lambda: fds_on(db) > held or done, "index opens the database")
+        assert indexing.is_alive(), done  # waiting on the busy timeout, not failed
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    stdout, stderr = proc.communicate(timeout=300)
-    assert proc.returncode == 0, stderr
-    report = json.loads(stdout)
+    indexing.join(300)
+    (proc,) = done
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
     assert report["files_indexed"] == 1 and report["files_removed"] == 0
     assert_consistent(data)
 
 
-@pytest.mark.timeout(300)
 def test_index_gives_up_on_a_database_locked_for_good(
     busy_dir: tuple[Path, list[str]],
 ) -> None:
-    """Past the 30 s busy timeout: a clear message and nothing changed; readers say why."""
+    """Past the busy timeout (the busy_timeout_s setting, 1 s here): a clear message and nothing
+    changed; readers say why."""
     data, paths = busy_dir
+    set_settings(data, busy_timeout_s=1.0)
     before = snapshot(data)
     holder = hold_write_transaction(data / "manifest.sqlite3")
     try:
         procs = {
-            "index": start(data, "index", *paths, "--json"),
-            "status": start(data, "status", "--json"),
-            "search": start(data, "search", "kite wind", "--json"),
+            "index": run(data, "index", *paths, "--json"),
+            "status": run(data, "status", "--json"),
+            "search": run(data, "search", "kite wind", "--json"),
         }
-        done = {name: (*p.communicate(timeout=240), p.returncode) for name, p in procs.items()}
+        done = {name: (p.stdout, p.stderr, p.returncode) for name, p in procs.items()}
     finally:
         holder.execute("ROLLBACK")
         holder.close()
@@ -343,6 +336,7 @@ def wait_for_line(lines: queue.Queue[str], text: str) -> None:
             return
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_second_writer_is_refused_readers_work_and_a_killed_writer_leaves_no_lock(
     copied: tuple[Path, Path], fake: FakeOllama

@@ -419,6 +419,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_index_of_the_hostile_folder(hostile, cli_data_dir: Path) -> None:
     root, cases = hostile(undecodable_failure=False)
     settings = json.loads((cli_data_dir / "settings.json").read_text())

@@ -2,7 +2,8 @@
 
 One audited run (``index``, ``search``, ``ask`` as real processes, proxies and offline flags
 stripped from the environment) records every socket connect and name lookup of every Python
-process through an audit hook, and the fake Ollama records what the model was sent.
+process through an audit hook, and the fake Ollama records what the model was sent. That run
+needs clean processes, so its tests are marked ``slow``.
 """
 
 from __future__ import annotations
@@ -134,6 +135,7 @@ def audited(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
         yield AuditedRun(port, records, fake.chats(), ask)
 
 
+@pytest.mark.slow
 def test_only_the_configured_ollama_on_loopback_is_contacted(audited: AuditedRun) -> None:
     starts = {r["pid"] for r in audited.records if r["event"] == "start"}
     assert len(starts) >= 4  # index, its parse worker, search, ask: each one audited
@@ -148,11 +150,13 @@ def test_only_the_configured_ollama_on_loopback_is_contacted(audited: AuditedRun
     assert lookups <= {"127.0.0.1"}, lookups  # no DNS: no telemetry, no model hub
 
 
+@pytest.mark.slow
 def test_the_api_key_reaches_ollama(audited: AuditedRun) -> None:
     (chat,) = audited.chats
     assert chat.headers["authorization"] == "Bearer key-for-the-proxy"
 
 
+@pytest.mark.slow
 def test_an_injected_passage_reaches_the_model_only_as_quoted_data(audited: AuditedRun) -> None:
     (chat,) = audited.chats
     system, user = (m["content"] for m in chat.body["messages"])

@@ -4,6 +4,7 @@ Real faults where the machine allows them (a read-only bind mount and a small tm
 a private mount namespace so nothing leaks out of the test), and the same errors injected at
 the chromadb collection — the third-party boundary — everywhere. Every case ends with an index
 whose indexed files all have their vectors, and a re-run that embeds only what is missing.
+The real faults need a process in its own mount namespace, so they are marked ``slow``.
 """
 
 from __future__ import annotations
@@ -126,14 +127,6 @@ def namespace(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     pytest.skip("this machine allows no private mount namespace (unshare) for real faults")
 
 
-@pytest.fixture(scope="module")
-def torch_embedder(tmp_path_factory: pytest.TempPathFactory):
-    """The embedder the CLI uses with the `cli_data_dir` settings (torch fp32)."""
-    from app.core.index.embedding import load_embedder
-
-    return load_embedder(backend="torch", models_dir=tmp_path_factory.mktemp("models"))
-
-
 def indexed_data_dir(data: Path, docs: Path, embedder: Any) -> tuple[Engine, set[str]]:
     """Index two notes in-process, then release the store for the CLI run that follows."""
     write_notes(docs, ["alpha", "beta"])
@@ -164,6 +157,7 @@ def cli_in(namespace: list[str], script: str, *args: str) -> subprocess.Complete
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_read_only_store_folder_is_named_and_nothing_is_lost(
     namespace, torch_embedder, cli_data_dir, tmp_path
 ):
@@ -182,6 +176,7 @@ def test_read_only_store_folder_is_named_and_nothing_is_lost(
     rerun_embeds_only_the_new_file(cli_data_dir, docs, torch_embedder, before)
 
 
+@pytest.mark.slow
 def test_full_disk_under_the_store_is_named_and_nothing_is_lost(
     namespace, torch_embedder, cli_data_dir, tmp_path
 ):

@@ -458,6 +458,7 @@ def test_watch_command_logs_changes_and_stops_on_sigterm(tmp_path: Path, embedde
     wait_line("Everything indexed so far is saved.")
 
 
+@pytest.mark.slow
 def test_a_folder_missing_at_start_keeps_its_passages_until_it_is_back(
     tmp_path: Path, watch
 ) -> None:
