@@ -48,14 +48,12 @@ def fuse(dense: Ranked, lex: Ranked, k: int, mode: str = "hybrid") -> list[Hit]:
     weights = {"hybrid": (DENSE_WEIGHT, 1.0 - DENSE_WEIGHT), "dense": (1.0, 0.0)}
     w_dense, w_lex = weights.get(mode, (0.0, 1.0))
     table: dict[int, _Entry] = {}
-    for rank, ((row, score), scaled) in enumerate(zip(dense, _scaled(dense), strict=True), 1):
-        e = table.setdefault(row.row_id, _Entry(row))
-        e.dense_score, e.dense_rank = score, rank
-        e.score += w_dense * scaled
-    for rank, ((row, score), scaled) in enumerate(zip(lex, _scaled(lex), strict=True), 1):
-        e = table.setdefault(row.row_id, _Entry(row))
-        e.lexical_score, e.lexical_rank = score, rank
-        e.score += w_lex * scaled
+    for source, ranked, weight in (("dense", dense, w_dense), ("lexical", lex, w_lex)):
+        for rank, ((row, score), scaled) in enumerate(zip(ranked, _scaled(ranked), strict=True), 1):
+            e = table.setdefault(row.row_id, _Entry(row))
+            setattr(e, f"{source}_score", score)
+            setattr(e, f"{source}_rank", rank)
+            e.score += weight * scaled
     used = [
         e
         for e in table.values()

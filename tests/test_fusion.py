@@ -1,0 +1,68 @@
+"""Fusion keeps strong evidence on top: a copied sentence or a rare term is not averaged away."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.core.index.records import ChunkRow
+from app.core.search.fusion import fuse
+
+
+def row(n: int) -> ChunkRow:
+    return ChunkRow(n, f"c{n}", f"/docs/{n}.md", None, 0, 10, f"h{n}", None, f"passage {n}")
+
+
+def test_a_lexical_match_far_ahead_of_the_rest_stays_first() -> None:
+    dense = [(row(1), 0.62), (row(2), 0.60), (row(3), 0.41)]
+    lexical = [(row(3), 59.7), (row(1), 35.9), (row(2), 20.0)]
+    assert [h.chunk_id for h in fuse(dense, lexical, 3)] == ["c3", "c1", "c2"]
+
+
+def test_close_lexical_scores_leave_the_order_to_both_retrievers() -> None:
+    dense = [(row(1), 0.70), (row(2), 0.40), (row(3), 0.39)]
+    lexical = [(row(3), 30.0), (row(1), 28.0), (row(2), 10.0)]
+    hits = fuse(dense, lexical, 3)
+    assert [h.chunk_id for h in hits] == ["c1", "c3", "c2"]
+    assert hits[0].dense_rank == 1 and hits[0].lexical_rank == 2
+    assert hits[0].score > hits[1].score > hits[2].score
+
+
+def test_single_retriever_modes_rank_by_that_retriever_alone() -> None:
+    dense = [(row(1), 0.9), (row(2), 0.5)]
+    lexical = [(row(3), 12.0), (row(2), 11.0)]
+    assert [h.chunk_id for h in fuse(dense, lexical, 5, "dense")] == ["c1", "c2"]
+    assert [h.chunk_id for h in fuse(dense, lexical, 5, "lexical")] == ["c3", "c2"]
+
+
+FILING_A = """# Harbour Holdings annual report 2021
+
+## Cash flows
+
+Purchases of property, plant and equipment were 1,577 million dollars in 2021, mostly for
+the new container cranes at the north terminal and the dredging of berth seven.
+"""
+FILING_B = """# Bay Freight annual report 2021
+
+## Cash flows
+
+Capital expenditure rose to 1,210 million dollars in 2021 as the company bought new
+container cranes and expanded its terminals along the bay.
+"""
+
+
+def test_a_sentence_copied_from_a_file_finds_its_passage_first(tmp_path: Path, make_engine):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "harbour.md").write_text(FILING_A)
+    (docs / "bay.md").write_text(FILING_B)
+    for i in range(8):  # other files about cranes and terminals
+        (docs / f"note{i}.md").write_text(
+            f"# Terminal note {i}\n\nContainer cranes at terminal {i} were serviced; the "
+            f"company plans capital expenditure on cranes and berths next year.\n"
+        )
+    engine = make_engine()
+    engine.index([str(docs)])
+    copied = "Purchases of property, plant and equipment were 1,577 million dollars in 2021"
+    assert engine.search(copied, k=3).hits[0].path.endswith("harbour.md")
+    asked = "What were Harbour Holdings' purchases of property, plant and equipment in 2021?"
+    assert engine.search(asked, k=3).hits[0].path.endswith("harbour.md")
