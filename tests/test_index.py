@@ -200,3 +200,17 @@ def test_rename_between_scan_and_read_is_not_a_lasting_failure(make_engine, tmp_
     record = engine.manifest.file(str(renamed / "note.md"))
     assert record is not None and record.status == "indexed", record
     assert "kettle" in engine.manifest.chunks_of(str(renamed / "note.md"))[0].text
+
+
+def test_a_folder_never_catches_a_sibling_whose_name_differs_in_case(tmp_path: Path) -> None:
+    from app.core.index.manifest import FileRecord, Manifest
+
+    manifest = Manifest(tmp_path / "m.sqlite3")
+    try:
+        for path in ("/d/Notes/a.md", "/d/notes/b.md", "/d/Notes_old/c.md", "/d/Notes"):
+            manifest.replace_file(FileRecord(path, 1, 1, "h", "indexed"), [])
+        assert sorted(manifest.files_under("/d/Notes")) == ["/d/Notes", "/d/Notes/a.md"]
+        assert manifest.move("/d/Notes", "/e/N") == 2
+        assert sorted(manifest.files_under("/d")) == ["/d/Notes_old/c.md", "/d/notes/b.md"]
+    finally:
+        manifest.close()

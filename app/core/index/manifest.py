@@ -26,15 +26,22 @@ __all__ = ["SCHEMA_VERSION", "ChunkRow", "FileRecord", "Manifest", "make_chunk_i
 # UTF-8 (b"caf\xe9.txt") arrives from the OS as a str with surrogate escapes, which sqlite3
 # refuses to bind; binding bytes and casting to TEXT stores the bytes unchanged, and the
 # connection's text factory turns them back into the same str (os.fsdecode's rule).
-_db = os.fsencode
-_PATH = "CAST(? AS TEXT)"
+PATH_SQL = "CAST(? AS TEXT)"  # binds a path given as ``path_bytes(path)``
+path_bytes = os.fsencode
+_db = path_bytes
+_PATH = PATH_SQL
 _decode_text = functools.partial(str, encoding="utf-8", errors="surrogateescape")
 
 
-def _like_prefix(folder: str) -> bytes:
-    """A LIKE pattern for every path below ``folder`` (wildcards in the name escaped)."""
-    escaped = folder.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return _db(escaped + "/%")
+# A path at or below a folder: the folder itself, or a path between "folder/" and "folder0"
+# ("0" is the byte after "/"). A byte range uses the path index, and unlike LIKE it is
+# case-sensitive: /d/Notes never catches /d/notes.
+_AT_OR_BELOW = f"(path = {_PATH} OR (path > {_PATH} AND path < {_PATH}))"
+
+
+def _at_or_below(folder: str) -> tuple[bytes, bytes, bytes]:
+    base = folder.rstrip("/")
+    return _db(folder), _db(base + "/"), _db(base + "0")
 
 
 class Manifest:
@@ -108,10 +115,7 @@ class Manifest:
         if folder is None:
             rows = self.conn.execute(self._file_sql)
         else:
-            rows = self.conn.execute(
-                f"{self._file_sql} WHERE path = {_PATH} OR path LIKE {_PATH} ESCAPE '\\'",
-                (_db(folder), _like_prefix(folder)),
-            )
+            rows = self.conn.execute(f"{self._file_sql} WHERE {_AT_OR_BELOW}", _at_or_below(folder))
         return {r[0]: FileRecord.from_row(r) for r in rows}
 
     def replace_file(self, record: FileRecord, chunks: Sequence[Chunk]) -> list[str]:
@@ -190,8 +194,7 @@ class Manifest:
         moved = 0
         with self.transaction() as c:
             rows = c.execute(
-                f"SELECT id, path FROM files WHERE path = {_PATH} OR path LIKE {_PATH} ESCAPE '\\'",
-                (_db(old), _like_prefix(old)),
+                f"SELECT id, path FROM files WHERE {_AT_OR_BELOW}", _at_or_below(old)
             ).fetchall()
             for file_id, path in rows:
                 target = new + path[len(old) :]

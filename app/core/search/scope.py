@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 # The manifest's rule for binding a path (its bytes, cast to TEXT): one rule, kept there.
-from app.core.index.manifest import _PATH, _db
+from app.core.index.manifest import PATH_SQL, path_bytes
 from app.core.ingest.loaders import SUPPORTED_SUFFIXES
 from app.core.ingest.scanning import normalize
 
@@ -127,8 +127,8 @@ class Scope:
             for path in self.paths:
                 base = path.rstrip("/")
                 # the path itself, or a name below it: those sort between base/ and base0
-                ors.append(f"({col} = {_PATH} OR ({col} > {_PATH} AND {col} < {_PATH}))")
-                params += [_db(path), _db(base + "/"), _db(base + "0")]
+                ors.append(f"({col} = {PATH_SQL} OR ({col} > {PATH_SQL} AND {col} < {PATH_SQL}))")
+                params += [path_bytes(path), path_bytes(base + "/"), path_bytes(base + "0")]
             clauses.append("(" + " OR ".join(ors) + ")")
         if self.types:
             suffixes = [s for t in self.types for s in _GROUP.get(t, (t,))]
