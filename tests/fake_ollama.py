@@ -43,6 +43,15 @@ class FakeOllama:
     that is not JSON, or send an ``{"error": ...}`` line; ``status``: answer /api/chat with this
     HTTP status and ``{"error": status_message}``; ``token_delay``: seconds between chunks;
     ``redirect_to``: answer every request with a 307 to this base URL (a hostile proxy).
+
+    Models are described as Ollama does: ``/api/tags`` gives each one's family (a BERT-style
+    family for embedding models: names with "embed" or "minilm", or ``families``), and
+    ``/api/show`` its capabilities (``completion`` or ``embedding``; none with
+    ``show_capabilities=False``, like servers before 0.6.4). ``/api/pull`` streams progress
+    lines like Ollama's (``pulling manifest``, ``downloading <digest>`` with ``total`` and
+    ``completed``, ``verifying sha256 digest``, ``writing manifest``, ``success``), then adds
+    the model; ``pull_delay`` paces the lines, ``pull_error`` sends an ``{"error"}`` line
+    instead, ``pullable`` (if set) limits which names exist in the registry.
     """
 
     reply: str = "Paris is the capital of France [1]."
@@ -59,6 +68,13 @@ class FakeOllama:
     status_message: str = "internal server error"
     token_delay: float = 0.0
     redirect_to: str | None = None
+    families: dict[str, str] = field(default_factory=dict)  # model name -> family
+    show_capabilities: bool = True
+    pull_delay: float = 0.0
+    pull_steps: int = 4  # progress lines per layer
+    pull_error: str | None = None
+    pullable: set[str] | None = None
+    pulls_finished: int = 0
     requests: list[Recorded] = field(default_factory=list)
     stalled: threading.Event = field(default_factory=threading.Event)
     client_gone: threading.Event = field(default_factory=threading.Event)
@@ -95,8 +111,16 @@ class FakeOllama:
         return [r for r in self.requests if r.path == "/api/chat"]
 
     def knows(self, model: str) -> bool:
-        name = model if ":" in model else f"{model}:latest"
-        return name in self.models
+        return _full(model) in self.models
+
+    def family(self, model: str) -> str:
+        name = _full(model)
+        if name in self.families or model in self.families:
+            return self.families.get(name) or self.families[model]
+        return "nomic-bert" if re.search(r"embed|minilm", name) else "llama"
+
+    def embedding_only(self, model: str) -> bool:
+        return self.family(model) in ("bert", "nomic-bert")
 
     def answer_for(self, body: dict[str, Any]) -> str:
         """The scripted reply, or in ``echo`` mode the first sentence of source 1, cited."""
@@ -170,7 +194,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/api/version":
             self._json(200, {"version": self.fake.version})
         elif self.path == "/api/tags":
-            self._json(200, {"models": [_model_entry(name) for name in self.fake.models]})
+            entries = [_model_entry(name, self.fake.family(name)) for name in self.fake.models]
+            self._json(200, {"models": entries})
         else:
             self._json(404, {"error": "404 page not found"})
 
@@ -183,22 +208,26 @@ class _Handler(BaseHTTPRequestHandler):
             if not self.fake.knows(model):
                 self._json(404, {"error": f"model '{model}' not found"})
                 return
+            family = self.fake.family(model)
             info = {
-                "general.architecture": "llama",
-                "llama.context_length": self.fake.context_length,
+                "general.architecture": family,
+                f"{family}.context_length": self.fake.context_length,
             }
-            self._json(
-                200,
-                {
-                    "modelfile": "",
-                    "parameters": "",
-                    "template": "{{ .Prompt }}",
-                    "details": _model_entry(model)["details"],
-                    "model_info": info,
-                },
-            )
+            shown: dict[str, Any] = {
+                "modelfile": "",
+                "parameters": "",
+                "template": "{{ .Prompt }}",
+                "details": _model_entry(model, family)["details"],
+                "model_info": info,
+            }
+            if self.fake.show_capabilities:
+                embedding = self.fake.embedding_only(model)
+                shown["capabilities"] = ["embedding"] if embedding else ["completion", "tools"]
+            self._json(200, shown)
         elif self.path == "/api/chat":
             self._chat(body or {})
+        elif self.path == "/api/pull":
+            self._pull(body or {})
         else:
             self._json(404, {"error": "404 page not found"})
 
@@ -214,6 +243,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if not fake.knows(model):
             self._json(404, {"error": f'model "{model}" not found, try pulling it first'})
+            return
+        if fake.embedding_only(model):
+            self._json(400, {"error": f'"{model}" does not support chat'})
             return
         tokens = _TOKEN.findall(fake.answer_for(body))
         if body.get("stream") is False:
@@ -263,6 +295,46 @@ class _Handler(BaseHTTPRequestHandler):
         self._write_line(final)
         self._write_chunk(b"")
 
+    def _pull(self, body: dict[str, Any]) -> None:
+        """Stream progress lines like Ollama's ``/api/pull``, then install the model."""
+        fake, model = self.fake, _full(body.get("model") or body.get("name") or "")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            self._write_line({"status": "pulling manifest"})
+            if fake.pullable is not None and model not in fake.pullable:
+                self._write_line({"error": "pull model manifest: file does not exist"})
+                self._write_chunk(b"")
+                return
+            if fake.pull_error:
+                self._write_line({"error": fake.pull_error})
+                self._write_chunk(b"")
+                return
+            for layer, total in enumerate((2_019_377_376, 1_429)):
+                digest = f"sha256:{layer:02d}" + "dde5aa3fc5ffc17176b5e8bdc82f587b24b2678c6c6"
+                for step in range(fake.pull_steps + 1):
+                    if fake.pull_delay and fake._stopping.wait(fake.pull_delay):
+                        return
+                    line = {
+                        "status": f"downloading {digest}",
+                        "digest": digest,
+                        "total": total,
+                        "completed": total * step // fake.pull_steps,
+                    }
+                    self._write_line(line)
+            for status in ("verifying sha256 digest", "writing manifest", "success"):
+                self._write_line({"status": status})
+            self._write_chunk(b"")
+        except OSError:  # the client hung up: a cancelled pull installs nothing
+            fake.client_gone.set()
+            return
+        if model not in fake.models:
+            fake.models.append(model)
+        fake.pulls_finished += 1
+
     def _write_line(self, obj: dict[str, Any]) -> None:
         self._write_chunk(json.dumps(obj).encode() + b"\n")
 
@@ -284,7 +356,11 @@ def _chunk(model: str, content: str, *, done: bool) -> dict[str, Any]:
     }
 
 
-def _model_entry(name: str) -> dict[str, Any]:
+def _full(model: str) -> str:
+    return model if ":" in model.rsplit("/", 1)[-1] else f"{model}:latest"
+
+
+def _model_entry(name: str, family: str = "llama") -> dict[str, Any]:
     return {
         "name": name,
         "model": name,
@@ -294,9 +370,9 @@ def _model_entry(name: str) -> dict[str, Any]:
         "details": {
             "parent_model": "",
             "format": "gguf",
-            "family": "llama",
-            "families": ["llama"],
-            "parameter_size": "3.2B",
+            "family": family,
+            "families": [family],
+            "parameter_size": "22.6M" if family in ("bert", "nomic-bert") else "3.2B",
             "quantization_level": "Q4_K_M",
         },
     }

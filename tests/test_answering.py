@@ -143,7 +143,7 @@ def test_not_running() -> None:
 
 
 def test_model_not_pulled(server: FakeOllama) -> None:
-    error, _ = failure(server, model="mistral")
+    error, _ = failure(server, model="mistral", fallback=False)  # no other model tried
     assert error.kind == "model_missing"
     assert str(error) == "The model 'mistral' is not installed: run `ollama pull mistral`."
 

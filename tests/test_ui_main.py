@@ -81,7 +81,7 @@ def test_unsupported_sentence_marked_and_hover_highlights_support(
 def test_off_topic_question_shows_unsupported_banner(
     make_gui: Any, qtbot: Any, fake_ollama: Any
 ) -> None:
-    fake_ollama.reply = "The sources do not contain the answer."
+    fake_ollama.reply = "An unladen swallow flies at eleven metres per second [1]."
     gui = make_gui()
     w = gui.window
     wait_ready(qtbot, gui)

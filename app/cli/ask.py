@@ -1,24 +1,39 @@
-"""``footnotes ask QUESTION``: search, answer with Ollama, print verdict, marks and sources."""
+"""``footnotes ask QUESTION`` / ``--batch FILE.jsonl``: search, answer, print the verdict."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from app.cli.common import HandledError, print_json
 from app.core.answer.answering import (
     Answer,
+    AnswerError,
     Source,
     answer_question,
 )
+from app.core.answer.models import resolve_model
 from app.core.engine import Engine
 from app.core.search.retrieval import SearchResult
 from app.core.types import Support
 
+_LEVEL_WORDS = {
+    "supported": "Supported",
+    "partly_supported": "Partly supported",
+    "unsupported": "UNSUPPORTED",
+    "no_answer": "No answer",
+}
 
-def _verdict_line(s: Support) -> str:
-    return ("Supported" if s.supported else "UNSUPPORTED") + f" ({s.score:.2f}): {s.reason}"
+
+def _verdict_line(answer: Answer, s: Support) -> str:
+    """The headline: the verdict on the finished answer, then the retrieval evidence."""
+    v = answer.verdict or answer.judge(s)
+    evidence = f"retrieval {'strong' if s.supported else 'weak'}, {s.score:.2f}"
+    return f"{_LEVEL_WORDS.get(v.level, v.level)} ({evidence}): {v.reason}"
 
 
 def _write_token(piece: str) -> None:
@@ -31,33 +46,122 @@ def _where(path: str, page: int | None) -> str:
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
-    """Search, then answer with Ollama unless the setting says to refuse unsupported questions."""
+    """Search, then answer with Ollama unless the setting says to refuse unsupported questions.
+
+    The verdict needs the finished answer, so on a terminal the answer streams first and the
+    verdict follows it; otherwise (a pipe, ``--json``) the verdict is the first line.
+    """
+    if getattr(args, "batch", None):
+        return _run_batch(args, engine)
     settings = engine.settings
-    result = engine.search(args.question, args.k)
     model = args.model or settings.ollama_model
-    refuse = settings.unsupported_mode == "refuse" and not result.support.supported
     stream = not args.json and sys.stdout.isatty()
-    if not args.json:
-        print(_verdict_line(result.support), flush=True)
+    if stream:
+        print("Answering… (the verdict follows, once the answer is checked against your files)")
+    on_token: Callable[[str], None] | None = _write_token if stream else None
+    result, answer, refuse, empty_scope = _ask(args, engine, args.question, model, on_token)
+    _say_model_note(answer)
+    if args.json:
+        print_json({**result.to_json(), **answer.to_json(), "answered": not refuse})
+    else:
+        if stream:
+            print("\n")
+        print(_verdict_line(answer, result.support), flush=True)
+        _print_answer(result, answer, refused=refuse and not empty_scope, streamed=stream)
+    if answer.error:
+        raise HandledError(answer.error)
+    return 0
+
+
+def _ask(
+    args: argparse.Namespace,
+    engine: Engine,
+    question: str,
+    model: str,
+    on_token: Callable[[str], None] | None = None,
+) -> tuple[SearchResult, Answer, bool, bool]:
+    """Search and answer one question: (result, answer with its verdict, refused, empty scope)."""
+    settings = engine.settings
+    scope = getattr(args, "scope", None)
+    result = engine.search(question, args.k, scope=scope)
+    empty_scope = scope is not None and not result.hits  # the model is not asked from nothing
+    refuse = empty_scope or (settings.unsupported_mode == "refuse" and not result.support.supported)
     if refuse:
         answer = Answer("", model, [Source(h.rank, h) for h in result.hits])
+        answer.judge(result.support, answered=False)
     else:
-        on_token: Callable[[str], None] | None = _write_token if stream else None
         answer = answer_question(
-            args.question,
+            question,
             result.hits,
             host=settings.ollama_host,
             model=model,
             timeout_s=settings.request_timeout_s,
             on_token=on_token,
+            support=result.support,
         )
-    if args.json:
-        print_json({**result.to_json(), **answer.to_json(), "answered": not refuse})
-    else:
-        _print_answer(result, answer, refused=refuse, streamed=stream)
-    if answer.error:
-        raise HandledError(answer.error)
+    return result, answer, refuse, empty_scope
+
+
+def _say_model_note(answer: Answer) -> None:
+    """Say (on stderr, so ``--json`` stays one object) that another model answered."""
+    if answer.model_note and answer.error is None:
+        print(f"footnotes: {answer.model_note}", file=sys.stderr, flush=True)
+
+
+def _run_batch(args: argparse.Namespace, engine: Engine) -> int:
+    """One ask object per ``{"_id", "text"}`` line, in order; a failed line says why and the
+    batch goes on. The model is chosen once, so a fallback is decided (and loaded) once."""
+    requested = model = args.model or engine.settings.ollama_model
+    with contextlib.suppress(AnswerError):  # a server that is down fails each line instead
+        choice = resolve_model(engine.settings.ollama_host, model)
+        if choice.model is not None and choice.fallback:
+            print(f"footnotes: {choice.note}", file=sys.stderr, flush=True)
+            model = choice.model
+    try:
+        fh = open(args.batch, encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise HandledError(f"cannot read {args.batch}: {exc.strerror or exc}") from None
+    failed = total = 0
+    with fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            total += 1
+            out = _batch_line(args, engine, model, n, line)
+            if "model" in out:
+                out["model_requested"] = requested
+            failed += out.get("error") is not None
+            print_json(out)
+    if failed:
+        print(
+            f'footnotes: {failed} of {total} questions failed (each line says why in "error")',
+            file=sys.stderr,
+        )
     return 0
+
+
+def _batch_line(
+    args: argparse.Namespace, engine: Engine, model: str, n: int, line: str
+) -> dict[str, Any]:
+    item: Any = None
+    try:
+        item = json.loads(line)
+        question = item["text"]
+        if not isinstance(question, str) or not question.strip():
+            raise TypeError("text must be a non-empty string")
+    except (ValueError, KeyError, TypeError) as exc:
+        ident = item.get("_id") if isinstance(item, dict) else None
+        return {"_id": ident, "line": n, "error": f'line {n}: expected {{"_id", "text"}} ({exc})'}
+    try:
+        result, answer, refuse, _ = _ask(args, engine, question, model)
+    except Exception as exc:  # one question's failure (a store error...) must not end the batch
+        return {"_id": item.get("_id"), "line": n, "query": question, "error": str(exc)}
+    return {
+        "_id": item.get("_id"),
+        **result.to_json(),
+        **answer.to_json(),
+        "answered": not refuse,
+    }
 
 
 def _print_answer(result: SearchResult, answer: Answer, *, refused: bool, streamed: bool) -> None:

@@ -1,4 +1,4 @@
-"""``footnotes doctor``: is Ollama running, the model pulled, the index healthy, disk free?"""
+"""``footnotes doctor``: is Ollama running, which model answers, is the index healthy, disk free?"""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 
 from app.cli.common import HandledError
-from app.core.answer.answering import AnswerError, list_models, server_version
+from app.core.answer.answering import AnswerError, server_version
+from app.core.answer.models import ModelInfo, installed_models, pick_chat_model
 from app.core.answer.ollama_client import display_host, has_model
 from app.core.engine import Engine
 
@@ -25,14 +26,29 @@ def _check_ollama(engine: Engine) -> list[tuple[bool, str]]:
         ]
     lines = [(True, f"Ollama {version or '(unknown version)'} at {display_host(host)}")]
     try:
-        installed = list_models(host)
+        installed = installed_models(host)
     except AnswerError as exc:
         return [*lines, (False, f"model {model}: {exc.message}")]
-    if has_model(installed, model):
-        lines.append((True, f"model {model} is pulled"))
+    return [*lines, _model_line(installed, model)]
+
+
+def _model_line(installed: list[ModelInfo], model: str) -> tuple[bool, str]:
+    """Which model answers, and every installed model (embedding-only ones said apart)."""
+    chat = [m.name for m in installed if m.chat]
+    embedding = [m.name for m in installed if m.embedding_only]
+    listed = "installed: " + (", ".join(chat) if chat else "no chat model")
+    if embedding:
+        listed += f"; embedding only: {', '.join(embedding)}"
+    in_use = pick_chat_model(installed, model)
+    if in_use == model:
+        return True, f"model {model} is pulled and answers questions ({listed})"
+    if has_model([m.name for m in installed], model):
+        head = f"model {model} cannot chat (an embedding model): choose a chat model in Settings"
     else:
-        lines.append((False, f"model {model} is not pulled: run `ollama pull {model}`"))
-    return lines
+        head = f"model {model} is not pulled: run `ollama pull {model}`"
+    if in_use is None:
+        return False, f"{head}; no installed model can answer ({listed})"
+    return False, f"{head}; meanwhile {in_use} answers questions ({listed})"
 
 
 def _check_index(engine: Engine) -> tuple[bool, str]:

@@ -1,4 +1,4 @@
-"""``footnotes eval retrieval|support``: figures on the labelled sets in ``../shared/data``."""
+"""``footnotes eval retrieval|support|claims``: figures on the labelled sets (../shared/data)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     try:
         if args.what == "retrieval":
             result = _retrieval(args, engine, data)
+        elif args.what == "claims":
+            result = _claims(args, data)
         else:
             result = _support(args, engine, data)
     except ev.EvalDataError as exc:
@@ -144,3 +146,61 @@ def _print_figures(args: argparse.Namespace, title: str, report: dict[str, Any])
             f"{r['flagged_out_of_corpus']:11.3f} {r['flagged_answerable']:18.3f} "
             f"{r['flagged_unanswerable_in_corpus']:13.3f}",
         )
+
+
+CLAIM_TARGETS = {True: 0.95, False: 0.85}  # kept (supported kinds), flagged (unsupported kinds)
+
+
+def _claims(args: argparse.Namespace, data: Path) -> dict[str, Any]:
+    """The claim checks on a dev set built from the SQuAD 2.0 passages (fixed seed)."""
+    from app.evaluation import claims
+
+    examples = claims.build_dev_set(claims.load_passages(data))
+    if args.limit:
+        examples = claims.limit_per_kind(examples, args.limit)
+    report = claims.evaluate(examples)
+    report["seed"] = claims.SEED
+    report["examples"] = len(examples)
+    titles = {h: sorted({e.title for e in examples if e.half == h}) for h in (0, 1)}
+    tune = claims.TUNE_HALF
+    _say(
+        args,
+        f"Claim checks on {len(examples)} answer sentences built from squad2/passages.jsonl "
+        f"(seed {claims.SEED}); each cites [1] among three passages of its article.",
+    )
+    _say(
+        args,
+        f"Tuned on {len(titles[tune])} articles ({', '.join(titles[tune])}); "
+        f"reported on the other {len(titles[1 - tune])}, held out.",
+    )
+    _say(args, f"  {'kind':18} {'should be':12} {'held out':>9} {'n':>5}   {'tuning':>7} {'n':>5}")
+    met = True
+    held, tuning = report["halves"].get("held_out", {}), report["halves"].get("tuning", {})
+    for kind in claims.KINDS:
+        supported = kind in claims.SUPPORTED_KINDS
+        h, t = held.get(kind), tuning.get(kind)
+        if h is None and t is None:
+            continue
+        if h is not None and h["correct"] < CLAIM_TARGETS[supported]:
+            met = False
+        _say(
+            args,
+            f"  {kind:18} {'kept' if supported else 'flagged':12} "
+            f"{_share(h):>9} {_count(h):>5}   {_share(t):>7} {_count(t):>5}",
+        )
+    report["targets_met_held_out"] = met
+    _say(
+        args,
+        "Share of sentences the checks got right. Targets (held out): >= 95% of each supported "
+        f"kind kept, >= 85% of each unsupported kind flagged: {'met' if met else 'NOT met'}.",
+    )
+    report.pop("tuning_mistakes", None)
+    return report
+
+
+def _share(row: dict[str, Any] | None) -> str:
+    return "-" if row is None else f"{row['correct']:.3f}"
+
+
+def _count(row: dict[str, Any] | None) -> str:
+    return "-" if row is None else str(row["n"])

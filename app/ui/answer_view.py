@@ -211,6 +211,36 @@ class AnswerView(QTextBrowser):
         self._paint_selections()
         self.sentence_clicked.emit(index)
 
+    def unsupported_indices(self) -> list[int]:
+        """The claim sentences no passage backs, in answer order."""
+        return [
+            i
+            for i, m in enumerate(self._marks)
+            if m.kind != "meta" and not m.supported and self.sentence_range(i) is not None
+        ]
+
+    @Slot()
+    def next_unsupported(self) -> int:
+        """Select (as a click would) the next sentence no passage backs, after the selected
+        one, wrapping round; scroll it into view. Returns its index, or -1 if there is none."""
+        flagged = self.unsupported_indices()
+        if not flagged:
+            return -1
+        index = next((i for i in flagged if i > self._pinned), flagged[0])
+        span = self.sentence_range(index)
+        if span is not None:
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(span[0])
+            self.setTextCursor(cursor)
+            self.ensureCursorVisible()
+        self.click_sentence(index)
+        return index
+
+    @property
+    def pinned(self) -> int:
+        """The sentence last clicked or stepped to (-1 for none)."""
+        return self._pinned
+
     def _paint_selections(self) -> None:
         c = colors()
         selections = []

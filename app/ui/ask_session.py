@@ -1,4 +1,8 @@
-"""One window's conversation with the ask lane: its token, and what has arrived for it."""
+"""One window's conversation with the ask lane: its token, and what has arrived for it.
+
+When the answer is complete the outcome gets its verdict (the sentence marks judged with the
+retrieval evidence); the windows show it with ``show_verdict``.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,16 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from app.core.answer.verdict import Verdict, judge
 from app.ui.payloads import AnswerDone, AnswerPiece, SearchDone
 
 if TYPE_CHECKING:
     from app.core.answer.answering import Answer
     from app.core.search.retrieval import SearchResult
+    from app.core.search.scope import Scope
     from app.ui.answer_view import AnswerView
     from app.ui.service import Service
+    from app.ui.widgets import Banner
 
 
 @dataclass
@@ -29,6 +36,7 @@ class AskOutcome:
     cancelled: bool = False
     done: bool = False
     html: str | None = None  # rendered off the GUI thread
+    verdict: Verdict | None = None  # once done: the answer judged with the retrieval evidence
 
     def error_message(self) -> str | None:
         """The error, saying so when the text above it is an answer cut short."""
@@ -58,10 +66,11 @@ class AskSession(QObject):
         """True while this session's question is being answered."""
         return self.outcome is not None and not self.outcome.done
 
-    def ask(self, question: str) -> None:
-        """Ask ``question``; a newer question makes this session ignore the older one."""
+    def ask(self, question: str, scope: Scope | None = None) -> None:
+        """Ask ``question`` (within ``scope``); a newer question makes this session ignore the
+        older one."""
         self.outcome = AskOutcome(question)
-        self.token = self.service.ask(question)
+        self.token = self.service.ask(question, scope)
 
     def cancel(self) -> None:
         """Stop this session's answer, if it is still coming."""
@@ -95,7 +104,43 @@ class AskSession(QObject):
         )
         if done.answer is not None:
             o.text = done.answer.text
+        o.verdict = judge_outcome(o)
         self.finished.emit(o)
+
+
+def judge_outcome(o: AskOutcome) -> Verdict | None:
+    """The verdict on a finished question (None when it was stopped before any answer)."""
+    support = o.result.support if o.result is not None else None
+    if o.answer is not None:
+        return o.answer.judge(support)
+    if o.cancelled:
+        return None
+    if o.error:
+        return Verdict("no_answer", f"No answer came back: {o.error}")
+    if o.result is not None and o.result.hits and support is not None and not support.supported:
+        return judge(support, [], answered=False)  # the setting kept the model from answering
+    return Verdict("no_answer", o.note or "No answer came back.")
+
+
+def show_verdict(banner: Banner, outcome: AskOutcome) -> None:
+    """Put a finished question's verdict in a banner (hidden when there is none)."""
+    if outcome.verdict is None:
+        banner.clear()
+    else:
+        banner.show_verdict(outcome.verdict)
+
+
+_told: set[str] = set()
+
+
+def model_note_once(outcome: AskOutcome) -> str | None:
+    """The note that another model answered, the first time it applies in this run only."""
+    answer = outcome.answer
+    note = answer.model_note if answer is not None and answer.error is None else None
+    if note is None or note in _told:
+        return None
+    _told.add(note)
+    return note
 
 
 def show_outcome(view: AnswerView, outcome: AskOutcome) -> None:

@@ -3,7 +3,8 @@
 The window lays out the widgets and presents a question's progress; small objects it owns do
 the rest, each with one job: ``StatusLine`` (the status bar), ``SourceNavigator`` (which source
 is shown), ``IndexingView`` (indexing state and requests), ``DropHandler`` (drag and drop),
-``ThemeChooser``, ``WindowMemory`` (geometry, history) and ``HelpDialogs``.
+``ThemeChooser``, ``WindowMemory`` (geometry, history) and ``HelpDialogs``; ``ScopeBar``
+beside the question says which files a question searches.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (
     AskOutcome,
     AskSession,
+    model_note_once,
     show_outcome,
+    show_verdict,
     source_usage,
     unsupported_count,
 )
@@ -34,8 +37,10 @@ from app.ui.drops import DropHandler
 from app.ui.folders_panel import FoldersPanel
 from app.ui.index_status import IndexingView
 from app.ui.menus import Actions, build_actions, build_menus
+from app.ui.model_pull import PullDialog
 from app.ui.passage_view import PassageView
 from app.ui.payloads import ErrorReport
+from app.ui.scope_bar import ScopeBar
 from app.ui.source_nav import SourceNavigator
 from app.ui.sources_panel import SourcesPanel
 from app.ui.status_line import StatusLine
@@ -44,6 +49,7 @@ from app.ui.widgets import Banner, ErrorBar, QuestionBox, plain_label
 from app.ui.window_chrome import HelpDialogs, ThemeChooser, WindowMemory
 
 if TYPE_CHECKING:
+    from app.core.search.scope import Scope
     from app.ui.service import Service
 
 
@@ -91,6 +97,7 @@ class MainWindow(QMainWindow):
         self.ask_button = QPushButton("Ask")
         self.ask_button.setObjectName("askButton")
         self.ask_button.setDefault(True)
+        self.scope_bar = ScopeBar()
         self.errors = ErrorBar()
         self.banner = Banner()
         self.answer = AnswerView()
@@ -100,6 +107,7 @@ class MainWindow(QMainWindow):
 
         top = QHBoxLayout()
         top.addWidget(self.question, 1)
+        top.addWidget(self.scope_bar)
         top.addWidget(self.ask_button)
         sources_box = QWidget()
         sb = QVBoxLayout(sources_box)
@@ -149,6 +157,11 @@ class MainWindow(QMainWindow):
         self.question.ask_requested.connect(self.ask)
         self.question.cancel_requested.connect(self.cancel_ask)
         self.ask_button.clicked.connect(self._on_ask_button)
+        self.banner.next_unsupported_requested.connect(self.answer.next_unsupported)
+        self.errors.action_requested.connect(self.pull_model)
+        self.scope_bar.choices_requested.connect(self.service.list_scope_choices)
+        self.service.scope_choices_listed.connect(self.scope_bar.set_choices)
+        self.scope_bar.scope_changed.connect(self._on_scope_changed)
         self.folders_dock.visibilityChanged.connect(self._on_dock_visibility)
         self.drops.folders_dropped.connect(self.indexing.add_folders)
         self.drops.files_dropped.connect(self.indexing.index_files)
@@ -193,13 +206,22 @@ class MainWindow(QMainWindow):
         self.passage.clear()
         self.answer.begin(0)
         self.outcome = None
-        self.session.ask(question)
+        scope = self.scope_bar.scope()  # a period like "last 7 days" counts from now
+        self.session.ask(question, scope)
         self.ask_button.setText("Stop")
+        where = "your files" if scope.everything else "the files in scope"
         self.status.say(
-            "Searching your files…"
+            f"Searching {where}…"
             if self.service.state.model_loaded
             else "Searching… (the embedding model is still loading)"
         )
+
+    @Slot(object)
+    def _on_scope_changed(self, scope: Scope) -> None:
+        if scope.everything:
+            self.status.flash("Questions search all your files again.", 4000)
+        else:
+            self.status.flash(f"Questions search only: {self.scope_bar.summary()}", 4000)
 
     @Slot()
     def cancel_ask(self) -> None:
@@ -223,9 +245,9 @@ class MainWindow(QMainWindow):
         self.sources.set_hits(result.hits)
         self.answer.set_sources(len(result.hits))
         self.sources_title.setText(f"Sources  ·  {len(result.hits)} passages")
-        if result.hits:
+        if result.hits:  # the verdict needs the whole answer: until then, never green
             s = result.support
-            self.banner.show_verdict(s.supported, s.reason, s.score)
+            self.banner.show_checking("" if s.supported else s.reason)
             self.sources.select(1)
         self.status.say("Answering…")
 
@@ -236,18 +258,40 @@ class MainWindow(QMainWindow):
         self.ask_button.setText("Ask")
         self.status.say("Ready.")
         show_outcome(self.answer, outcome)
+        show_verdict(self.banner, outcome)
         if outcome.answer is not None:
             a = outcome.answer
             self.sources.model_.set_usage(*source_usage(a))
             weak = unsupported_count(a)
-            if weak and self.banner.supported is not None:
+            if weak:
                 total = sum(1 for m in a.sentences if m.kind != "meta")
                 self.status.say(
                     f"{weak} of {total} sentences are not backed by the passages "
-                    "(marked with a red wavy line)."
+                    "(marked with a red wavy line; F8 steps through them)."
                 )
+        note = model_note_once(outcome)
+        if note:
+            self.status.say(note)
         if outcome.error:
-            self.errors.show_message(outcome.error)
+            missing = outcome.answer is not None and outcome.answer.error_kind == "model_missing"
+            self.errors.show_message(
+                outcome.error, f"Get {self.service.settings.ollama_model}…" if missing else None
+            )
+
+    @Slot()
+    def pull_model(self) -> PullDialog:
+        """Download the configured model through Ollama, with progress (no chat model is
+        installed, so no question can be answered until one is)."""
+        s = self.service.settings
+        dialog = PullDialog(s.ollama_host, s.ollama_model, self)
+        dialog.pulled.connect(self._on_model_pulled)
+        dialog.start()
+        return dialog
+
+    @Slot(str)
+    def _on_model_pulled(self, model: str) -> None:
+        self.errors.hide()
+        self.status.say(f"The model {model} is installed: ask your question again.")
 
     @Slot(object)
     def on_error(self, report: ErrorReport) -> None:
@@ -281,11 +325,13 @@ class MainWindow(QMainWindow):
         if self.outcome is not None and self.outcome.answer is not None:
             done = self.outcome.answer
             self.answer.finish(done.text, done.sentences, len(done.sources))
-        if self.banner.supported is not None and self.outcome and self.outcome.result:
-            s = self.outcome.result.support
-            self.banner.show_verdict(s.supported, s.reason, s.score)
+        if self.banner.verdict is not None:
+            self.banner.show_verdict(self.banner.verdict)
+        elif self.banner.level == "checking":
+            self.banner.show_checking(self.banner.reason.text())
         self.passage.set_strong([])
         self.folders.refresh()
+        self.scope_bar.restyle()
 
     # -- window management -----------------------------------------------------------------
     def _accepts_drops(self) -> bool:

@@ -1,4 +1,8 @@
-"""Quick ask: a small always-on-top window with the answer, the verdict and the top sources."""
+"""Quick ask: a small always-on-top window with the answer, the verdict and the top sources.
+
+Its own scope control sits beside the question, so a quick question can be kept to a folder,
+a file type or a period like one asked in the main window.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.answer_view import AnswerView
-from app.ui.ask_session import AskOutcome, AskSession, show_outcome
+from app.ui.ask_session import (
+    AskOutcome,
+    AskSession,
+    model_note_once,
+    show_outcome,
+    show_verdict,
+)
+from app.ui.scope_bar import ScopeBar
 from app.ui.theme import app_icon
 from app.ui.widgets import Banner, QuestionBox, plain_label, shown_path, tooltip
 
@@ -40,6 +51,9 @@ class QuickAskWindow(QWidget):
         self.session = AskSession(service, self)
         self.question = QuestionBox()
         self.question.setPlaceholderText("Quick question…  (Enter to ask, Esc to close)")
+        self.scope_bar = ScopeBar()
+        self.scope_bar.choices_requested.connect(service.list_scope_choices)
+        service.scope_choices_listed.connect(self.scope_bar.set_choices)
         self.banner = Banner()
         self.answer = AnswerView()
         self.answer.setPlaceholderText("The answer appears here, with its sources below.")
@@ -56,13 +70,17 @@ class QuickAskWindow(QWidget):
         self.open_button.clicked.connect(self._open_first)
         self.status = plain_label("")
         self.status.setObjectName("mutedLabel")
+        self.status.setWordWrap(True)  # a note that another model answered is a sentence
         row = QHBoxLayout()
         row.addWidget(self.status, 1)
         row.addWidget(self.open_button)
         box = QVBoxLayout(self)
         box.setContentsMargins(12, 12, 12, 12)
         box.setSpacing(8)
-        box.addWidget(self.question)
+        ask_row = QHBoxLayout()
+        ask_row.addWidget(self.question, 1)
+        ask_row.addWidget(self.scope_bar)
+        box.addLayout(ask_row)
         box.addWidget(self.banner)
         box.addWidget(self.answer, 1)
         box.addWidget(self.sources_title)
@@ -74,6 +92,7 @@ class QuickAskWindow(QWidget):
         self.session.searched.connect(self._on_searched)
         self.session.piece_arrived.connect(self.answer.append)
         self.session.finished.connect(self._on_finished)
+        self.banner.next_unsupported_requested.connect(self.answer.next_unsupported)
 
     def popup(self) -> None:
         """Show on top, focused on the question."""
@@ -92,7 +111,7 @@ class QuickAskWindow(QWidget):
         self.answer.begin(0)
         self.status.setText("Searching your files…")
         self.question.setCursorPosition(0)
-        self.session.ask(question)
+        self.session.ask(question, self.scope_bar.scope())
 
     @Slot(object)
     def _on_searched(self, outcome: AskOutcome) -> None:
@@ -100,9 +119,9 @@ class QuickAskWindow(QWidget):
         if result is None:
             return
         self.answer.set_sources(len(result.hits))
-        if result.hits:
+        if result.hits:  # the verdict needs the whole answer: until then, never green
             s = result.support
-            self.banner.show_verdict(s.supported, s.reason, s.score)
+            self.banner.show_checking("" if s.supported else s.reason)
         for i, hit in enumerate(sorted(result.hits, key=lambda h: h.rank)[:TOP_SOURCES]):
             page = f"  ·  p. {hit.page}" if hit.page else ""
             item = QListWidgetItem(f"[{i + 1}]  {os.path.basename(shown_path(hit.path))}{page}")
@@ -114,8 +133,9 @@ class QuickAskWindow(QWidget):
 
     @Slot(object)
     def _on_finished(self, outcome: AskOutcome) -> None:
-        self.status.setText("Click a source to open it in Footnotes.")
+        self.status.setText(model_note_once(outcome) or "Click a source to open it in Footnotes.")
         show_outcome(self.answer, outcome)
+        show_verdict(self.banner, outcome)
 
     @Slot(QListWidgetItem)
     def _on_item(self, item: QListWidgetItem) -> None:

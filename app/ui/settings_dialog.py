@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.answer.models import ModelInfo, pick_chat_model
 from app.core.answer.ollama_client import plain_http_warning
 from app.core.config import DEFAULT_MODEL, Settings
+from app.ui.model_pull import PullDialog
 from app.ui.payloads import ModelList
 from app.ui.service import Service
 from app.ui.theme import colors
@@ -58,6 +60,11 @@ class SettingsDialog(QDialog):
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.setCurrentText(s.ollama_model)
+        self.pull_button = QPushButton("Get model")
+        self.pull_button.setToolTip("Download this model through Ollama, with progress")
+        self.pull_button.clicked.connect(self.pull_model)
+        self.pull_button.hide()
+        self.status_level = "checking"  # ok (green), missing (amber), down (red)
         self.embedding = QComboBox()
         self.embedding.setEditable(True)
         self.embedding.addItems(sorted({DEFAULT_MODEL, s.embedding_model}))
@@ -99,7 +106,10 @@ class SettingsDialog(QDialog):
         form.addRow("Ollama host", host_row)
         form.addRow("", self.host_status)
         form.addRow("", self.host_warning)
-        form.addRow("Answer model", self.model)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(self.pull_button)
+        form.addRow("Answer model", model_row)
         form.addRow("Embedding model", self.embedding)
         form.addRow("", self.embedding_note)
         form.addRow("When unsupported", self.mode)
@@ -127,6 +137,7 @@ class SettingsDialog(QDialog):
 
     @Slot()
     def check_host(self) -> None:
+        self.status_level = "checking"
         self.host_status.setText("Checking Ollama…")
         self.host_status.setStyleSheet(f"color:{colors().muted_fg};")
         self.service.list_models(self.host.text().strip())
@@ -148,7 +159,9 @@ class SettingsDialog(QDialog):
         c = colors()
         current = self.model.currentText()
         self.model.clear()
+        self.pull_button.hide()
         if listed.error:
+            self.status_level = "down"
             self.host_status.setText(f"Not running: {listed.error}")
             self.host_status.setStyleSheet(f"color:{c.unsupported_line};")
             self.model.setCurrentText(current)
@@ -161,6 +174,7 @@ class SettingsDialog(QDialog):
             f"Ollama{version} is running  ·  {count} model{'s' if count != 1 else ''} "
             f"installed{latency}"
         )
+        self.status_level = "ok"
         self.host_status.setStyleSheet(f"color:{c.ok_fg};")
         if (
             current
@@ -168,10 +182,7 @@ class SettingsDialog(QDialog):
             and not any(m.split(":")[0] == current for m in listed.models)
         ):
             self.model.insertItem(0, current)
-            self.host_status.setText(
-                self.host_status.text()
-                + f"  ·  “{current}” is not installed (ollama pull {current})"
-            )
+            self._say_missing(current, listed.models)
         index = next(
             (
                 i
@@ -181,6 +192,36 @@ class SettingsDialog(QDialog):
             0,
         )
         self.model.setCurrentIndex(index)
+
+    def _say_missing(self, model: str, installed: list[str]) -> None:
+        """Amber: the server runs but the model is not there; say what answers meanwhile."""
+        # Names alone tell embedding models apart here; at answer time /api/show decides.
+        fallback = pick_chat_model([ModelInfo(name) for name in installed], model)
+        meanwhile = (
+            f"answers use “{fallback}” until you get it"
+            if fallback
+            else "no installed model can answer until you get it"
+        )
+        self.status_level = "missing"
+        self.host_status.setText(
+            self.host_status.text() + f"  ·  “{model}” is not installed: {meanwhile} "
+            f"(Get it, or run ollama pull {model})"
+        )
+        self.host_status.setStyleSheet(f"color:{colors().warn_fg};")
+        self.pull_button.setText(f"Get {model}")
+        self.pull_button.show()
+
+    @Slot()
+    def pull_model(self) -> PullDialog:
+        """Download the chosen model through Ollama, with progress; list the models again after."""
+        dialog = PullDialog(self.host.text().strip(), self.model.currentText().strip(), self)
+        dialog.pulled.connect(self._on_pulled)
+        dialog.start()
+        return dialog
+
+    @Slot(str)
+    def _on_pulled(self, _model: str) -> None:
+        self.check_host()
 
     def edited(self) -> Settings:
         """The settings as edited in the dialog."""

@@ -11,11 +11,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.core.answer.verdict import CHECKING, Verdict
 from app.core.text import display_path
 from app.ui.theme import colors
 
@@ -34,56 +36,116 @@ def tooltip(text: str) -> str:
 
 
 class Banner(QFrame):
-    """The verdict line under the question: a loud 'Unsupported by your files' or a quiet OK."""
+    """The verdict line under the question, one look per level of the answer's verdict.
+
+    While the answer streams it only says the answer is being checked (never green); once
+    the answer is complete it shows the verdict: ``supported`` a quiet green line,
+    ``partly_supported`` amber with how many sentences are not backed and a button to step
+    through them, ``unsupported`` large and red, ``no_answer`` neutral.
+    """
+
+    next_unsupported_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("verdictBanner")
         self.title = plain_label()
         self.title.setObjectName("bannerTitle")
+        self.title.setWordWrap(True)
         self.reason = plain_label()
         self.reason.setObjectName("bannerReason")
         self.reason.setWordWrap(True)
         self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box = QVBoxLayout(self)
-        box.setContentsMargins(14, 8, 14, 8)
-        box.setSpacing(2)
-        box.addWidget(self.title)
-        box.addWidget(self.reason)
-        self.supported: bool | None = None
+        self.next_button = QPushButton("Next unsupported")
+        self.next_button.setObjectName("nextUnsupported")
+        self.next_button.setToolTip("Show the next sentence no passage backs (F8)")
+        self.next_button.setShortcut("F8")
+        self.next_button.clicked.connect(self.next_unsupported_requested)
+        self.next_button.hide()
+        text = QVBoxLayout()
+        text.setSpacing(2)
+        text.addWidget(self.title)
+        text.addWidget(self.reason)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(14, 8, 14, 8)
+        row.addLayout(text, 1)
+        row.addWidget(self.next_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.supported: bool | None = None  # True only under a green "supported"
+        self.level: str | None = None  # a verdict level, "checking", or None when hidden
+        self.verdict: Verdict | None = None
         self.hide()
 
-    def show_verdict(self, supported: bool, reason: str, score: float) -> None:
-        """Show the verdict; unsupported is large and red, supported a single quiet line."""
-        self.supported = supported
+    def show_checking(self, note: str = "") -> None:
+        """The answer is still coming: say it is being checked, in neutral colours."""
+        self.supported, self.level, self.verdict = None, "checking", None
         c = colors()
-        if supported:
-            self.setProperty("verdict", "ok")
-            self.title.setText(f"✓  Supported by your files  ·  {score:.0%} confidence")
+        self.setProperty("verdict", "checking")
+        self.title.setText(CHECKING)
+        self.title.setStyleSheet(f"color:{c.muted_fg}; font-weight:600;")
+        self.setStyleSheet("")
+        self._reason(note, c.muted_fg)
+        self.next_button.hide()
+        self.show()
+
+    def show_verdict(self, verdict: Verdict) -> None:
+        """Show the verdict on the finished answer."""
+        self.supported, self.level, self.verdict = verdict.supported, verdict.level, verdict
+        c = colors()
+        self.setProperty("verdict", verdict.level)
+        level = verdict.level
+        if level == "supported":
+            self.title.setText(f"✓  {verdict.title}")
             self.title.setStyleSheet(f"color:{c.ok_fg}; font-weight:600;")
             self.setStyleSheet("")
-        else:
-            self.setProperty("verdict", "unsupported")
-            self.title.setText("⚠  Unsupported by your files")
+            self._reason(verdict.reason, c.muted_fg)
+        elif level == "partly_supported":
+            self.title.setText(f"⚠  {verdict.title}")
+            self.title.setStyleSheet(f"color:{c.warn_fg}; font-weight:700; font-size:13pt;")
+            self.setStyleSheet(
+                f"#verdictBanner {{ border:1px solid {c.border};"
+                f" border-left:6px solid {c.warn_fg}; border-radius:6px; }}"
+            )
+            self._reason(verdict.reason, c.warn_fg)
+        elif level == "unsupported":
+            self.title.setText(f"⚠  {verdict.title}")
             self.title.setStyleSheet(f"color:{c.banner_fg}; font-weight:700; font-size:15pt;")
             self.setStyleSheet(
                 f"#verdictBanner {{ background:{c.banner_bg}; border:1px solid {c.banner_border};"
                 f" border-left:6px solid {c.unsupported_line}; border-radius:6px; }}"
             )
-        self.reason.setText(reason)
-        self.reason.setStyleSheet(f"color:{c.banner_fg if not supported else c.muted_fg};")
-        self.reason.setVisible(bool(reason))
+            self._reason(verdict.reason, c.banner_fg)
+        else:  # no_answer: neither an endorsement nor a failure
+            self.title.setText(verdict.title)
+            self.title.setStyleSheet(f"color:{c.muted_fg}; font-weight:600;")
+            self.setStyleSheet(
+                f"#verdictBanner {{ border:1px solid {c.border}; border-radius:6px; }}"
+            )
+            self._reason(verdict.reason, c.muted_fg)
+        self.next_button.setVisible(
+            level == "partly_supported" and verdict.unsupported_sentences > 0
+        )
         self.show()
 
+    def _reason(self, text: str, color: str) -> None:
+        self.reason.setText(text)
+        self.reason.setStyleSheet(f"color:{color};")
+        self.reason.setVisible(bool(text))
+
     def clear(self) -> None:
-        self.supported = None
+        self.supported, self.level, self.verdict = None, None, None
+        self.next_button.hide()
         self.hide()
 
 
 class ErrorBar(QFrame):
-    """A dismissible message bar for errors: they belong in the window, not only a terminal."""
+    """A dismissible message bar for errors: they belong in the window, not only a terminal.
+
+    An error a person can fix from here carries a button (``action_requested``), e.g. pulling
+    a model when none is installed.
+    """
 
     dismissed = Signal()
+    action_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -91,6 +153,10 @@ class ErrorBar(QFrame):
         self.message = plain_label()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.action = QPushButton()
+        self.action.setObjectName("errorAction")
+        self.action.clicked.connect(self.action_requested)
+        self.action.hide()
         close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
@@ -99,16 +165,20 @@ class ErrorBar(QFrame):
         row = QHBoxLayout(self)
         row.setContentsMargins(12, 6, 6, 6)
         row.addWidget(self.message, 1)
+        row.addWidget(self.action, 0, Qt.AlignmentFlag.AlignVCenter)
         row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         self.hide()
 
-    def show_message(self, text: str) -> None:
+    def show_message(self, text: str, action: str | None = None) -> None:
+        """Show ``text``; with ``action``, a button of that name beside it."""
         c = colors()
         self.setStyleSheet(
             f"#errorBar {{ background:{c.error_bg}; border:1px solid {c.border};"
             f" border-radius:6px; }} QLabel {{ color:{c.error_fg}; }}"
         )
         self.message.setText(text)
+        self.action.setText(action or "")
+        self.action.setVisible(bool(action))
         self.show()
 
     @Slot()

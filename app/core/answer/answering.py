@@ -6,7 +6,9 @@ The one answer path, used by the CLI and the GUI's worker alike::
 
 builds the numbered sources that fit the context (``build_messages``), streams the model's
 pieces to ``on_token`` (``stream_chat``), then marks each sentence against the sources
-(``mark_sentences``). It never raises :class:`AnswerError`: a failure is ``answer.error``.
+(``mark_sentences``) and, given the retrieval ``support``, judges the whole (``verdict``).
+When the model is not installed, another installed chat model answers (``model_note`` says
+so). It never raises :class:`AnswerError`: a failure is ``answer.error``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from app.core.answer.claims import SentenceMark, mark_sentences, to_json_sentences
+from app.core.answer.models import resolve_model
 from app.core.answer.ollama_client import (
     AnswerError,
     list_models,
@@ -26,14 +29,16 @@ from app.core.answer.ollama_client import (
     server_version,
     stream_chat,
 )
+from app.core.answer.verdict import Verdict, judge
 from app.core.text import display_path
-from app.core.types import Hit
+from app.core.types import Hit, Support
 
 __all__ = [
     "Answer",
     "AnswerError",
     "SentenceMark",
     "Source",
+    "Verdict",
     "answer_question",
     "build_messages",
     "estimate_tokens",
@@ -46,6 +51,7 @@ __all__ = [
 ]
 
 DEFAULT_CONTEXT_TOKENS = 4096
+_NO_MODEL = ("model_missing", "model_cannot_chat")  # another installed chat model may answer
 NO_ANSWER = "The sources do not contain the answer."
 
 SYSTEM_PROMPT = f"""\
@@ -75,6 +81,12 @@ class Source:
     def __post_init__(self) -> None:
         if not self.text:
             self.text = self.hit.text
+
+    @property
+    def label(self) -> str:
+        """The file name and heading: an answer may name a passage by them."""
+        name = PurePath(display_path(self.hit.path)).stem.replace("_", " ").replace("-", " ")
+        return f"{name} {self.hit.heading or ''}".strip()
 
     def to_json(self) -> dict[str, object]:
         return {"n": self.n, **self.hit.to_json(), "truncated": self.truncated}
@@ -188,17 +200,31 @@ class Answer:
     error: str | None = None
     error_kind: str | None = None
     cancelled: bool = False
+    verdict: Verdict | None = None  # set once complete, when the retrieval support is known
+    requested_model: str = ""  # the configured model, when another one answered instead
+    model_note: str | None = None  # says so, in one sentence
 
     @property
     def partial(self) -> bool:
         """True when the text is the start of an answer that stopped (error or cancel)."""
         return bool(self.text) and (self.error is not None or self.cancelled)
 
+    def judge(self, support: Support | None, *, answered: bool = True) -> Verdict:
+        """The headline verdict from these sentence marks and the retrieval evidence."""
+        self.verdict = judge(
+            support, self.sentences, answered=answered, error=self.error, partial=self.partial
+        )
+        return self.verdict
+
     def to_json(self) -> dict[str, object]:
         """The answer keys of ``ask --json`` (the CLI adds the search keys)."""
+        verdict = self.verdict or judge(None, self.sentences, error=self.error)
         return {
             "answer": self.text,
             "model": self.model,
+            "model_requested": self.requested_model or self.model,
+            "model_note": self.model_note,
+            "verdict": verdict.to_json(),
             "sources": [s.to_json() for s in self.sources],
             "sentences": to_json_sentences(self.sentences),
             "error": self.error,
@@ -217,20 +243,29 @@ def answer_question(
     cancel: threading.Event | None = None,
     context_tokens: int | None = None,
     on_token: Callable[[str], None] | None = None,
+    support: Support | None = None,
+    fallback: bool = True,
 ) -> Answer:
-    """Stream an answer (``on_token`` sees each piece), then mark its sentences."""
+    """Stream an answer (``on_token`` sees each piece), then mark its sentences.
+
+    With ``support`` (the retrieval evidence) the answer also carries its ``verdict``. With
+    ``fallback``, a model that is not installed is replaced by an installed chat model.
+    """
     ctx = context_tokens or DEFAULT_CONTEXT_TOKENS
-    pieces: list[str] = []
     try:
         messages, sources = build_messages(question, hits, context_tokens=ctx)
     except AnswerError as exc:
-        return Answer("", model, [], error=exc.message, error_kind=exc.kind)
-    result = Answer("", model, sources)
-    try:
+        failed = Answer("", model, [], error=exc.message, error_kind=exc.kind)
+        failed.judge(support)
+        return failed
+    result = Answer("", model, sources, requested_model=model)
+    pieces: list[str] = []
+
+    def stream(name: str) -> None:
         for piece in stream_chat(
             messages,
             host=host,
-            model=model,
+            model=name,
             options={"num_ctx": ctx},
             timeout_s=timeout_s,
             connect_timeout_s=connect_timeout_s,
@@ -239,9 +274,22 @@ def answer_question(
             pieces.append(piece)
             if on_token is not None:
                 on_token(piece)
+
+    try:
+        try:
+            stream(model)
+        except AnswerError as exc:
+            if not (fallback and exc.kind in _NO_MODEL and not pieces):
+                raise
+            choice = resolve_model(host, model, timeout_s=min(timeout_s, 10.0))
+            if choice.model is None or not choice.fallback:
+                raise AnswerError(choice.note or exc.message, exc.kind) from exc
+            result.model, result.model_note = choice.model, choice.note
+            stream(choice.model)
     except AnswerError as exc:
         result.error, result.error_kind = exc.message, exc.kind
     result.text = "".join(pieces)
     result.cancelled = cancel is not None and cancel.is_set()
     result.sentences = mark_sentences(result.text, sources)
+    result.judge(support)
     return result

@@ -1,15 +1,19 @@
 """Sentence support marks: align each answer sentence to the passage span that supports it.
 
-Scoring is lexical: the share of a sentence's content words (lowercased, stopwords removed,
-light suffix stemming), weighted by rarity across the sources, that a passage span contains.
-A number in the sentence that the span lacks halves the score, since invented figures are the
-commonest unsupported claim. Sentences about the sources themselves ("The sources do not say.")
-and sentences with no content words are ``kind="meta"``: they are not claims, so they are never
-flagged as unsupported and carry no spans.
+A span is one passage sentence or two adjacent ones. Coverage is lexical: the share of the
+sentence's content words (lowercased, stopwords removed, light suffix stemming), weighted by
+rarity across the sources, that the span contains; the sources a sentence cites are tried
+first. Coverage alone cannot see a swapped number, name or negation, so the facts the sentence
+commits to (``facts.py``) are compared with the span as well: a sentence is supported only by
+a span that covers it and contradicts none of its facts, else it is unsupported with the
+reason ("the passage does not say 1898 (it has 1889)"). Sentences about the sources themselves
+("The sources do not say.") and sentences with no content words are ``kind="meta"``: they are
+not claims, so they are never flagged as unsupported and carry no spans.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -17,11 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from app.core.answer.facts import Facts, conflicts, facts, merge
 from app.core.text import citations, claim_terms, sentence_spans, strip_citations
 
 SUPPORT_THRESHOLD = 0.5
 _EXTRA_SPAN_GAIN = 0.15  # a second span (another cited source) must add this much coverage
 _PAIR_MARGIN = 0.15  # two adjacent passage sentences must cover this much more than one
+_RIVAL_SHARE = 0.85  # a span backing a fact the closest span contradicts covers this much of it
 
 _META = re.compile(
     r"\b(?:the|these|provided|given|available|any|none of the) (?:sources?|passages?|documents?"
@@ -70,24 +76,46 @@ def is_meta(sentence: str) -> bool:
     return bool(_META.search(text)) and not _MIXED.search(text)
 
 
-@dataclass
 class _Span:
-    n: int
-    start: int
-    end: int
-    terms: set[str]
-    single: bool = True
+    """A passage sentence (or two adjacent ones) with its terms; its facts are read on demand."""
+
+    titled: frozenset[str] = frozenset()  # words of the source's file name and heading
+
+    def __init__(
+        self, n: int, text: str, start: int, end: int, terms: set[str], context: int, single: bool
+    ) -> None:
+        self.n, self.start, self.end, self.terms, self.single = n, start, end, terms, single
+        self._text = text
+        self._context = context  # where the two sentences before the span start
+
+    @functools.cached_property
+    def facts(self) -> Facts:
+        return facts(self._text[self.start : self.end])
+
+    @functools.cached_property
+    def context(self) -> Facts:
+        """The two sentences before the span: a pronoun in the span may name what they name."""
+        return facts(self._text[self._context : self.start])
 
 
 def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
     """Single passage sentences and adjacent pairs, each with its terms."""
     out: dict[int, list[_Span]] = {}
     for src in sources:
-        sents = [(s, e, claim_terms(src.text[s:e])) for s, e in sentence_spans(src.text)]
-        spans = [_Span(src.n, s, e, t) for s, e, t in sents]
+        text = src.text
+        bounds = sentence_spans(text)
+        sents = [(s, e, claim_terms(text[s:e])) for s, e in bounds]
+        ctx = [bounds[max(0, i - 2)][0] for i in range(len(bounds))]
+        spans = [_Span(src.n, text, s, e, t, ctx[i], True) for i, (s, e, t) in enumerate(sents)]
         spans += [
-            _Span(src.n, a[0], b[1], a[2] | b[2], False) for a, b in itertools.pairwise(sents)
+            _Span(src.n, text, a[0], b[1], a[2] | b[2], ctx[i], False)
+            for i, (a, b) in enumerate(itertools.pairwise(sents))
         ]
+        label = getattr(src, "label", "")  # a Source's file name and heading
+        if label:
+            titled = facts(label).stems
+            for sp in spans:
+                sp.titled = titled
         out[src.n] = spans
     return out
 
@@ -117,18 +145,25 @@ def mark_sentences(
         valid = [n for n in cited if n in by_n]
         bad = [n for n in cited if n not in by_n]
         mark = SentenceMark(text, start, end, supported=True, sources=valid, bad_citations=bad)
-        terms = claim_terms(strip_citations(text))
+        plain = strip_citations(text)
+        terms = claim_terms(plain)
         if not bad and (not terms or is_meta(text)):
             mark.kind, mark.reason = "meta", "a statement about the sources, not a claim"
         else:
             weights = {t: idf.get(t, unseen) for t in terms}
-            _align(mark, weights, spans, threshold)
+            _align(mark, _Claim(weights, facts(plain)), spans, threshold)
         if bad:
             mark.supported = False
             have = f"sources 1–{len(sources)}" if sources else "no sources"
             mark.reason = f"cites [{', '.join(map(str, bad))}], but there are only {have}"
         marks.append(mark)
     return marks
+
+
+@dataclass
+class _Claim:
+    weights: dict[str, float]
+    facts: Facts
 
 
 def _coverage(weights: dict[str, float], terms: set[str]) -> float:
@@ -157,33 +192,75 @@ def _best(
     return pair[1] if wins else single[1]
 
 
+def _problems(claim: _Claim, chosen: list[_Span]) -> list[str]:
+    """What the chosen spans (together) fail to back among the claim's facts."""
+    if not chosen:
+        return []
+    titled = frozenset().union(*(sp.titled for sp in chosen))
+    return conflicts(
+        claim.facts,
+        merge([sp.facts for sp in chosen]),
+        merge([sp.context for sp in chosen]),
+        titled,
+    )
+
+
+def _consistent(claim: _Claim, pool: list[_Span], threshold: float) -> list[_Span]:
+    """The best-covering span of ``pool`` that covers enough and contradicts no fact."""
+    ranked = sorted(
+        (sp for sp in pool if _coverage(claim.weights, sp.terms) >= threshold),
+        key=lambda sp: (-_coverage(claim.weights, sp.terms), not sp.single, sp.end - sp.start),
+    )
+    return next(([sp] for sp in ranked if not _problems(claim, [sp])), [])
+
+
+def _choose(
+    claim: _Claim, pool: list[_Span], extra: bool, threshold: float, floor: float = 0.0
+) -> tuple[list[_Span], list[str]]:
+    """Spans of ``pool`` that back the claim, or the closest ones and what they fail to back.
+
+    When the closest spans contradict a fact, another span may back the claim instead, but
+    only one that covers it nearly as well (``_RIVAL_SHARE``, and at least ``floor``): a span
+    that merely shares the sentence's common words is no witness.
+    """
+    chosen = _pick(claim.weights, pool, extra, threshold)
+    score = _score(claim.weights, chosen)
+    problems = _problems(claim, chosen)
+    if score >= threshold and not problems:
+        return chosen, []
+    other = _consistent(claim, pool, max(threshold, floor, _RIVAL_SHARE * score))
+    return (other, []) if other else (chosen, problems)
+
+
 def _align(
-    mark: SentenceMark, weights: dict[str, float], spans: dict[int, list[_Span]], threshold: float
+    mark: SentenceMark, claim: _Claim, spans: dict[int, list[_Span]], threshold: float
 ) -> None:
     cited = [n for n in mark.sources if n in spans]
     pool = [sp for n in (cited or list(spans)) for sp in spans[n]]
-    chosen = _pick(weights, pool, len(cited) > 1, threshold)
-    score = _score(weights, chosen)
-    if cited and score < threshold:  # the claim may still be in a source it did not cite
+    chosen, problems = _choose(claim, pool, len(cited) > 1, threshold)
+    score = _score(claim.weights, chosen)
+    if cited and (score < threshold or problems):  # the claim may be in a source it did not cite
         rest = [sp for n in spans if n not in cited for sp in spans[n]]
-        others = _pick(weights, rest, False, threshold)
-        if _score(weights, others) >= threshold:
-            chosen, score = others, _score(weights, others)
+        floor = _RIVAL_SHARE * score if problems else 0.0
+        others, trouble = _choose(claim, rest, False, threshold, floor)
+        if _score(claim.weights, others) >= max(threshold, floor) and not trouble:
+            chosen, problems, score = others, [], _score(claim.weights, others)
     mark.score = round(score, 4)
     mark.support_spans = [(sp.n, sp.start, sp.end) for sp in chosen]
-    mark.supported = score >= threshold
+    mark.supported = score >= threshold and not problems
     found = sorted({sp.n for sp in chosen})
-    missing = sorted(t for t in weights if t[0].isdigit() and not _has(chosen, t))
     if not mark.supported:
         mark.support_spans = []
-        if not cited:
+        if problems:
+            where = f"[{', '.join(map(str, found))}]"
+            mark.reason = f"{'; '.join(problems)} (closest: {where})"
+            mark.reason = mark.reason[0].upper() + mark.reason[1:]
+        elif not cited:
             mark.reason = "no source contains this"
         elif len(cited) == 1:
             mark.reason = f"the cited source [{cited[0]}] does not contain this"
         else:
             mark.reason = "the cited sources do not contain this"
-        if missing and chosen:
-            mark.reason += f" (the passage lacks {', '.join(missing)})"
     elif cited and not set(found) & set(cited):
         mark.reason = f"found in [{', '.join(map(str, found))}], not in the cited source"
     else:
@@ -206,16 +283,9 @@ def _pick(
     return chosen
 
 
-def _has(chosen: list[_Span], term: str) -> bool:
-    return any(term in sp.terms for sp in chosen)
-
-
 def _score(weights: dict[str, float], chosen: list[_Span]) -> float:
     have = set().union(*(sp.terms for sp in chosen)) if chosen else set()
-    score = _coverage(weights, have)
-    if any(t[0].isdigit() and t not in have for t in weights):
-        score *= 0.5
-    return score
+    return _coverage(weights, have)
 
 
 def to_json_sentences(marks: Sequence[SentenceMark]) -> list[dict[str, object]]:

@@ -208,6 +208,12 @@ def _describe_response_error(
         return AnswerError(
             f"The model '{model}' is not installed: run `ollama pull {model}`.", "model_missing"
         )
+    if exc.status_code == 400 and model and "does not support" in text.lower():
+        return AnswerError(
+            f"The model '{model}' cannot answer questions (it is an embedding model): choose "
+            "a chat model in Settings or with --model.",
+            "model_cannot_chat",
+        )
     if exc.status_code == -1:  # an {"error": ...} line inside an otherwise good stream
         return AnswerError(f"Ollama reported an error while answering: {text}.", "server")
     if 300 <= exc.status_code < 400:

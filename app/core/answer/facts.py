@@ -1,0 +1,267 @@
+"""The facts a sentence commits to, for checking an answer sentence against a passage span.
+
+Word overlap cannot tell "completed in 1889" from "completed in 1890", "Rollo" from "Charles",
+or "is enforced" from "is not enforced": the words that carry the claim are few. So besides
+coverage, a sentence's numbers (digits, number words, ordinals, months), its names (capitalised
+words after the first) and its negations are compared with the span it rests on; any of them
+that the span contradicts or lacks makes the sentence unsupported. A negation is compared
+where it applies: a "not" counts as added or removed only when the other text has the words
+around it (the word it negates and a word of its clause, or the same few words in a row without
+it), so a clause dropped from a shortened sentence does not count as a removed "not".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from app.core.text import ANSWER_FILLER, STOPWORDS, stem
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)?")
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+)
+_TENS = "thirty forty fifty sixty seventy eighty ninety"
+_ORDINAL_WORDS = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(_UNITS.split())}
+_NUMBER_WORDS.update({w: str(10 * i) for i, w in enumerate(_TENS.split(), 3)})
+_ORDINALS = {w: str(i) for i, w in enumerate(_ORDINAL_WORDS.split(), 1)}
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_ORDINAL_SUFFIX = frozenset({"st", "nd", "rd", "th"})
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()  # noqa: SIM905
+)
+_NEGATIONS = frozenset({"not", "never", "no", "none", "nobody", "nothing", "neither", "nor"})
+_NOT_NEGATING = frozenset({"only", "just", "merely", "solely", "least", "doubt"})  # "not only"
+_PRONOUNS = frozenset(
+    "he she it they him her them his hers its their theirs this these those".split()  # noqa: SIM905
+)
+_SCOPE = 3  # content words after a negation that it governs
+_FRAME = 2  # words either side of a negation compared in order
+_SCOPE_END = frozenset({"and", "but", "or", "while", "whereas", "which", "who", "that", "because"})
+_CLAUSE_END = re.compile(r"[,;:.!?()\[\]—–]")
+
+
+@dataclass(frozen=True)
+class _Token:
+    word: str  # as written
+    stem: str
+    content: bool
+    after_break: bool  # a clause break (comma, semicolon...) comes right before it
+
+
+def tokens(text: str) -> list[_Token]:
+    """Words and numbers of ``text``, each marked content or not, and with clause breaks."""
+    out: list[_Token] = []
+    last = 0
+    for m in _TOKEN.finditer(text):
+        raw = m.group()
+        low = raw.lower().replace("’", "'")
+        broke = bool(_CLAUSE_END.search(text, last, m.start()))
+        last = m.end()
+        if low.endswith("n't"):  # didn't, wasn't, can't: the verb, then a "not"
+            head = low[:-3] or "can"
+            out.append(_Token(raw[: len(head)], head, False, broke))
+            out.append(_Token("not", "not", False, False))
+            continue
+        if low == "cannot":
+            out += [_Token("can", "can", False, broke), _Token("not", "not", False, False)]
+            continue
+        low = low.split("'")[0]
+        short = len(low) > 1 or low.isdigit() or raw.isupper()  # "P", "X" name things
+        content = short and low not in STOPWORDS and low not in ANSWER_FILLER
+        out.append(_Token(raw, low if low[0].isdigit() else stem(low), content, broke))
+    return out
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a text commits to: numbers, names, and what it negates."""
+
+    stems: frozenset[str]  # every word's stem (lower case), to look names and words up
+    numbers: frozenset[str]  # normalised: "1,000" -> "1000", "three" -> "3", "May" -> "may"
+    names: frozenset[str]  # stems of capitalised words that are not the sentence's first
+    negations: tuple[tuple[str, str], ...]  # (an anchor word in its clause, the negated word)
+    negated: frozenset[str]  # stems within a negation's reach
+    pronoun: bool  # refers back to something named earlier ("he", "its", "this")
+    counted: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): 3 waves
+    frames: tuple[str, ...] = ()  # " a b c d ": the words around a "not", without it
+    words: str = " "  # every word in order, lower case, space-separated and space-framed
+    spelled: dict[str, str] = field(default_factory=dict, compare=False)  # stem -> word
+
+
+def facts(text: str) -> Facts:
+    """The facts of one sentence or span."""
+    toks = tokens(text)
+    numbers: set[str] = set()
+    names: set[str] = set()
+    negations: list[tuple[str, str]] = []
+    negated: set[str] = set()
+    frames: list[str] = []
+    spelled: dict[str, str] = {}
+    counted: set[tuple[str, str]] = set()
+    first = True
+    for i, t in enumerate(toks):
+        low = t.word.lower()
+        number = _number(low)
+        if number is not None:
+            numbers.add(number)
+            nxt = toks[i + 1] if i + 1 < len(toks) else None
+            scaled = _scaled(number, nxt.word.lower() if nxt else "")
+            if scaled:
+                numbers.add(scaled)
+            if nxt and nxt.content and not nxt.after_break and _number(nxt.word.lower()) is None:
+                counted.add((number, nxt.stem))
+        elif low in _MONTHS and t.word[0].isupper() and not first:
+            numbers.add(low)
+        elif t.word[0].isupper() and not first and t.content:
+            names.add(t.stem)
+        spelled.setdefault(t.stem, t.word)
+        if low in _NEGATIONS and not _negation_exempt(toks, i):
+            scope = _scope(toks, i)
+            negated.update(scope)
+            anchor = _clause_word(toks, i) or (scope[1] if len(scope) > 1 else None)
+            if scope and anchor:
+                negations.append((anchor, scope[0]))
+            frame = _frame(toks, i)
+            if frame:
+                frames.append(frame)
+        first = first and not t.word[0].isalnum()
+    return Facts(
+        frozenset(t.stem for t in toks),
+        frozenset(n for n in numbers if n not in _ORDINAL_SUFFIX),
+        frozenset(names),
+        tuple(negations),
+        frozenset(negated),
+        any(t.word.lower() in _PRONOUNS for t in toks),
+        frozenset(counted),
+        tuple(frames),
+        " " + " ".join(t.word.lower() for t in toks) + " ",
+        spelled,
+    )
+
+
+def _number(low: str) -> str | None:
+    """A number word or digits, normalised ("1,000" -> "1000", "three" -> "3"), else None."""
+    if low[0].isdigit():
+        return low.replace(",", "")
+    return _NUMBER_WORDS.get(low) or _ORDINALS.get(low)
+
+
+def _scaled(number: str, word: str) -> str | None:
+    """'3' before 'thousand' is also 3000, so "three thousand" matches "3,000"."""
+    try:
+        value = float(number) * _MULTIPLIERS[word]
+    except (KeyError, ValueError):
+        return None
+    return str(int(value)) if value == int(value) else None
+
+
+def _negation_exempt(toks: list[_Token], i: int) -> bool:
+    nxt = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
+    return nxt in _NOT_NEGATING
+
+
+def _clause_word(toks: list[_Token], i: int) -> str | None:
+    """The content word nearest before a negation in its own clause (what it is said of)."""
+    for j in range(i, 0, -1):
+        if toks[j].after_break:
+            return None
+        if toks[j - 1].content:
+            return toks[j - 1].stem
+    return None
+
+
+def _scope(toks: list[_Token], i: int) -> list[str]:
+    scope: list[str] = []
+    for t in toks[i + 1 :]:
+        if t.after_break or len(scope) >= _SCOPE or (scope and t.word.lower() in _SCOPE_END):
+            break
+        if t.content:
+            scope.append(t.stem)
+    return scope
+
+
+def _frame(toks: list[_Token], i: int) -> str | None:
+    """Two words either side of a negation, without it: what the text says if it is dropped."""
+    before = [t.word.lower() for t in toks[max(0, i - _FRAME) : i]]
+    after = [t.word.lower() for t in toks[i + 1 : i + 1 + _FRAME]]
+    if not after or len(before) + len(after) < _FRAME + 1:
+        return None
+    if any(w in _NEGATIONS for w in before + after):
+        return None
+    return " " + " ".join(before + after) + " "
+
+
+def conflicts(
+    claim: Facts,
+    span: Facts,
+    context: Facts | None = None,
+    titled: frozenset[str] = frozenset(),
+) -> list[str]:
+    """How ``span`` fails to back ``claim``'s facts, in words; empty when nothing conflicts.
+
+    ``context`` is the text just before the span: a name the span refers to with a pronoun
+    may be named there. ``titled`` are the words of the source's file name and heading,
+    which an answer may name the passage by ("the Garden notes say...").
+    """
+    out: list[str] = []
+    missing = sorted(claim.numbers - span.numbers)
+    counts = {w for _, w in span.counted}
+    missing += sorted(
+        {n for n, w in claim.counted - span.counted if w in counts and n not in missing}
+    )
+    if missing:
+        have = sorted(span.numbers - claim.numbers)
+        out.append(
+            f"the passage does not say {', '.join(missing)}"
+            + (f" (it has {', '.join(have[:3])})" if have else "")
+        )
+    known = span.stems | titled
+    if context is not None and span.pronoun:
+        known |= context.stems
+    absent = sorted(claim.spelled.get(n, n) for n in claim.names - known)
+    if absent:
+        out.append(f"the passage does not name {', '.join(absent)}")
+    added = _negation_changed(claim, span)
+    if added:
+        out.append(f"the passage does not say 'not' about '{claim.spelled.get(added, added)}'")
+    dropped = _negation_changed(span, claim)
+    if dropped:
+        out.append(
+            f"the passage says the opposite ('not' about '{span.spelled.get(dropped, dropped)}')"
+        )
+    return out
+
+
+def _negation_changed(negating: Facts, other: Facts) -> str | None:
+    """A word ``negating`` negates that ``other`` states without the negation, if any."""
+    for anchor, word in negating.negations:
+        if word in other.stems and anchor in other.stems and word not in other.negated:
+            return word
+    for frame in negating.frames:
+        if frame in other.words:
+            return frame.split()[-1]
+    return None
+
+
+def merge(parts: list[Facts]) -> Facts:
+    """The facts of several spans taken together (an answer sentence may rest on two)."""
+    if len(parts) == 1:
+        return parts[0]
+    spelled: dict[str, str] = {}
+    for p in parts:
+        spelled.update(p.spelled)
+    return Facts(
+        frozenset().union(*(p.stems for p in parts)),
+        frozenset().union(*(p.numbers for p in parts)),
+        frozenset().union(*(p.names for p in parts)),
+        tuple(n for p in parts for n in p.negations),
+        frozenset().union(*(p.negated for p in parts)),
+        any(p.pronoun for p in parts),
+        frozenset().union(*(p.counted for p in parts)),
+        tuple(f for p in parts for f in p.frames),
+        " ".join(p.words for p in parts),
+        spelled,
+    )

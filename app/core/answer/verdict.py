@@ -1,0 +1,134 @@
+"""The headline verdict on a finished answer: retrieval evidence and sentence checks, combined.
+
+Retrieval evidence alone (``Support``, computed before the model runs) cannot vouch for an
+answer: the model may add sentences no passage backs. So the verdict shown first is computed
+once the answer is complete, from both:
+
+- ``supported``: the evidence is strong and every claim sentence is backed by a passage;
+- ``partly_supported``: some claim sentences are backed, some are not;
+- ``unsupported``: the evidence is weak, or no claim sentence is backed (or the model was not
+  asked because the evidence was weak);
+- ``no_answer``: the model said the sources do not contain the answer, or gave no answer at
+  all. Neutral: not a failure of the files, not an endorsement.
+
+Sentences of kind ``meta`` ("The sources do not say who designed it.") are never counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.core.answer.claims import SentenceMark
+from app.core.types import Support
+
+LEVELS = ("supported", "partly_supported", "unsupported", "no_answer")
+CHECKING = "Checking the answer against your files…"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict shown above an answer, with the counts behind it and a reason in words."""
+
+    level: str
+    reason: str
+    claim_sentences: int = 0
+    unsupported_sentences: int = 0
+
+    @property
+    def supported(self) -> bool:
+        """True only for ``supported``: the one level that may be shown in green."""
+        return self.level == "supported"
+
+    @property
+    def title(self) -> str:
+        """The headline in a few words."""
+        if self.level == "supported":
+            return "Supported by your files"
+        if self.level == "partly_supported":
+            n, total = self.unsupported_sentences, self.claim_sentences
+            verb = "is" if n == 1 else "are"
+            return f"Partly supported: {n} of {total} sentences {verb} not backed by your files"
+        if self.level == "unsupported":
+            return "Unsupported by your files"
+        return "No answer in your files"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "level": self.level,
+            "reason": self.reason,
+            "claim_sentences": self.claim_sentences,
+            "unsupported_sentences": self.unsupported_sentences,
+        }
+
+
+def judge(
+    support: Support | None,
+    sentences: Sequence[SentenceMark],
+    *,
+    answered: bool = True,
+    error: str | None = None,
+    partial: bool = False,
+) -> Verdict:
+    """The verdict for an answer with these sentence marks, given the retrieval evidence.
+
+    ``answered`` is False when the model was not asked (the setting refuses weak evidence);
+    ``partial`` when the answer stopped early (its sentences are judged, the reason says so).
+    ``support`` None means the evidence is unknown: it is then taken as strong, so the
+    sentence checks decide alone.
+    """
+    strong = support is None or support.supported
+    evidence = support.reason if support is not None else ""
+    if not answered:
+        return Verdict(
+            "unsupported" if not strong else "no_answer",
+            _join(evidence, "The model was not asked."),
+        )
+    claims = [m for m in sentences if m.kind == "claim"]
+    flagged = sum(not m.supported for m in claims)
+    total = len(claims)
+    tail = " The answer is incomplete: it stopped early." if partial else ""
+    if not total:
+        if not sentences:
+            why = f"No answer came back: {error}" if error else "The model gave no answer."
+            return Verdict("no_answer", why + tail)
+        return Verdict(
+            "no_answer",
+            "The model says the passages found do not contain the answer." + tail,
+        )
+    if flagged == total:
+        why = next((m.reason for m in claims if m.reason), "")
+        why = f" ({why[0].lower()}{why[1:]})" if why else ""
+        reason = (
+            f"No passage in your files backs this answer{why}."
+            if total == 1
+            else f"None of the answer's {total} sentences is backed by a passage in your files."
+        )
+        return Verdict(
+            "unsupported", _join(reason, "" if strong else evidence) + tail, total, flagged
+        )
+    if flagged:
+        rest = total - flagged
+        reason = (
+            f"{flagged} of the answer's {total} sentences {'is' if flagged == 1 else 'are'} not "
+            "backed by any passage in your files; "
+            + ("the other one is." if rest == 1 else f"the other {rest} are.")
+        )
+        return Verdict("partly_supported", reason + tail, total, flagged)
+    if not strong:
+        reason = _join(
+            evidence,
+            "The answer's sentences repeat the passages, but the passages may not answer "
+            "the question.",
+        )
+        return Verdict("unsupported", reason + tail, total, 0)
+    every = (
+        "The answer's one sentence is backed by a passage"
+        if total == 1
+        else f"All {total} sentences of the answer are backed by passages"
+    )
+    return Verdict("supported", f"{every} in your files.{tail}", total, 0)
+
+
+def _join(*parts: str) -> str:
+    return " ".join(p.strip() for p in parts if p and p.strip())
