@@ -227,6 +227,7 @@ class Service(QObject):
             timeout_s=req.timeout_s,
             cancel=cancel,
             on_token=on_token,
+            support=result.support,
         )
         from app.ui.markup import marked_html
 
