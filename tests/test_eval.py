@@ -232,3 +232,20 @@ def test_eval_command_prints_shipped_figures_as_json(tmp_path: Path, make_engine
         "out_of_corpus": 2,
     }
     assert out["report"]["cosine_0.25"]["flagged_answerable"] == 0.0
+
+
+def test_corpus_runner_finds_pasted_sentences_and_evidence_pages(
+    tmp_path: Path, make_engine
+) -> None:
+    test_financebench_runner_matches_evidence_pages(tmp_path, make_engine)  # writes the set
+    data = tmp_path / "shared"
+    notes = data / "corpus" / "notes"
+    notes.mkdir(parents=True)
+    for doc_id, (title, sentence) in TOPICS.items():
+        (notes / f"{doc_id}.md").write_text(f"# {title}\n\n{sentence}\n")
+    res = ev.run_corpus(make_engine("corpus-parent"), data, limit=5)
+    assert res["financebench"]["modes"]["hybrid"]["page@10"] == 1.0
+    known = res["known_item"]
+    assert known["items"] >= 3
+    assert known["modes"]["hybrid"]["first"] == 1.0 and known["modes"]["hybrid"]["page@5"] == 1.0
+    assert res["dense_recall@10_vs_exact"]["shipped"] == 1.0

@@ -99,7 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="support: fit new parameters and write them to app/data/support.json",
     )
     p.add_argument("--data", metavar="DIR", help="the labelled sets (default: ../shared/data)")
-    p.add_argument("--set", choices=["scifact", "financebench"], help="retrieval: only this set")
+    p.add_argument(
+        "--set",
+        choices=["scifact", "financebench", "corpus"],
+        help="retrieval: only this set (corpus: known items, FinanceBench and dense recall over "
+        "one index of the whole corpus/)",
+    )
+    p.add_argument(
+        "--index",
+        metavar="DIR",
+        help="retrieval --set corpus: a data directory that already indexes corpus/",
+    )
     p.add_argument(
         "--limit",
         type=int,
