@@ -8,8 +8,13 @@ claim checks also drop ``ANSWER_FILLER``, words an answer uses about its sources
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
+import threading
+import unicodedata
+
+import snowballstemmer
 
 STOPWORDS = frozenset(
     """
@@ -33,7 +38,8 @@ ANSWER_FILLER = frozenset(
 
 WORD = re.compile(r"\w+", re.UNICODE)
 _CLAIM_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
-_SUFFIXES = (("ies", "y", 2), ("sses", "ss", 2), ("ing", "", 3), ("ed", "", 2), ("ly", "", 3))
+_PORTER = snowballstemmer.stemmer("porter")  # the Porter (1980) rules that FTS5 uses
+_PORTER_LOCK = threading.Lock()
 
 
 def text_hash(text: str) -> str:
@@ -60,23 +66,21 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
+def fold(word: str) -> str:
+    """Lower case without diacritics, as the full-text index's tokenizer reads a word."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light English suffix stemmer: enough to match plurals and -ed/-ing/-ly forms."""
-    w = word.lower()
-    if len(w) <= 2 or w[0].isdigit():
+    """The Porter stem of a word: the rule the FTS5 index applies (``tokenize='porter ...'``),
+    so lexical search, the support flag and the claim checks agree on what a word is."""
+    w = fold(word)
+    if not w or w[0].isdigit():
         return w
-    for suffix, repl, keep in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= keep:
-            w = w[: -len(suffix)] + repl
-            if suffix in ("ing", "ed") and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
-                w = w[:-1]
-            break
-    else:
-        if w.endswith("s") and not w.endswith(("ss", "us", "is")):
-            w = w[:-1]
-    if w.endswith("e") and len(w) > 2:
-        w = w[:-1]
-    return w
+    with _PORTER_LOCK:  # the stemmer object holds its state while it works
+        return str(_PORTER.stemWord(w))
 
 
 def claim_terms(text: str) -> set[str]:
