@@ -125,6 +125,8 @@ def test_an_older_index_is_rebuilt_and_a_kill_midway_loses_nothing(
     assert killed.returncode == -9, killed.stderr
     midway = formats(data)
     assert 1 in midway and INDEX_FORMAT in midway  # some files rebuilt, some not yet
+    status = json.loads(cli(data, "status", "--json").stdout)
+    assert status["files_outdated"] == midway.count(1)
     found = json.loads(cli(data, "search", "fronds holdfast", "--json").stdout)
     assert found["hits"][0]["path"].endswith("kelp.md")
 
@@ -135,5 +137,6 @@ def test_an_older_index_is_rebuilt_and_a_kill_midway_loses_nothing(
     assert report["chunks_total"] == passages and report["files_failed"] == 0
     doctor = cli(data, "doctor")
     assert "manifest and vector store agree" in doctor.stdout, doctor.stdout
+    assert f"format {INDEX_FORMAT}" in doctor.stdout and "older format" not in doctor.stdout
     again = json.loads(cli(data, "index", str(docs), "--json").stdout)
     assert again["chunks_embedded"] == 0 and again["files_unchanged"] == again["files_seen"]

@@ -70,9 +70,15 @@ def _check_index(engine: Engine) -> tuple[bool, str]:
         )
     if problems:
         return False, "index: " + "; ".join(problems)
+    fmt = f"format {counts['index_format']} (passages embedded with their title and headings)"
+    if counts["files_outdated"]:
+        fmt += (
+            f"; {counts['files_outdated']} files still in an older format, rebuilt by the next "
+            "sync (the app or `footnotes index`), searchable meanwhile"
+        )
     return True, (
         f"index: {counts['files_indexed']} files, {counts['chunks']} passages, "
-        f"{counts['files_failed']} failed; manifest and vector store agree"
+        f"{counts['files_failed']} failed; manifest and vector store agree; {fmt}"
     )
 
 

@@ -19,6 +19,11 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         f"Files: {status['files']} ({status['files_indexed']} indexed, "
         f"{status['files_failed']} failed); passages: {status['chunks']}"
     )
+    if status["files_outdated"]:
+        print(
+            f"Rebuilding: {status['files_outdated']} files were indexed with an older format; "
+            "the next sync reads and embeds them again (search works meanwhile)."
+        )
     for f in status["failures"]:
         print(f"  failed: {f['path']}: {f['reason']}")
     return 0

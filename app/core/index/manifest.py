@@ -314,7 +314,18 @@ class Manifest:
                 0
             ],
             "folders_watched": c.execute("SELECT COUNT(*) FROM folders").fetchone()[0],
+            "files_outdated": self.outdated(),
+            "index_format": schema.INDEX_FORMAT,
         }
+
+    def outdated(self) -> int:
+        """Indexed files whose passages an older index format built (the next sync rebuilds)."""
+        try:
+            sql = "SELECT COUNT(*) FROM files WHERE status = 'indexed' AND format < ?"
+            return int(self.conn.execute(sql, (schema.INDEX_FORMAT,)).fetchone()[0])
+        except sqlite3.OperationalError:  # an older file no writer has migrated yet
+            sql = "SELECT COUNT(*) FROM files WHERE status = 'indexed'"
+            return int(self.conn.execute(sql).fetchone()[0])
 
     def failures(self) -> list[tuple[str, str]]:
         """Every failed file with its reason, sorted by path (``status`` lists them)."""
