@@ -24,25 +24,18 @@ from typing import Any
 import numpy as np
 
 from app.core.config import atomic_write_text
-from app.core.search.termstats import TermStats, idf
 from app.core.text import WORD, query_terms, sentence_spans, stem
 from app.core.types import Hit, Support
 
 FEATURES = (
     "dense_top",
-    "dense_gap",
     "key_coverage",
-    "specific_coverage",
     "sentence_coverage",
-    "unknown_terms",
     "lexical_strength",
     "agreement",
-    "doc_focus",
     "negation_unmatched",
 )
-KEY_WEIGHT = 3.0  # without index counts, names and numbers weigh this much more
-SPECIFIC_POWER = 4  # ``specific_coverage`` weighs terms by rarity to this power: the rarest lead
-_ALNUM = re.compile(r"[^\W\d_]+|\d+")
+KEY_WEIGHT = 3.0  # names and numbers weigh this much more than other content words
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|cannot)\b|n't\b", re.IGNORECASE)
 
 
@@ -131,34 +124,6 @@ def key_terms(question: str) -> dict[str, float]:
     return out
 
 
-def rarity_terms(question: str, stats: TermStats | None) -> tuple[dict[str, float], float]:
-    """Stemmed content words weighted by their rarity in the index (``idf`` in [0, 1]), and
-    the share of that weight carried by words no passage of the index holds.
-
-    Without counts (an index that cannot say), names and numbers weigh 1 and other words 1/3.
-    """
-    if stats is None:
-        return {t: w / KEY_WEIGHT for t, w in key_terms(question).items()}, 0.0
-    words = query_terms(question)
-    size = stats.size()
-    found = stats.doc_freqs(words)
-    parts = {w: _ALNUM.findall(w) for w in words if found.get(w, 0) == 0}
-    parts = {w: [p for p in ps if len(p) > 1] for w, ps in parts.items() if len(ps) > 1}
-    if parts:  # "FY2018" no passage holds: its parts "fy" and "2018" count instead
-        found.update(stats.doc_freqs({p for ps in parts.values() for p in ps}))
-        words = [p for w in words for p in parts.get(w, [w])]
-    counts: dict[str, int] = {}
-    for w in words:  # a stem counts as its most frequent form
-        counts[stem(w)] = max(counts.get(stem(w), 0), found.get(w, 0))
-    weights = {t: idf(df, size) for t, df in counts.items()}
-    unknown = sum(w for t, w in weights.items() if counts[t] == 0)
-    total = sum(weights.values())
-    # Words no passage holds stay out of the coverage terms (nothing can cover them) and are
-    # measured apart: a question's own name or code missing from every file says much.
-    terms = {t: w for t, w in weights.items() if counts[t] > 0}
-    return terms, (unknown / total if total else 0.0)
-
-
 def _stems(text: str) -> set[str]:
     return {stem(w) for w in WORD.findall(text)}
 
@@ -172,12 +137,6 @@ def coverage(terms: dict[str, float], text: str) -> float:
     return sum(w for t, w in terms.items() if t in words) / total
 
 
-def _label(hit: Hit) -> str:
-    """What a passage says about itself besides its text: its heading and its file's name."""
-    name = re.sub(r"[_\W]+", " ", Path(hit.path).stem)
-    return f"{hit.heading or ''} {name}"
-
-
 def best_sentence(terms: dict[str, float], hits: Sequence[Hit]) -> tuple[float, str]:
     """The sentence of the top three passages that covers most of the question's key terms."""
     best = (0.0, "")
@@ -189,31 +148,20 @@ def best_sentence(terms: dict[str, float], hits: Sequence[Hit]) -> tuple[float, 
     return best
 
 
-def features(
-    question: str, hits: Sequence[Hit], stats: TermStats | None = None
-) -> dict[str, float]:
-    """Retrieval evidence for one question, each feature larger when support is likelier
-    (``unknown_terms`` and ``negation_unmatched`` smaller)."""
+def features(question: str, hits: Sequence[Hit]) -> dict[str, float]:
+    """Retrieval evidence for one question, each feature larger when support is likelier."""
     if not hits:
         return dict.fromkeys(FEATURES, 0.0)
-    terms, unknown = rarity_terms(question, stats)
-    sharp = {t: w**SPECIFIC_POWER for t, w in terms.items()}
+    terms = key_terms(question)
     sent_cov, sentence = best_sentence(terms, hits)
     negated = bool(_NEGATION.search(question)) and not _NEGATION.search(sentence)
     top = hits[0]
-    texts = [f"{h.text}\n{_label(h)}" for h in hits[:3]]
-    dense = sorted((h.dense_score or 0.0 for h in hits), reverse=True)
-    paths = [h.path for h in hits[:5]]
     return {
-        "dense_top": dense[0],
-        "dense_gap": dense[0] - dense[min(4, len(dense) - 1)],
-        "key_coverage": max(coverage(terms, t) for t in texts),
-        "specific_coverage": max(coverage(sharp, t) for t in texts),
+        "dense_top": max(h.dense_score or 0.0 for h in hits),
+        "key_coverage": max(coverage(terms, h.text) for h in hits[:3]),
         "sentence_coverage": sent_cov,
-        "unknown_terms": unknown,
         "lexical_strength": max(h.lexical_score or 0.0 for h in hits) / max(1, len(terms)),
         "agreement": float(top.dense_rank == 1 and top.lexical_rank == 1),
-        "doc_focus": paths.count(top.path) / len(paths),
         "negation_unmatched": float(negated),
     }
 
