@@ -127,8 +127,11 @@ def make_gui(
             gui.quick.deleteLater()
 
 
-def wait_ready(qtbot: Any, gui: Any, timeout: int = 60_000) -> None:
-    """Until the engine is open, the model loaded and the start-up sync finished."""
+def wait_ready(qtbot: Any, gui: Any, timeout: int = 240_000) -> None:
+    """Until the engine is open, the model loaded and the start-up sync finished.
+
+    A generous limit: the engine process loads the model (and, the first time for a CPU
+    family, exports it) while the machine may be busy with other tests."""
     qtbot.waitUntil(
         lambda: bool(
             gui.service.state.engine_ready
