@@ -52,6 +52,10 @@ class FakeOllama:
     ``completed``, ``verifying sha256 digest``, ``writing manifest``, ``success``), then adds
     the model; ``pull_delay`` paces the lines, ``pull_error`` sends an ``{"error"}`` line
     instead, ``pullable`` (if set) limits which names exist in the registry.
+
+    A follow-up's rewrite request (its prompt ends "Standalone search query:") is answered with
+    ``rewrite_reply`` when set (else like any chat), after ``rewrite_delay`` seconds;
+    ``rewrites()`` and ``answers()`` split the recorded chats.
     """
 
     reply: str = "Paris is the capital of France [1]."
@@ -74,6 +78,8 @@ class FakeOllama:
     pull_steps: int = 4  # progress lines per layer
     pull_error: str | None = None
     pullable: set[str] | None = None
+    rewrite_reply: str | None = None
+    rewrite_delay: float = 0.0
     pulls_finished: int = 0
     requests: list[Recorded] = field(default_factory=list)
     stalled: threading.Event = field(default_factory=threading.Event)
@@ -110,6 +116,12 @@ class FakeOllama:
     def chats(self) -> list[Recorded]:
         return [r for r in self.requests if r.path == "/api/chat"]
 
+    def rewrites(self) -> list[Recorded]:
+        return [r for r in self.chats() if is_rewrite(r.body)]
+
+    def answers(self) -> list[Recorded]:
+        return [r for r in self.chats() if not is_rewrite(r.body)]
+
     def knows(self, model: str) -> bool:
         return _full(model) in self.models
 
@@ -124,6 +136,8 @@ class FakeOllama:
 
     def answer_for(self, body: dict[str, Any]) -> str:
         """The scripted reply, or in ``echo`` mode the first sentence of source 1, cited."""
+        if self.rewrite_reply is not None and is_rewrite(body):
+            return self.rewrite_reply
         if not self.echo:
             return self.reply
         user = next((m["content"] for m in reversed(body["messages"]) if m["role"] == "user"), "")
@@ -248,15 +262,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(400, {"error": f'"{model}" does not support chat'})
             return
         tokens = _TOKEN.findall(fake.answer_for(body))
+        if fake.rewrite_delay and is_rewrite(body) and fake._stopping.wait(fake.rewrite_delay):
+            return
         if body.get("stream") is False:
             self._json(200, _chunk(model, "".join(tokens), done=True))
             return
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-ndjson")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        self.close_connection = True
         try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-ndjson")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.close_connection = True
             self._stream(model, tokens)
         except OSError:  # the client hung up (a cancel): that is what the tests look for
             fake.client_gone.set()
@@ -341,6 +357,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _write_chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
+
+
+def is_rewrite(body: Any) -> bool:
+    """True for a follow-up's rewrite request (not an answer request)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    last = messages[-1].get("content", "") if messages else ""
+    return isinstance(last, str) and last.rstrip().endswith("Standalone search query:")
 
 
 def _now() -> str:

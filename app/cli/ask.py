@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.cli.common import HandledError, print_json
@@ -16,6 +16,7 @@ from app.core.answer.answering import (
     Source,
     answer_question,
 )
+from app.core.answer.conversation import UnknownThread, open_store, plan_turn, record_turn
 from app.core.answer.models import resolve_model
 from app.core.engine import Engine
 from app.core.search.retrieval import SearchResult
@@ -55,19 +56,55 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         return _run_batch(args, engine)
     settings = engine.settings
     model = args.model or settings.ollama_model
+    store = open_store(engine.data, settings)
+    thread_id = getattr(args, "thread", None)
+    if thread_id and store is None:
+        raise HandledError(
+            "history is turned off in Settings, so there is no thread to continue; ask "
+            "without --thread, or turn history on"
+        )
+    try:
+        plan = plan_turn(store, thread_id, args.question, settings=settings, model=model)
+    except UnknownThread as exc:
+        raise HandledError(
+            f"there is no thread {exc.thread_id!r}; `footnotes threads list` shows the threads"
+        ) from None
+    if plan.warning:
+        print(f"footnotes: {plan.warning}", file=sys.stderr, flush=True)
     stream = not args.json and sys.stdout.isatty()
+    if not args.json and plan.turn > 1:
+        print(f"Searched for: {plan.search_query}")
     if stream:
         print("Answering… (the verdict follows, once the answer is checked against your files)")
     on_token: Callable[[str], None] | None = _write_token if stream else None
-    result, answer, refuse, empty_scope = _ask(args, engine, args.question, model, on_token)
+    result, answer, refuse, empty_scope = _ask(
+        args, engine, args.question, model, on_token, plan.search_query, plan.prompt_history
+    )
+    saved = record_turn(store, plan, args.question, answer)
+    if store is not None:
+        store.close()
+    if saved.warning and saved.warning != plan.warning:
+        print(f"footnotes: {saved.warning}", file=sys.stderr, flush=True)
     _say_model_note(answer)
+    turn = {
+        "thread": saved.thread_id,
+        "turn": saved.turn,
+        "search_query": plan.search_query,
+        "search_method": plan.rewrite.method,
+        "search_note": plan.rewrite.note or None,
+    }
     if args.json:
-        print_json({**result.to_json(), **answer.to_json(), "answered": not refuse})
+        print_json({**result.to_json(), **answer.to_json(), "answered": not refuse, **turn})
     else:
         if stream:
             print("\n")
         print(_verdict_line(answer, result.support), flush=True)
         _print_answer(result, answer, refused=refuse and not empty_scope, streamed=stream)
+        if saved.thread_id:
+            print(
+                f"\nThread {saved.thread_id}, turn {saved.turn}: follow up with "
+                f"footnotes ask --thread {saved.thread_id} QUESTION"
+            )
     if answer.error:
         raise HandledError(answer.error)
     return 0
@@ -79,11 +116,14 @@ def _ask(
     question: str,
     model: str,
     on_token: Callable[[str], None] | None = None,
+    search_query: str | None = None,
+    history: Sequence[tuple[str, str]] = (),
 ) -> tuple[SearchResult, Answer, bool, bool]:
-    """Search and answer one question: (result, answer with its verdict, refused, empty scope)."""
+    """Search (``search_query``, else the question) and answer one question, in the context of
+    the thread's earlier turns: (result, answer with its verdict, refused, empty scope)."""
     settings = engine.settings
     scope = getattr(args, "scope", None)
-    result = engine.search(question, args.k, scope=scope)
+    result = engine.search(search_query or question, args.k, scope=scope)
     empty_scope = scope is not None and not result.hits  # the model is not asked from nothing
     refuse = empty_scope or (settings.unsupported_mode == "refuse" and not result.support.supported)
     if refuse:
@@ -98,6 +138,7 @@ def _ask(
             timeout_s=settings.request_timeout_s,
             on_token=on_token,
             support=result.support,
+            history=history,
         )
     return result, answer, refuse, empty_scope
 
@@ -161,6 +202,9 @@ def _batch_line(
         **result.to_json(),
         **answer.to_json(),
         "answered": not refuse,
+        "thread": None,  # batch questions stand alone and are not kept
+        "turn": 1,
+        "search_query": question,
     }
 
 

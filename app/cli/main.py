@@ -19,6 +19,7 @@ COMMANDS = {
     "watch": "app.cli.watch",
     "search": "app.cli.search",
     "ask": "app.cli.ask",
+    "threads": "app.cli.threads",
     "status": "app.cli.status",
     "doctor": "app.cli.doctor",
     "eval": "app.cli.eval",
@@ -81,8 +82,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch", metavar="FILE.jsonl", help='one {"_id","text"} JSON object a line; JSON out'
     )
     p.add_argument("--model", default=None, help="Ollama model (default: setting)")
+    p.add_argument(
+        "--thread",
+        metavar="ID",
+        default=None,
+        help="follow up in this thread (default: a new thread; its id is printed)",
+    )
     p.add_argument("--json", action="store_true")
     add_scope_flags(p)
+
+    p = command("threads", "past questions and answers: list, show, export as Markdown, delete")
+    p.add_argument("action", choices=["list", "show", "export", "delete"])
+    p.add_argument("id", nargs="?", metavar="ID")
+    p.add_argument("--json", action="store_true", help="list: print JSON")
+    p.add_argument("--search", default="", metavar="TEXT", help="list: only threads asking this")
+    p.add_argument("--turn", type=int, default=None, metavar="N", help="export: only this answer")
+    p.add_argument("-o", "--output", metavar="FILE", help="export: write here, not to stdout")
 
     p = command("status", "counts, and every file that failed with its reason")
     p.add_argument("--json", action="store_true")
@@ -101,14 +116,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", metavar="DIR", help="the labelled sets (default: ../shared/data)")
     p.add_argument(
         "--set",
-        choices=["scifact", "financebench", "corpus"],
-        help="retrieval: only this set (corpus: known items, FinanceBench and dense recall over "
-        "one index of the whole corpus/)",
+        choices=["scifact", "financebench", "corpus", "squad2"],
+        help="only this set; retrieval: scifact, financebench, corpus (known items, "
+        "FinanceBench and dense recall over one index of the whole corpus/); support: squad2, "
+        "scifact, corpus",
     )
     p.add_argument(
         "--index",
         metavar="DIR",
-        help="retrieval --set corpus: a data directory that already indexes corpus/",
+        help="retrieval and support --set corpus: a data directory that already indexes corpus/",
     )
     p.add_argument(
         "--limit",
@@ -138,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("search needs a QUERY or --batch FILE.jsonl")
     if args.command == "ask" and not args.question and not args.batch:
         parser.error("ask needs a QUESTION or --batch FILE.jsonl")
+    if args.command == "threads" and args.action != "list" and not args.id:
+        parser.error(f"threads {args.action} needs an ID (footnotes threads list shows them)")
+    if args.command == "ask" and args.batch and getattr(args, "thread", None):
+        parser.error("--thread works with one QUESTION, not with --batch")
     if args.command == "folders" and args.action != "list" and not args.path:
         parser.error(f"folders {args.action} needs a PATH")
     if args.command in ("search", "ask"):

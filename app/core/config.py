@@ -63,6 +63,10 @@ class Settings:
     parse_timeout_s: float = 120.0
     request_timeout_s: float = 120.0
     busy_timeout_s: float = 30.0  # how long to wait for a database another program holds
+    ocr_enabled: bool = True  # read scanned PDF pages and images by OCR (Tesseract)
+    history_enabled: bool = True  # keep threads of questions and answers (threads.sqlite3)
+    rewrite_followups: bool = True  # ask the model for a standalone query for a follow-up
+    rewrite_timeout_s: float = 8.0  # the rewrite's own time limit; then the merged query
 
     @classmethod
     def load(cls, path: Path) -> Settings:
@@ -134,6 +138,14 @@ class DataDir:
     @property
     def models_path(self) -> Path:
         return self.root / "models"
+
+    @property
+    def threads_path(self) -> Path:
+        return self.root / "threads.sqlite3"
+
+    @property
+    def ocr_cache_path(self) -> Path:
+        return self.root / "ocr-cache"
 
     @property
     def lock_path(self) -> Path:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal, Slot
 
 from app.core.answer.verdict import Verdict, judge
+from app.ui.history import TurnPlanned, TurnSaved
 from app.ui.payloads import AnswerDone, AnswerPiece, SearchDone
 
 if TYPE_CHECKING:
@@ -37,6 +38,11 @@ class AskOutcome:
     done: bool = False
     html: str | None = None  # rendered off the GUI thread
     verdict: Verdict | None = None  # once done: the answer judged with the retrieval evidence
+    search_query: str | None = None  # what was searched ("Searched for: …")
+    search_method: str = ""  # as_typed, model, fallback, edited
+    thread_id: str | None = None  # once stored: the thread and the turn's number in it
+    turn: int = 0
+    history_warning: str | None = None
 
     def error_message(self) -> str | None:
         """The error, saying so when the text above it is an answer cut short."""
@@ -51,6 +57,8 @@ class AskSession(QObject):
     searched = Signal(object)  # AskOutcome, after retrieval
     piece_arrived = Signal(str)
     finished = Signal(object)  # AskOutcome
+    query_planned = Signal(object)  # AskOutcome, its search_query known
+    turn_saved = Signal(object)  # AskOutcome, its thread_id and turn known
 
     def __init__(self, service: Service, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -60,17 +68,39 @@ class AskSession(QObject):
         service.search_finished.connect(self._on_search)
         service.answer_piece_arrived.connect(self._on_piece)
         service.answer_finished.connect(self._on_done)
+        service.history.turn_planned.connect(self._on_planned)
+        service.history.turn_saved.connect(self._on_saved)
 
     @property
     def running(self) -> bool:
         """True while this session's question is being answered."""
         return self.outcome is not None and not self.outcome.done
 
-    def ask(self, question: str, scope: Scope | None = None) -> None:
-        """Ask ``question`` (within ``scope``); a newer question makes this session ignore the
-        older one."""
+    def ask(
+        self,
+        question: str,
+        scope: Scope | None = None,
+        thread_id: str | None = None,
+        search_query: str | None = None,
+    ) -> None:
+        """Ask ``question`` (within ``scope``, following up ``thread_id``); a newer question
+        makes this session ignore the older one."""
         self.outcome = AskOutcome(question)
-        self.token = self.service.ask(question, scope)
+        self.token = self.service.ask(question, scope, thread_id, search_query)
+
+    @Slot(object)
+    def _on_planned(self, planned: TurnPlanned) -> None:
+        if planned.token == self.token and self.outcome is not None:
+            self.outcome.search_query = planned.search_query
+            self.outcome.search_method = planned.method
+            self.query_planned.emit(self.outcome)
+
+    @Slot(object)
+    def _on_saved(self, saved: TurnSaved) -> None:
+        if saved.token == self.token and self.outcome is not None:
+            o = self.outcome
+            o.thread_id, o.turn, o.history_warning = saved.thread_id, saved.turn, saved.warning
+            self.turn_saved.emit(o)
 
     def cancel(self) -> None:
         """Stop this session's answer, if it is still coming."""

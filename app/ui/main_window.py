@@ -45,6 +45,8 @@ from app.ui.source_nav import SourceNavigator
 from app.ui.sources_panel import SourcesPanel
 from app.ui.status_line import StatusLine
 from app.ui.theme import app_icon
+from app.ui.thread_control import ThreadsController
+from app.ui.threads_panel import SearchedFor, ThreadsPanel
 from app.ui.widgets import Banner, ErrorBar, QuestionBox, plain_label
 from app.ui.window_chrome import HelpDialogs, ThemeChooser, WindowMemory
 
@@ -70,11 +72,13 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.session = AskSession(service, self)
         self.outcome: AskOutcome | None = None
+        self.thread_id: str | None = None  # the open thread: the next question follows it up
         self._build()
         self.status = StatusLine(self.statusBar())
         self.actions_: Actions = build_actions(self)
         build_menus(self.menuBar(), self.actions_)
         self.nav = SourceNavigator(self.answer, self.sources, self.passage, self.status, self)
+        self.threads = ThreadsController(self, self.history_panel, service.history, self)
         self.indexing = IndexingView(
             service, self.folders, self.actions_, self.status, self.session, self
         )
@@ -98,6 +102,8 @@ class MainWindow(QMainWindow):
         self.ask_button.setObjectName("askButton")
         self.ask_button.setDefault(True)
         self.scope_bar = ScopeBar()
+        self.searched_for = SearchedFor()
+        self.history_panel = ThreadsPanel()
         self.errors = ErrorBar()
         self.banner = Banner()
         self.answer = AnswerView()
@@ -132,6 +138,7 @@ class MainWindow(QMainWindow):
         box.setContentsMargins(10, 10, 10, 6)
         box.setSpacing(8)
         box.addLayout(top)
+        box.addWidget(self.searched_for)
         box.addWidget(self.errors)
         box.addWidget(self.banner)
         box.addWidget(self.main_split, 1)
@@ -146,6 +153,13 @@ class MainWindow(QMainWindow):
         )
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.folders_dock)
         self.folders_dock.setMinimumWidth(250)
+        self.history_dock = QDockWidget("History", self)
+        self.history_dock.setObjectName("historyDock")
+        self.history_dock.setWidget(self.history_panel)
+        self.history_dock.setFeatures(self.folders_dock.features())
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.history_dock)
+        self.tabifyDockWidget(self.folders_dock, self.history_dock)  # tabs: Folders | History
+        self.folders_dock.raise_()
         self.resizeDocks([self.folders_dock], [330], Qt.Orientation.Horizontal)
         self.resize(1360, 860)
 
@@ -154,6 +168,10 @@ class MainWindow(QMainWindow):
         self.session.searched.connect(self.on_searched)
         self.session.piece_arrived.connect(self.answer.append)
         self.session.finished.connect(self.on_finished)
+        self.session.query_planned.connect(self.on_query_planned)
+        self.session.turn_saved.connect(self.threads.on_turn_saved)
+        self.searched_for.rerun_requested.connect(self.rerun_search)
+        self.history_dock.visibilityChanged.connect(self.actions_.toggle_history.setChecked)
         self.question.ask_requested.connect(self.ask)
         self.question.cancel_requested.connect(self.cancel_ask)
         self.ask_button.clicked.connect(self._on_ask_button)
@@ -182,6 +200,10 @@ class MainWindow(QMainWindow):
             (a.zoom_in, self.passage.pdf.zoom_in),
             (a.zoom_out, self.passage.pdf.zoom_out),
             (a.toggle_folders, self.toggle_folders),
+            (a.toggle_history, self.toggle_history),
+            (a.new_thread, self.threads.new_thread),
+            (a.export_thread, self.threads.export_thread),
+            (a.copy_answer, self.threads.copy_answer),
             (a.shortcuts, self.help.show_shortcuts),
             (a.about, self.help.show_about),
             *((n, nav.on_number_shortcut) for n in a.sources),
@@ -198,16 +220,18 @@ class MainWindow(QMainWindow):
             self.ask(text)
 
     @Slot(str)
-    def ask(self, question: str) -> None:
-        """Clear the last answer and ask ``question`` (cancelling one still coming)."""
+    def ask(self, question: str, search_query: str | None = None) -> None:
+        """Clear the last answer and ask ``question`` as the next turn of the open thread
+        (cancelling one still coming); ``search_query`` is searched instead of the planned one."""
         self.errors.hide()
         self.banner.clear()
         self.sources.set_hits([])
         self.passage.clear()
         self.answer.begin(0)
         self.outcome = None
+        self.searched_for.hide()
         scope = self.scope_bar.scope()  # a period like "last 7 days" counts from now
-        self.session.ask(question, scope)
+        self.session.ask(question, scope, self.thread_id, search_query)
         self.ask_button.setText("Stop")
         where = "your files" if scope.everything else "the files in scope"
         self.status.say(
@@ -215,6 +239,18 @@ class MainWindow(QMainWindow):
             if self.service.state.model_loaded
             else "Searching… (the embedding model is still loading)"
         )
+
+    @Slot(object)
+    def on_query_planned(self, outcome: AskOutcome) -> None:
+        """Show what is being searched, under the question, for the person to correct."""
+        self.searched_for.show_query(outcome.search_query or "", outcome.search_method)
+
+    @Slot(str)
+    def rerun_search(self, query: str) -> None:
+        """Search the edited "Searched for" text and answer the same question again."""
+        question = self.outcome.question if self.outcome else self.question.text().strip()
+        if question:
+            self.ask(question, query)
 
     @Slot(object)
     def _on_scope_changed(self, scope: Scope) -> None:
@@ -310,6 +346,11 @@ class MainWindow(QMainWindow):
         self.banner.clear()
         self.answer.begin(0)
         self.session.outcome = None
+        if outcome.thread_id:  # quick-ask's thread goes on here
+            self.thread_id = outcome.thread_id
+            self.threads.refresh()
+        if outcome.search_query:
+            self.searched_for.show_query(outcome.search_query, outcome.search_method)
         self.on_searched(outcome)
         if outcome.done:
             self.on_finished(outcome)
@@ -365,6 +406,15 @@ class MainWindow(QMainWindow):
     def toggle_folders(self) -> None:
         """Show or hide the folders panel."""
         self.folders_dock.setVisible(not self.folders_dock.isVisible())
+
+    @Slot()
+    def toggle_history(self) -> None:
+        """Bring the history panel to the front, or hide it when it is in front."""
+        if self.history_dock.isVisible():
+            self.history_dock.hide()
+        else:
+            self.history_dock.show()
+            self.history_dock.raise_()
 
     @Slot(bool)
     def _on_dock_visibility(self, visible: bool) -> None:

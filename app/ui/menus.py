@@ -36,6 +36,10 @@ class Actions:
     zoom_in: QAction
     zoom_out: QAction
     toggle_folders: QAction
+    new_thread: QAction
+    toggle_history: QAction
+    export_thread: QAction
+    copy_answer: QAction
     theme: QActionGroup
     shortcuts: QAction
     about: QAction
@@ -62,6 +66,9 @@ def build_actions(owner: QWidget) -> Actions:
     toggle_folders = act("Folders panel", "Ctrl+Shift+F")
     toggle_folders.setCheckable(True)
     toggle_folders.setChecked(True)
+    toggle_history = act("History panel", "Ctrl+H")
+    toggle_history.setCheckable(True)
+    toggle_history.setChecked(True)
     sources = []
     for n in range(1, 10):
         a = QAction(owner)
@@ -95,6 +102,14 @@ def build_actions(owner: QWidget) -> Actions:
         zoom_in=act("Zoom in page", QKeySequence.StandardKey.ZoomIn),
         zoom_out=act("Zoom out page", QKeySequence.StandardKey.ZoomOut),
         toggle_folders=toggle_folders,
+        new_thread=act("New thread", QKeySequence.StandardKey.New, "Ask without earlier context"),
+        toggle_history=toggle_history,
+        export_thread=act(
+            "Export thread as Markdown…", "Ctrl+E", "The open thread, with footnotes to sources"
+        ),
+        copy_answer=act(
+            "Copy answer with sources", "Ctrl+Shift+C", "The answer as Markdown with footnotes"
+        ),
         theme=theme,
         shortcuts=act("Keyboard shortcuts", "F1"),
         about=act("About Footnotes"),
@@ -115,10 +130,14 @@ def build_menus(bar: QMenuBar, a: Actions) -> None:
     for x in (a.focus_question, a.ask, a.stop, a.quick_ask):
         ask.addAction(x)
     ask.addSeparator()
+    for x in (a.new_thread, a.export_thread, a.copy_answer):
+        ask.addAction(x)
+    ask.addSeparator()
     for x in (a.next_source, a.previous_source, a.open_source, a.reveal_source):
         ask.addAction(x)
     view = bar.addMenu("&View")
     view.addAction(a.toggle_folders)
+    view.addAction(a.toggle_history)
     view.addAction(a.zoom_in)
     view.addAction(a.zoom_out)
     themes = view.addMenu("Theme")
@@ -141,6 +160,10 @@ SHORTCUTS = [
     ("Ctrl++ / Ctrl+-", "Zoom the page"),
     ("Page Up / Page Down (on a page)", "Previous / next page"),
     ("Ctrl+Shift+K", "Quick ask"),
+    ("Ctrl+N", "New thread (the next question starts afresh)"),
+    ("Ctrl+E", "Export the open thread as Markdown"),
+    ("Ctrl+Shift+C", "Copy the answer with its sources"),
+    ("Ctrl+H", "Show or hide the history panel"),
     ("Ctrl+O", "Add a folder"),
     ("Ctrl+Shift+O", "Index files"),
     ("Ctrl+P", "Pause or resume indexing"),

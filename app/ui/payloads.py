@@ -23,6 +23,8 @@ class AskRequest:
     model: str
     unsupported_mode: str
     timeout_s: float
+    thread_id: str | None = None  # the thread this question follows up (None: a new one)
+    search_query: str | None = None  # the person's edit of "Searched for" (None: planned)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from app.core.config import DataDir, Settings
 from app.core.host.messages import Event, Search, describe
 from app.ui.background import Lanes, Readers, StateBox
 from app.ui.engine_process import EngineProcess
+from app.ui.history import History
 from app.ui.indexing import Indexing, IndexingReports
 from app.ui.page_loader import PageLoader
 from app.ui.payloads import (
@@ -79,11 +80,12 @@ class Service(QObject):
         self._state = StateBox(self.state_changed.emit)
         self._lanes = Lanes(LANES, self._on_lane_error)
         self._readers = Readers(self.data.manifest_path)
-        self._pages = PageLoader()
+        self._pages = PageLoader(ocr_cache=str(self.data.ocr_cache_path))
         self._tokens = itertools.count(1)
         self._ask_cancel = threading.Event()
         self._ask_token = 0
         self._stop_thread: threading.Thread | None = None
+        self.history = History(self.data, self._current_settings, self._lanes, self)
         self.engine = EngineProcess(
             self.data.root,
             self.settings,
@@ -153,10 +155,20 @@ class Service(QObject):
         """Pause or resume indexing."""
         self.indexing.set_paused(paused)
 
+    def _current_settings(self) -> Settings:
+        return self.settings
+
     # -- asking ----------------------------------------------------------------------------
-    def ask(self, question: str, scope: Scope | None = None) -> int:
-        """Start answering ``question`` from within ``scope`` (everything if None), cancelling
-        any earlier one; returns its token."""
+    def ask(
+        self,
+        question: str,
+        scope: Scope | None = None,
+        thread_id: str | None = None,
+        search_query: str | None = None,
+    ) -> int:
+        """Start answering ``question`` from within ``scope`` (everything if None), as a turn
+        of ``thread_id`` (None: a new thread), searching ``search_query`` when the person
+        edited it; cancels any earlier question; returns its token."""
         self._ask_cancel.set()
         cancel = threading.Event()
         self._ask_cancel = cancel
@@ -169,6 +181,8 @@ class Service(QObject):
             s.ollama_model,
             s.unsupported_mode,
             s.request_timeout_s,
+            thread_id,
+            search_query,
         )
         self._ask_token = request.token
         self._lanes.submit("ask", self._answer, request, scope, cancel)
@@ -189,8 +203,11 @@ class Service(QObject):
         from app.core.answer.answering import answer_question
         from app.core.host.client import HostError
 
+        plan = self.history.plan(
+            req.token, req.question, req.thread_id, req.search_query, req.model, cancel
+        )
         try:
-            result = self.engine.search(Search(req.question, req.k, scope=scope), cancel)
+            result = self.engine.search(Search(plan.search_query, req.k, scope=scope), cancel)
         except HostError as exc:
             self.answer_finished.emit(
                 AnswerDone(req.token, error=exc.args[0], cancelled=cancel.is_set())
@@ -228,7 +245,10 @@ class Service(QObject):
             cancel=cancel,
             on_token=on_token,
             support=result.support,
+            history=plan.prompt_history,
         )
+        if not answer.cancelled:
+            self.history.record(req.token, plan, req.question, answer)
         from app.ui.markup import marked_html
 
         rendered = marked_html(answer.text, answer.sentences, len(answer.sources))
@@ -327,5 +347,6 @@ class Service(QObject):
         self._lanes.shutdown()
         self._pages.close()
         self._readers.close()
+        self.history.close()
         log.info("stopped in %.2f s", time.monotonic() - started)
         self.stopped.emit()

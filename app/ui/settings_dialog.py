@@ -7,12 +7,14 @@ import dataclasses
 from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -23,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.core.answer.models import ModelInfo, pick_chat_model
 from app.core.answer.ollama_client import plain_http_warning
 from app.core.config import DEFAULT_MODEL, Settings
+from app.ui.history import HistoryCleared
 from app.ui.model_pull import PullDialog
 from app.ui.payloads import ModelList
 from app.ui.service import Service
@@ -84,6 +87,27 @@ class SettingsDialog(QDialog):
         self.ignore = QPlainTextEdit("\n".join(s.ignore_patterns))
         self.ignore.setPlaceholderText("one pattern a line, e.g. *.log or node_modules")
         self.ignore.setMinimumHeight(110)
+        self.ocr = QCheckBox("Read scanned PDF pages and images (OCR, on this computer)")
+        self.ocr.setChecked(s.ocr_enabled)
+        self.ocr.setToolTip(
+            'Off: scanned files are listed as "scanned, OCR off" instead of being read.'
+        )
+        self.history = QCheckBox("Keep a history of questions and answers (threads)")
+        self.history.setChecked(s.history_enabled)
+        self.history.setToolTip(
+            "Off: each question stands alone and nothing is kept. The history stays in the "
+            "data directory, on this computer."
+        )
+        self.rewrite = QCheckBox("Ask the model what a follow-up refers to before searching")
+        self.rewrite.setChecked(s.rewrite_followups)
+        self.rewrite.setToolTip(
+            "Off: a follow-up is searched with the earlier question's key words added."
+        )
+        self.clear_history_button = QPushButton("Clear history…")
+        self.clear_history_button.clicked.connect(self.clear_history)
+        self.history_note = plain_label("")
+        self.history_note.setObjectName("mutedLabel")
+        service.history.history_cleared.connect(self._on_history_cleared)
         self.theme = QComboBox()
         for name in ("system", "light", "dark"):
             self.theme.addItem(name.capitalize(), name)
@@ -115,6 +139,13 @@ class SettingsDialog(QDialog):
         form.addRow("When unsupported", self.mode)
         form.addRow("Passages per question", self.top_k)
         form.addRow("Ignore patterns", self.ignore)
+        form.addRow("Scans", self.ocr)
+        history_row = QHBoxLayout()
+        history_row.addWidget(self.history, 1)
+        history_row.addWidget(self.clear_history_button)
+        form.addRow("History", history_row)
+        form.addRow("", self.rewrite)
+        form.addRow("", self.history_note)
         form.addRow("Theme", self.theme)
         form.addRow("Data directory", dir_row)
         buttons = QDialogButtonBox(
@@ -223,6 +254,28 @@ class SettingsDialog(QDialog):
     def _on_pulled(self, _model: str) -> None:
         self.check_host()
 
+    def confirm_clear(self) -> bool:
+        answer = QMessageBox.question(
+            self,
+            "Clear history",
+            "Remove every thread, with its questions, answers and sources? This cannot be undone.",
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    @Slot()
+    def clear_history(self) -> None:
+        """Remove every thread (after confirmation); the note says how many went."""
+        if self.confirm_clear():
+            self.service.history.clear()
+
+    @Slot(object)
+    def _on_history_cleared(self, cleared: HistoryCleared) -> None:
+        if cleared.error:
+            self.history_note.setText(f"History not cleared: {cleared.error}")
+        else:
+            n = cleared.count
+            self.history_note.setText(f"Cleared {n} thread{'s' if n != 1 else ''}.")
+
     def edited(self) -> Settings:
         """The settings as edited in the dialog."""
         patterns = [p.strip() for p in self.ignore.toPlainText().splitlines() if p.strip()]
@@ -234,6 +287,9 @@ class SettingsDialog(QDialog):
             unsupported_mode=str(self.mode.currentData()),
             top_k=self.top_k.value(),
             ignore_patterns=patterns,
+            ocr_enabled=self.ocr.isChecked(),
+            history_enabled=self.history.isChecked(),
+            rewrite_followups=self.rewrite.isChecked(),
         )
 
     def accept(self) -> None:

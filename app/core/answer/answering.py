@@ -30,7 +30,7 @@ from app.core.answer.ollama_client import (
     stream_chat,
 )
 from app.core.answer.verdict import Verdict, judge
-from app.core.text import display_path
+from app.core.text import display_path, strip_citations
 from app.core.types import Hit, Support
 
 __all__ = [
@@ -136,14 +136,21 @@ def build_messages(
     *,
     context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     reserve_tokens: int = 768,
+    history: Sequence[tuple[str, str]] = (),
+    history_tokens: int = 1024,
 ) -> tuple[list[dict[str, str]], list[Source]]:
     """Chat messages and the numbered sources that fit ``context_tokens - reserve_tokens``.
 
-    Hits are taken in rank order; the first that does not fit, and every one after it, is
-    dropped, except that the top hit is trimmed rather than dropped.
+    ``history`` is the thread's earlier (question, answer) pairs, oldest first: the newest that
+    fit ``history_tokens`` (and a quarter of the budget) go before this turn, their citation
+    markers removed, since source numbers are per turn. Hits are taken in rank order; the first
+    that does not fit, and every one after it, is dropped, except that the top hit is trimmed
+    rather than dropped.
     """
     budget = context_tokens - reserve_tokens
+    earlier = _history_messages(history, min(history_tokens, budget // 4))
     fixed = estimate_tokens(SYSTEM_PROMPT) + estimate_tokens(_user_message(question, ["x"]))
+    fixed += sum(estimate_tokens(m["content"]) + 4 for m in earlier)
     if fixed + _MIN_TRIMMED_TOKENS > budget:
         raise AnswerError(
             f"The question is too long for a {context_tokens}-token context: shorten it, or "
@@ -168,10 +175,35 @@ def build_messages(
         blocks.append(block)
         used += cost
     messages = [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": SYSTEM_PROMPT + (_HISTORY_RULE if earlier else "")},
+        *earlier,
         {"role": "user", "content": _user_message(question, blocks)},
     ]
     return messages, sources
+
+
+_HISTORY_RULE = (
+    "\n6. Earlier turns of the conversation only tell you what the question refers to; they "
+    "are not sources. Cite only this turn's numbered sources."
+)
+
+
+def _history_messages(history: Sequence[tuple[str, str]], tokens: int) -> list[dict[str, str]]:
+    """The newest earlier turns that fit ``tokens``, as user/assistant messages, oldest first."""
+    kept: list[list[dict[str, str]]] = []
+    used = estimate_tokens(_HISTORY_RULE)
+    for question, answer in reversed(history):
+        said = " ".join(strip_citations(answer).split()) or "(no answer)"
+        pair = [
+            {"role": "user", "content": f"Question: {_neutralise(question.strip())}"},
+            {"role": "assistant", "content": _neutralise(said)},
+        ]
+        cost = sum(estimate_tokens(m["content"]) + 4 for m in pair)
+        if used + cost > tokens:
+            break
+        kept.append(pair)
+        used += cost
+    return [m for pair in reversed(kept) for m in pair]
 
 
 def _trim(text: str, tokens: int) -> str:
@@ -245,15 +277,17 @@ def answer_question(
     on_token: Callable[[str], None] | None = None,
     support: Support | None = None,
     fallback: bool = True,
+    history: Sequence[tuple[str, str]] = (),
 ) -> Answer:
     """Stream an answer (``on_token`` sees each piece), then mark its sentences.
 
-    With ``support`` (the retrieval evidence) the answer also carries its ``verdict``. With
+    ``history`` is the thread's earlier (question, answer) pairs, for what the question refers
+    to. With ``support`` (the retrieval evidence) the answer also carries its ``verdict``. With
     ``fallback``, a model that is not installed is replaced by an installed chat model.
     """
     ctx = context_tokens or DEFAULT_CONTEXT_TOKENS
     try:
-        messages, sources = build_messages(question, hits, context_tokens=ctx)
+        messages, sources = build_messages(question, hits, context_tokens=ctx, history=history)
     except AnswerError as exc:
         failed = Answer("", model, [], error=exc.message, error_kind=exc.kind)
         failed.judge(support)

@@ -1,0 +1,98 @@
+"""``footnotes threads list|show|export|delete``: the conversation history."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from app.cli.common import HandledError, print_json
+from app.core.answer.export import source_state, thread_markdown
+from app.core.answer.threads import HistoryError, ThreadInfo, ThreadStore
+from app.core.config import atomic_write_text
+from app.core.engine import Engine
+from app.core.text import display_path
+
+
+def run(args: argparse.Namespace, engine: Engine) -> int:
+    store = ThreadStore(engine.data.threads_path, engine.settings.busy_timeout_s)
+    try:
+        if args.action == "list":
+            return _list(args, store)
+        info = _thread(store, args.id)
+        if args.action == "delete":
+            store.delete(info.id)
+            print(f"Deleted thread {info.id} ({info.turns} turns): {info.title}")
+        elif args.action == "show":
+            _show(store, info)
+        else:
+            _export(args, store, info)
+        return 0
+    except HistoryError as exc:
+        raise HandledError(str(exc)) from None
+    finally:
+        store.close()
+
+
+def _thread(store: ThreadStore, thread_id: str) -> ThreadInfo:
+    info = store.get(thread_id)
+    if info is None:
+        raise HandledError(
+            f"there is no thread {thread_id!r}; `footnotes threads list` shows the threads"
+        )
+    return info
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def _list(args: argparse.Namespace, store: ThreadStore) -> int:
+    threads = store.list_threads(args.search)
+    if args.json:
+        print_json([t.to_json() for t in threads])
+        return 0
+    if not threads:
+        print("No threads yet: each `footnotes ask` starts one.")
+    for t in threads:
+        turns = f"{t.turns:>3} turn{'s' if t.turns != 1 else ' '}"
+        print(f"{t.id}  {_when(t.updated)}  {turns}  {t.title}")
+    return 0
+
+
+def _show(store: ThreadStore, info: ThreadInfo) -> None:
+    print(f"Thread {info.id}: {info.title}")
+    for turn in store.turns(info.id):
+        print(f"\n[{turn.n}] {turn.question}  ({_when(turn.created)}, {turn.model})")
+        if turn.search_query.strip() != turn.question.strip():
+            print(f"Searched for: {turn.search_query}")
+        level = str(turn.verdict.get("level", "")).replace("_", " ")
+        if level:
+            print(f"Verdict: {level} — {turn.verdict.get('reason', '')}")
+        print(turn.answer.strip() or "(no answer)")
+        if turn.error:
+            print(f"Error: {turn.error}")
+        for s in turn.sources:
+            where = display_path(s.path) + (f" p.{s.page}" if s.page else "")
+            state = source_state(s, turn.created)
+            snippet = " ".join(s.text.split())[:160]
+            print(f"  [{s.n}] {where}" + (f"  ({state})" if state else "") + f"\n      {snippet}")
+
+
+def _export(args: argparse.Namespace, store: ThreadStore, info: ThreadInfo) -> None:
+    turns = store.turns(info.id)
+    if args.turn is not None:
+        turns = [t for t in turns if t.n == args.turn]
+        if not turns:
+            raise HandledError(f"thread {info.id} has turns 1 to {info.turns}, not {args.turn}")
+    text = thread_markdown(info.title, turns, thread_id=info.id)
+    if args.output:
+        try:
+            atomic_write_text(Path(args.output), text)
+        except OSError as exc:
+            raise HandledError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        print(f"Wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()

@@ -1,0 +1,117 @@
+"""One turn of a thread, before and after answering: what to search, what to remember.
+
+Both front ends use it the same way::
+
+    plan = plan_turn(store, thread_id, question, settings=s, model=m)   # search plan.search_query
+    answer = answer_question(question, hits, ..., history=plan.prompt_history)
+    saved = record_turn(store, plan, question, answer)                  # thread id, turn number
+
+A history database that cannot be used never stops an answer: the plan and the record carry
+a ``warning`` sentence instead, and the question is answered as a first turn.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from app.core.answer.answering import Answer
+from app.core.answer.followup import Rewrite, standalone_query
+from app.core.answer.threads import HistoryError, ThreadStore, Turn, turn_from_answer
+from app.core.config import DataDir, Settings
+
+PROMPT_TURNS = 4  # earlier turns offered to the answer prompt (then cut to its token budget)
+
+
+class UnknownThread(Exception):
+    """No thread has this id."""
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(thread_id)
+        self.thread_id = thread_id
+
+
+@dataclass
+class Plan:
+    """What a turn searches for and which earlier turns it carries."""
+
+    thread_id: str | None
+    turn: int
+    rewrite: Rewrite
+    history: list[Turn] = field(default_factory=list)
+    warning: str | None = None
+
+    @property
+    def search_query(self) -> str:
+        return self.rewrite.query
+
+    @property
+    def prompt_history(self) -> list[tuple[str, str]]:
+        return [(t.question, t.answer) for t in self.history]
+
+
+@dataclass
+class Saved:
+    """Where a turn was stored (``thread_id`` None when it was not)."""
+
+    thread_id: str | None
+    turn: int
+    warning: str | None = None
+
+
+def open_store(data: DataDir, settings: Settings) -> ThreadStore | None:
+    """The thread store, or None when history is turned off in Settings."""
+    return ThreadStore(data.threads_path) if settings.history_enabled else None
+
+
+def plan_turn(
+    store: ThreadStore | None,
+    thread_id: str | None,
+    question: str,
+    *,
+    settings: Settings,
+    model: str,
+    search_query: str | None = None,
+    cancel: threading.Event | None = None,
+) -> Plan:
+    """The plan for ``question`` in ``thread_id`` (None: a new thread).
+
+    ``search_query`` (the person edited it) is searched as given. Raises
+    :class:`UnknownThread` for an id the store does not hold.
+    """
+    history: list[Turn] = []
+    turn, warning = 1, None
+    if store is not None and thread_id:
+        try:
+            info = store.get(thread_id)
+            if info is None:
+                raise UnknownThread(thread_id)
+            history = store.turns(thread_id, last=PROMPT_TURNS)
+            turn = info.turns + 1
+        except HistoryError as exc:
+            warning = str(exc)
+    if search_query and search_query.strip():
+        rewrite = Rewrite(search_query.strip(), "edited")
+    else:
+        rewrite = standalone_query(
+            question,
+            history,
+            host=settings.ollama_host,
+            model=model,
+            enabled=settings.rewrite_followups,
+            timeout_s=settings.rewrite_timeout_s,
+            cancel=cancel,
+        )
+    return Plan(thread_id, turn, rewrite, history, warning)
+
+
+def record_turn(store: ThreadStore | None, plan: Plan, question: str, answer: Answer) -> Saved:
+    """Store the answered turn (creating the thread on its first turn)."""
+    if store is None:
+        return Saved(None, plan.turn, plan.warning)
+    try:
+        thread_id = plan.thread_id or store.create(question)
+        n = store.add_turn(thread_id, turn_from_answer(question, plan.search_query, answer))
+    except HistoryError as exc:
+        return Saved(None, plan.turn, str(exc))
+    return Saved(thread_id, n, plan.warning)

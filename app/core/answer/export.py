@@ -1,0 +1,138 @@
+"""A thread (or one answer) as Markdown with real footnotes, for a person to pass on.
+
+Each ``[n]`` citation becomes a footnote reference ``[^k]`` (numbered across the thread), and
+each cited source one definition with its file (a ``file://`` link), page and the quoted words::
+
+    [^1]: [/home/me/notes/git/undo.md](file:///home/me/notes/git/undo.md) — “git reset --soft…”
+    [^2]: [/home/me/R-intro.pdf](file:///home/me/R-intro.pdf), p. 16 — “…”
+
+A claim sentence the checks found unsupported keeps a visible mark. A source whose file
+changed or vanished since the answer says so; its quote is the text as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+import urllib.parse
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.core.answer.threads import StoredSource, Turn
+from app.core.text import CITATION, citations, display_path
+
+_CITED = re.compile(r"[ \t]*" + CITATION.pattern, CITATION.flags)  # with the space before it
+UNSUPPORTED_MARK = " ⚠ *(not supported by the cited passages)*"
+_QUOTE_CHARS = 200
+
+
+def source_state(source: StoredSource, answered_at: float) -> str | None:
+    """ "removed since this answer", "changed since this answer", or None when unchanged."""
+    try:
+        mtime = os.stat(source.path).st_mtime
+    except OSError:
+        return "removed since this answer"
+    return "changed since this answer" if mtime > answered_at + 1 else None
+
+
+def quote(source: StoredSource, spans: Sequence[tuple[int, int]] = ()) -> str:
+    """The words quoted for a source: the span that supports the answer, else its start."""
+    text = source.text
+    for start, end in spans:
+        if 0 <= start < end <= len(text):
+            text = text[start:end]
+            break
+    words = " ".join(text.split())
+    if len(words) > _QUOTE_CHARS:
+        cut = words[:_QUOTE_CHARS]
+        words = (cut[: cut.rindex(" ")] if " " in cut else cut).rstrip() + "…"
+    return words
+
+
+def file_link(path: str) -> str:
+    """A Markdown link to the file: its legible path, and a percent-encoded ``file://`` URL."""
+    url = "file://" + urllib.parse.quote(os.fsencode(Path(path).absolute()), safe="/")
+    label = display_path(path)
+    for ch in "\\[]*_`<>":
+        label = label.replace(ch, "\\" + ch)
+    return f"[{label}]({url})"
+
+
+class _Notes:
+    """Footnote numbers across a thread: one per (turn, source) actually cited."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[tuple[int, int], int] = {}
+        self.lines: list[str] = []
+
+    def ref(self, turn: Turn, n: int) -> str | None:
+        key = (turn.n, n)
+        if key not in self.numbers:
+            source = next((s for s in turn.sources if s.n == n), None)
+            if source is None:
+                return None
+            self.numbers[key] = k = len(self.numbers) + 1
+            self.lines.append(self._definition(k, turn, source))
+        return f"[^{self.numbers[key]}]"
+
+    @staticmethod
+    def _definition(k: int, turn: Turn, source: StoredSource) -> str:
+        spans = [
+            (int(sp["start"]), int(sp["end"]))
+            for m in turn.sentences
+            for sp in m.get("spans", [])
+            if sp.get("n") == source.n
+        ]
+        where = file_link(source.path)
+        if source.page is not None:
+            where += f", p. {source.page}"
+        state = source_state(source, turn.created)
+        note = f" *({state})*" if state else ""
+        return f"[^{k}]: {where} — “{quote(source, spans)}”{note}"
+
+
+def _answer_markdown(turn: Turn, notes: _Notes) -> str:
+    text = turn.answer
+    marks = [m for m in turn.sentences if m.get("kind", "claim") == "claim"]
+    for m in sorted(marks, key=lambda m: int(m.get("end", 0)), reverse=True):
+        end = int(m.get("end", 0))
+        if not m.get("supported", True) and 0 < end <= len(text):
+            while end > 0 and text[end - 1].isspace():
+                end -= 1
+            text = text[:end] + UNSUPPORTED_MARK + text[end:]
+
+    def footnotes(match: object) -> str:
+        found = match.group(0)  # type: ignore[attr-defined]
+        refs = [notes.ref(turn, n) for n in citations(found)]
+        return "".join(r for r in refs if r) or found
+
+    return _CITED.sub(footnotes, text).strip()
+
+
+def turn_markdown(turn: Turn, notes: _Notes, heading: str = "##") -> str:
+    parts = [f"{heading} {' '.join(turn.question.split())}"]
+    if turn.search_query.strip() != turn.question.strip():
+        parts.append(f"*Searched for: {turn.search_query}*")
+    parts.append(_answer_markdown(turn, notes) or "*(no answer)*")
+    verdict = turn.verdict or {}
+    if verdict.get("level"):
+        level = str(verdict["level"]).replace("_", " ")
+        parts.append(f"*Verdict: {level} — {verdict.get('reason', '')}*")
+    if turn.error:
+        parts.append(f"*Error: {turn.error}*")
+    return "\n\n".join(parts)
+
+
+def thread_markdown(title: str, turns: Sequence[Turn], *, thread_id: str = "") -> str:
+    """The whole thread (or the turns given) as one Markdown document."""
+    notes = _Notes()
+    day = time.strftime("%Y-%m-%d", time.localtime(max((t.created for t in turns), default=0)))
+    count = f"{len(turns)} answer{'s' if len(turns) != 1 else ''}"
+    ident = f"thread {thread_id}, " if thread_id else ""
+    head = f"# {' '.join(title.split())}\n\n*From Footnotes, {ident}{count}, {day}.*"
+    body = [turn_markdown(t, notes) for t in turns]
+    out = "\n\n".join([head, *body])
+    if notes.lines:
+        out += "\n\n---\n\n" + "\n".join(notes.lines)
+    return out + "\n"

@@ -1,0 +1,160 @@
+"""Follow-up questions: the standalone query to search for, and the earlier turns for the prompt.
+
+"and what about 2022?" searched as typed finds nothing. For a follow-up the model is asked
+(short prompt, its own time limit) to rewrite it into a standalone search query from the last
+few turns; the result is kept only if it looks like a query (non-empty, short, not a refusal,
+not an answer). Otherwise — the model slow, unavailable, off in Settings, or talking — a
+deterministic merge is searched: the previous query's key terms plus the follow-up. A first
+turn searches the question as typed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from app.core.answer.ollama_client import AnswerError, stream_chat
+from app.core.text import CITATION, query_terms, strip_citations
+
+REWRITE_TURNS = 3  # earlier turns shown to the rewrite
+_ANSWER_CHARS = 400  # of each earlier answer, in the rewrite prompt
+_MAX_QUERY_WORDS = 40
+_MERGE_TERMS = 8
+
+REWRITE_SYSTEM = (
+    "You rewrite a follow-up question into one standalone search query for a person's own "
+    "files. Use the conversation only to resolve what the follow-up refers to (names, topics, "
+    "years). Reply with the query alone, on one line: no answer, no explanation, no quotes."
+)
+
+_REFUSAL = re.compile(
+    r"\b(i\s+(can ?not|can't|cannot|am unable|'m unable|don't know)|sorry|as an ai|"
+    r"i apologi[sz]e|unable to (help|assist|rewrite)|not enough (context|information))\b",
+    re.IGNORECASE,
+)
+_ANSWERISH = re.compile(
+    r"^(yes|no|the answer|according to|based on the|the sources?)\b", re.IGNORECASE
+)
+_LABEL = re.compile(r"^\s*(standalone\s+)?(search\s+)?(query|question)\s*:\s*", re.IGNORECASE)
+
+
+class PriorTurn(Protocol):
+    """What the rewrite and the prompt need of an earlier turn (a stored ``Turn`` has it)."""
+
+    question: str
+    search_query: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """The query to search for a question, and how it was made."""
+
+    query: str
+    method: str  # "as_typed" (first turn), "model", "fallback"
+    note: str = ""  # why the fallback was used
+
+
+def rewrite_messages(question: str, history: Sequence[PriorTurn]) -> list[dict[str, str]]:
+    """The short rewrite prompt: the last few turns, then the follow-up."""
+    lines = []
+    for turn in history[-REWRITE_TURNS:]:
+        answer = " ".join(strip_citations(turn.answer).split())
+        if len(answer) > _ANSWER_CHARS:
+            answer = answer[: _ANSWER_CHARS - 1] + "…"
+        lines.append(f"Q: {turn.question.strip()}\nA: {answer or '(no answer)'}")
+    convo = "\n\n".join(lines)
+    user = (
+        f"Conversation so far:\n{convo}\n\nFollow-up: {question.strip()}\n\n"
+        "Standalone search query:"
+    )
+    return [{"role": "system", "content": REWRITE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def validate(reply: str, question: str) -> str | None:
+    """The query in a model's reply, or None when the reply is not a usable query."""
+    text = reply.strip()
+    if not text:
+        return None
+    text = _LABEL.sub("", text.splitlines()[0]).strip().strip("\"'“”‘’`").strip()
+    if not text or not query_terms(text):
+        return None
+    if _REFUSAL.search(text) or _ANSWERISH.search(text) or CITATION.search(text):
+        return None
+    if len(text.split()) > _MAX_QUERY_WORDS:
+        return None
+    sentences = [s for s in re.split(r"(?<=[.!])\s+", text) if s.strip()]
+    if len(sentences) > 1:  # an answer or an explanation, not a query
+        return None
+    return text
+
+
+def merge_query(question: str, history: Sequence[PriorTurn]) -> str:
+    """The deterministic standalone query: the follow-up plus the previous query's key terms."""
+    if not history:
+        return question.strip()
+    previous = history[-1].search_query or history[-1].question
+    have = set(query_terms(question))
+    extra = [t for t in query_terms(previous) if t not in have][:_MERGE_TERMS]
+    return " ".join([question.strip(), *extra]).strip()
+
+
+def standalone_query(
+    question: str,
+    history: Sequence[PriorTurn],
+    *,
+    host: str | None,
+    model: str,
+    enabled: bool = True,
+    timeout_s: float = 8.0,
+    cancel: threading.Event | None = None,
+) -> Rewrite:
+    """The query to search for ``question`` after ``history`` (see the module docstring)."""
+    if not history:
+        return Rewrite(question.strip(), "as_typed")
+    if not enabled:
+        return Rewrite(merge_query(question, history), "fallback", "rewriting is off")
+    stop = threading.Event()
+    timer = threading.Timer(timeout_s, stop.set)  # the rewrite's whole time limit
+    timer.daemon = True
+    pieces: list[str] = []
+    note = ""
+    timer.start()
+    watcher = None
+    if cancel is not None:
+        watcher = threading.Thread(target=_relay, args=(cancel, stop), daemon=True)
+        watcher.start()
+    try:
+        for piece in stream_chat(
+            rewrite_messages(question, history),
+            host=host,
+            model=model,
+            options={"temperature": 0, "num_predict": 64},
+            timeout_s=timeout_s,
+            connect_timeout_s=min(timeout_s, 5.0),
+            cancel=stop,
+        ):
+            pieces.append(piece)
+    except AnswerError as exc:
+        note = exc.message
+    finally:
+        timed_out = stop.is_set()
+        timer.cancel()
+        stop.set()  # ends the relay thread
+    if timed_out and not note:
+        note = f"the model did not rewrite the question within {timeout_s:g} s"
+    query = None if timed_out else validate("".join(pieces), question)
+    if query is not None:
+        return Rewrite(query, "model")
+    note = note or "the model's rewrite was not a search query"
+    return Rewrite(merge_query(question, history), "fallback", note)
+
+
+def _relay(cancel: threading.Event, stop: threading.Event) -> None:
+    while not stop.is_set():
+        if cancel.wait(0.1):
+            stop.set()
+            return

@@ -1,0 +1,213 @@
+"""The window's side of conversation history: the thread store, used from the service's lanes.
+
+The ask lane plans each turn (the standalone query for a follow-up) and records it once
+answered; the reader lane lists, loads, deletes and clears threads. Results come back as
+signals with one dataclass each. A store that cannot be used never stops an answer: the turn
+reports a warning, and the history list shows it once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from app.core.answer.answering import Answer
+from app.core.answer.conversation import Plan, UnknownThread, plan_turn, record_turn
+from app.core.answer.export import source_state, thread_markdown
+from app.core.answer.threads import HistoryError, ThreadInfo, ThreadStore, Turn
+from app.core.config import DataDir, Settings, atomic_write_text
+from app.ui.background import Lanes
+
+
+@dataclass(frozen=True)
+class TurnPlanned:
+    """What a question will search for (shown as "Searched for: …")."""
+
+    token: int
+    search_query: str
+    method: str  # "as_typed", "model", "fallback", "edited"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TurnSaved:
+    """Where an answered turn was stored (``thread_id`` None when history is off or failed)."""
+
+    token: int
+    thread_id: str | None
+    turn: int
+    warning: str | None = None
+
+
+@dataclass(frozen=True)
+class ThreadList:
+    search: str
+    threads: list[ThreadInfo] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ThreadLoaded:
+    thread_id: str
+    info: ThreadInfo | None
+    turns: list[Turn] = field(default_factory=list)
+    error: str | None = None
+    states: dict[tuple[int, int], str] = field(default_factory=dict)  # (turn, n) -> changed
+
+
+@dataclass(frozen=True)
+class ThreadExported:
+    path: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class HistoryCleared:
+    count: int
+    error: str | None = None
+
+
+class History(QObject):
+    """The thread store behind the window; every call runs in a service lane."""
+
+    turn_planned = Signal(object)  # TurnPlanned
+    turn_saved = Signal(object)  # TurnSaved
+    threads_listed = Signal(object)  # ThreadList
+    thread_loaded = Signal(object)  # ThreadLoaded
+    history_cleared = Signal(object)  # HistoryCleared
+    thread_exported = Signal(object)  # ThreadExported
+
+    def __init__(
+        self,
+        data: DataDir,
+        settings: Callable[[], Settings],
+        lanes: Lanes,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.store = ThreadStore(data.threads_path)
+        self._settings = settings
+        self._lanes = lanes
+
+    @property
+    def enabled(self) -> bool:
+        return self._settings().history_enabled
+
+    # -- the ask lane ----------------------------------------------------------------------
+    def plan(
+        self,
+        token: int,
+        question: str,
+        thread_id: str | None,
+        search_query: str | None,
+        model: str,
+        cancel: threading.Event,
+    ) -> Plan:
+        """The turn's plan (called in the ask lane); a deleted thread starts a new one."""
+        store = self.store if self.enabled else None
+        settings = self._settings()
+        try:
+            plan = plan_turn(
+                store,
+                thread_id,
+                question,
+                settings=settings,
+                model=model,
+                search_query=search_query,
+                cancel=cancel,
+            )
+        except UnknownThread:
+            plan = plan_turn(
+                store,
+                None,
+                question,
+                settings=settings,
+                model=model,
+                search_query=search_query,
+                cancel=cancel,
+            )
+        r = plan.rewrite
+        self.turn_planned.emit(TurnPlanned(token, r.query, r.method, r.note))
+        return plan
+
+    def record(self, token: int, plan: Plan, question: str, answer: Answer) -> None:
+        """Store the answered turn (called in the ask lane) and say where it went."""
+        store = self.store if self.enabled else None
+        saved = record_turn(store, plan, question, answer)
+        self.turn_saved.emit(TurnSaved(token, saved.thread_id, saved.turn, saved.warning))
+
+    # -- the reader lane -------------------------------------------------------------------
+    def list_threads(self, search: str = "") -> None:
+        """List threads (matching ``search``); answered by ``threads_listed``."""
+        self._lanes.submit("reader", self._list, search)
+
+    def _list(self, search: str) -> None:
+        try:
+            self.threads_listed.emit(ThreadList(search, self.store.list_threads(search)))
+        except HistoryError as exc:
+            self.threads_listed.emit(ThreadList(search, error=str(exc)))
+
+    def load_thread(self, thread_id: str) -> None:
+        """Read a thread's turns; answered by ``thread_loaded``."""
+        self._lanes.submit("reader", self._load, thread_id)
+
+    def _load(self, thread_id: str) -> None:
+        try:
+            info = self.store.get(thread_id)
+            turns = self.store.turns(thread_id) if info is not None else []
+            states = {
+                (t.n, s.n): state
+                for t in turns
+                for s in t.sources
+                if (state := source_state(s, t.created))
+            }
+            self.thread_loaded.emit(ThreadLoaded(thread_id, info, turns, states=states))
+        except HistoryError as exc:
+            self.thread_loaded.emit(ThreadLoaded(thread_id, None, error=str(exc)))
+
+    def delete_thread(self, thread_id: str, search: str = "") -> None:
+        """Delete a thread, then list the threads again."""
+        self._lanes.submit("reader", self._delete, thread_id, search)
+
+    def _delete(self, thread_id: str, search: str) -> None:
+        try:
+            self.store.delete(thread_id)
+        except HistoryError as exc:
+            self.threads_listed.emit(ThreadList(search, error=str(exc)))
+            return
+        self._list(search)
+
+    def clear(self) -> None:
+        """Remove every thread; answered by ``history_cleared`` (with how many)."""
+        self._lanes.submit("reader", self._clear)
+
+    def _clear(self) -> None:
+        try:
+            self.history_cleared.emit(HistoryCleared(self.store.clear()))
+        except HistoryError as exc:
+            self.history_cleared.emit(HistoryCleared(0, str(exc)))
+        self._list("")
+
+    def export_thread(self, thread_id: str, path: str) -> None:
+        """Write the thread as Markdown with footnotes to ``path``; answered by
+        ``thread_exported``."""
+        self._lanes.submit("reader", self._export, thread_id, path)
+
+    def _export(self, thread_id: str, path: str) -> None:
+        try:
+            info = self.store.get(thread_id)
+            if info is None:
+                raise HistoryError("that thread was deleted")
+            text = thread_markdown(info.title, self.store.turns(thread_id), thread_id=thread_id)
+            atomic_write_text(Path(path), text)
+        except (HistoryError, OSError) as exc:
+            self.thread_exported.emit(ThreadExported(path, str(exc)))
+            return
+        self.thread_exported.emit(ThreadExported(path))
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,229 @@
+"""The conversation store, the follow-up rewrite and the Markdown export, on real SQLite and the
+stand-in Ollama server."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from app.core.answer.answering import build_messages
+from app.core.answer.export import thread_markdown
+from app.core.answer.followup import merge_query, standalone_query, validate
+from app.core.answer.threads import HistoryError, StoredSource, ThreadStore, Turn
+from app.core.text import text_hash
+from tests.fake_ollama import FakeOllama
+
+FIRST_Q = "How often should the chain on a road bicycle be replaced?"
+FIRST_A = "The chain should be replaced every three thousand kilometres [1]."
+
+
+def turn(path: str, text: str, *, question: str = FIRST_Q, answer: str = FIRST_A) -> Turn:
+    source = StoredSource(1, path, None, 0, len(text), text, text_hash(text))
+    end = answer.index("[1]") + len("[1].")
+    marks = [
+        {
+            "text": answer[:end],
+            "start": 0,
+            "end": end,
+            "supported": True,
+            "sources": [1],
+            "spans": [{"n": 1, "start": 0, "end": len(text)}],
+            "kind": "claim",
+        }
+    ]
+    return Turn(
+        question=question,
+        search_query=question,
+        answer=answer,
+        sources=[source],
+        verdict={"level": "supported", "reason": "every claim is backed"},
+        sentences=marks,
+        model="llama3.2",
+        created=time.time(),
+    )
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOllama]:
+    with FakeOllama(echo=True) as fake:
+        yield fake
+
+
+def test_threads_persist_across_a_restart_with_every_field(tmp_path: Path) -> None:
+    db = tmp_path / "threads.sqlite3"
+    text = "The chain on a road bicycle should be replaced every three thousand kilometres."
+    store = ThreadStore(db)
+    tid = store.create(FIRST_Q)
+    assert store.add_turn(tid, turn("/docs/bikes.txt", text)) == 1
+    follow = turn("/docs/bikes.txt", text, question="Why?", answer="Wear stretches it [1].")
+    assert store.add_turn(tid, follow) == 2
+    store.close()
+
+    again = ThreadStore(db)  # a new process would open it the same way
+    [info] = again.list_threads()
+    assert (info.id, info.turns, info.title) == (tid, 2, FIRST_Q)
+    turns = again.turns(tid)
+    assert [t.n for t in turns] == [1, 2] and turns[1].question == "Why?"
+    src = turns[0].sources[0]
+    assert (src.path, src.text, src.text_hash) == ("/docs/bikes.txt", text, text_hash(text))
+    assert turns[0].verdict["level"] == "supported" and turns[0].sentences[0]["sources"] == [1]
+    assert again.turns(tid, last=1)[0].n == 2
+    assert again.list_threads("why")[0].id == tid and again.list_threads("sourdough") == []
+    assert set(info.to_json()) == {"id", "title", "turns", "updated"}
+    assert again.delete(tid) and again.get(tid) is None and not again.delete(tid)
+    again.close()
+
+
+def test_clear_says_how_many(tmp_path: Path) -> None:
+    store = ThreadStore(tmp_path / "t.sqlite3")
+    for q in ("one?", "two?", "three?"):
+        store.create(q)
+    assert store.clear() == 3 and store.list_threads() == []
+
+
+def test_a_corrupt_database_is_one_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "threads.sqlite3"
+    db.write_bytes(b"this is not a database at all " * 200)
+    with pytest.raises(HistoryError, match="damaged"):
+        ThreadStore(db).list_threads()
+
+
+def test_rewrite_prompt_carries_the_previous_turn_and_its_reply_is_used(
+    server: FakeOllama,
+) -> None:
+    server.rewrite_reply = "Why should a road bicycle chain be replaced every 3000 km"
+    history = [turn("/d/bikes.txt", "x")]
+    rewrite = standalone_query("Why?", history, host=server.url, model="llama3.2")
+    assert rewrite.method == "model" and rewrite.query == server.rewrite_reply
+    [request] = server.rewrites()
+    prompt = request.body["messages"][-1]["content"]
+    assert FIRST_Q in prompt and "three thousand kilometres" in prompt and "Why?" in prompt
+    assert "[1]" not in prompt  # citation numbers belong to their own turn
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        "",
+        "I'm sorry, but I cannot help with that.",
+        "The chain should be replaced every three thousand kilometres [1].",
+        "Yes. It wears out. Then it damages the cassette.",
+    ],
+)
+def test_a_junk_rewrite_falls_back_to_the_merged_query(server: FakeOllama, junk: str) -> None:
+    server.rewrite_reply = junk
+    rewrite = standalone_query("Why?", [turn("/d/b.txt", "x")], host=server.url, model="llama3.2")
+    assert rewrite.method == "fallback" and rewrite.note
+    assert rewrite.query == merge_query("Why?", [turn("/d/b.txt", "x")])
+    assert {"chain", "road", "bicycle", "replaced"} <= set(rewrite.query.split())
+
+
+def test_a_slow_rewrite_falls_back_within_its_time_limit(server: FakeOllama) -> None:
+    server.rewrite_reply, server.rewrite_delay = "bicycle chain wear", 30.0
+    started = time.monotonic()
+    rewrite = standalone_query(
+        "Why?", [turn("/d/b.txt", "x")], host=server.url, model="llama3.2", timeout_s=0.5
+    )
+    assert rewrite.method == "fallback" and "0.5 s" in rewrite.note
+    assert "chain" in rewrite.query
+    assert time.monotonic() - started < 20  # not the server's 30 s: the limit held
+
+
+def test_a_first_turn_searches_as_typed_and_asks_no_model(server: FakeOllama) -> None:
+    rewrite = standalone_query("  What is compost?  ", [], host=server.url, model="llama3.2")
+    assert (rewrite.query, rewrite.method) == ("What is compost?", "as_typed")
+    assert server.chats() == []
+
+
+def test_validate_keeps_a_query_and_strips_its_label() -> None:
+    assert validate('Standalone query: "road bicycle chain wear"', "why?") == (
+        "road bicycle chain wear"
+    )
+    assert validate("According to the sources, 3000 km.", "why?") is None
+
+
+def test_answer_prompt_carries_the_last_turns_within_a_budget() -> None:
+    history = [(f"question {i} about tomatoes?", f"answer {i} [1]. " * 40) for i in range(10)]
+    messages, _ = build_messages("and compost?", [], context_tokens=2048, history=history)
+    said = [m["content"] for m in messages[1:-1]]
+    assert said and said[-2] == "Question: question 9 about tomatoes?"  # newest kept
+    assert not any("question 0 " in s for s in said)  # oldest dropped for the budget
+    assert not any("[1]" in s for s in said)
+    assert sum(len(s) for s in said) // 4 <= 2048 // 4 + 50
+
+
+def _footnotes(markdown: str) -> tuple[list[str], dict[str, str]]:
+    refs = re.findall(r"\[\^(\d+)\](?!:)", markdown)
+    defs = dict(re.findall(r"^\[\^(\d+)\]: (.*)$", markdown, re.MULTILINE))
+    return refs, defs
+
+
+def test_export_has_real_footnotes_and_marks_unsupported_sentences(tmp_path: Path) -> None:
+    doc = tmp_path / "bikes.txt"
+    text = "The chain on a road bicycle should be replaced every three thousand kilometres."
+    doc.write_text(text)
+    one = turn(str(doc), text)
+    one.n = 1
+    two = turn(str(doc), text, question="Why?", answer="It stretches [1]. Cats like it [1].")
+    two.n, two.search_query = 2, "Why? chain road bicycle replaced"
+    two.sentences[0]["end"] = len("It stretches [1].")
+    two.sentences.append(
+        {"text": " Cats like it [1].", "start": 17, "end": 35, "supported": False, "kind": "claim"}
+    )
+    md = thread_markdown(FIRST_Q, [one, two], thread_id="abcd1234")
+    MarkdownIt("commonmark").parse(md)  # it parses
+    refs, defs = _footnotes(md)
+    assert refs and set(refs) == set(defs)  # every reference has its definition, and back
+    for definition in defs.values():
+        quote = re.search(r"“(.*)”", definition)
+        assert quote and quote.group(1).rstrip("…") in text
+        assert f"file://{doc}" in definition
+    assert "It stretches[^2]. Cats like it[^2]. ⚠" in md
+    assert "*Searched for: Why? chain road bicycle replaced*" in md
+
+
+def test_export_of_a_non_utf8_path_is_legible(tmp_path: Path) -> None:
+    name = os.fsdecode(b"caf\xe9-notes.txt")  # Latin-1 bytes: not valid UTF-8
+    text = "Espresso is brewed at nine bars of pressure."
+    store = ThreadStore(tmp_path / "t.sqlite3")
+    tid = store.create("espresso?")
+    store.add_turn(tid, turn(f"/docs/{name}", text, answer="Nine bars [1]."))
+    [stored] = store.turns(tid)
+    assert stored.sources[0].path == f"/docs/{name}"  # the same bytes come back
+    md = thread_markdown("espresso?", [stored])
+    md.encode("utf-8")  # no lone surrogates
+    assert "caf\ufffd\\-notes.txt" in md or "caf\ufffd-notes.txt" in md
+    assert "file:///docs/caf%E9-notes.txt" in md
+    assert "removed since this answer" in md
+
+
+def test_a_locked_database_does_not_stop_an_answer(tmp_path: Path) -> None:
+    import sqlite3
+
+    from app.core.answer.answering import Answer
+    from app.core.answer.conversation import plan_turn, record_turn
+    from app.core.config import Settings
+
+    db = tmp_path / "threads.sqlite3"
+    store = ThreadStore(db, busy_timeout_s=0.2)
+    tid = store.create("an earlier question?")
+    holder = sqlite3.connect(db)
+    holder.execute("BEGIN EXCLUSIVE")  # another program holds the file
+    try:
+        plan = plan_turn(store, tid, "and now?", settings=Settings(), model="llama3.2")
+        assert plan.warning and "locked" in plan.warning
+        assert (plan.turn, plan.search_query) == (1, "and now?")  # answered as a first turn
+        saved = record_turn(store, plan, "and now?", Answer("It is [1].", "llama3.2", []))
+        assert saved.thread_id is None and saved.warning and "locked" in saved.warning
+    finally:
+        holder.rollback()
+        holder.close()
+    saved = record_turn(store, plan, "and now?", Answer("It is.", "llama3.2", []))
+    assert saved.thread_id == tid and saved.turn == 1  # once free, the store works again
+    store.close()
