@@ -66,3 +66,19 @@ def test_a_sentence_copied_from_a_file_finds_its_passage_first(tmp_path: Path, m
     assert engine.search(copied, k=3).hits[0].path.endswith("harbour.md")
     asked = "What were Harbour Holdings' purchases of property, plant and equipment in 2021?"
     assert engine.search(asked, k=3).hits[0].path.endswith("harbour.md")
+
+
+def test_phrases_are_quoted_parts_or_a_long_query_whole() -> None:
+    from app.core.index.lexical import phrases
+
+    assert phrases('where does it say "spring tide peaks" in my notes') == ["spring tide peaks"]
+    long = "the north jetty spring tide peaks at dawn every month of the year"
+    assert phrases(long) == [long]
+    assert phrases("spring tide jetty") == []
+
+
+def test_a_passage_holding_the_phrase_verbatim_is_put_first() -> None:
+    dense = [(row(1), 0.9), (row(2), 0.8)]
+    lexical = [(row(1), 20.0), (row(2), 19.0)]
+    hits = fuse(dense, lexical, 3, first=[row(2)])
+    assert [h.chunk_id for h in hits] == ["c2", "c1"]

@@ -16,7 +16,7 @@ from typing import Any
 from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
 from app.core.search.fusion import fuse
-from app.core.search.retrieval import dense_rows, lexical_rows
+from app.core.search.retrieval import dense_rows, lexical_rows, phrase_rows
 from app.core.text import sentence_spans
 from app.core.types import Hit
 from app.evaluation.datasets import (
@@ -52,10 +52,12 @@ class Candidates:
 
     dense: list[Any]
     lexical: list[Any]
+    exact: list[Any] = dataclasses.field(default_factory=list)  # the query's phrase, verbatim
 
     def hits(self, k: int, mode: str, depth: int | None = None) -> list[Hit]:
         """Fused hits from each retriever's top ``depth`` candidates (default: all)."""
-        return fuse(self.dense[:depth], self.lexical[:depth], k, mode)
+        first = [row for row, _ in self.exact] if mode != "dense" else []
+        return fuse(self.dense[:depth], self.lexical[:depth], k, mode, first=first)
 
 
 def candidates(engine: Engine, queries: Sequence[str], depth: int) -> Iterable[Candidates]:
@@ -68,6 +70,7 @@ def candidates(engine: Engine, queries: Sequence[str], depth: int) -> Iterable[C
             yield Candidates(
                 dense_rows(engine.manifest, store, vec, depth),
                 lexical_rows(engine.manifest, q, depth),
+                phrase_rows(engine.manifest, q, 10),
             )
 
 

@@ -66,6 +66,38 @@ def build_query(text: str) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])
 
 
+PHRASE_MIN_WORDS = 8  # a query this long may be a sentence copied from a file
+_QUOTED = re.compile(r'["“”]([^"“”]{3,300})["“”]')
+
+
+def phrases(text: str) -> list[str]:
+    """Exact phrases to look for: each quoted part of the query, or a long query as a whole."""
+    quoted = [q for q in _QUOTED.findall(text) if len(WORD.findall(q)) >= 2]
+    if quoted:
+        return quoted
+    return [text] if len(WORD.findall(text)) >= PHRASE_MIN_WORDS else []
+
+
+def phrase_search(
+    conn: sqlite3.Connection,
+    text: str,
+    k: int,
+    within: tuple[str, Sequence[object]] | None = None,
+) -> list[LexicalHit]:
+    """Chunk rows whose passage holds one of the query's phrases word for word (BM25 order).
+
+    FTS5 tokenizes the phrase as it tokenized the passage, so punctuation and case do not
+    matter; a phrase split between two passages matches neither.
+    """
+    found: dict[int, float] = {}
+    for phrase in phrases(text):
+        words = WORD.findall(phrase)
+        match = 'text : "' + " ".join(words).replace('"', '""') + '"'
+        for hit in _match(conn, match, k, within):
+            found[hit.row_id] = max(found.get(hit.row_id, 0.0), hit.score)
+    return [LexicalHit(r, s) for r, s in sorted(found.items(), key=lambda x: -x[1])][:k]
+
+
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(SCHEMA)
 
@@ -85,6 +117,16 @@ def search(
     query = build_query(text)
     if query is None or k <= 0:
         return []
+    return _match(conn, query, k, within)
+
+
+def _match(
+    conn: sqlite3.Connection,
+    query: str,
+    k: int,
+    within: tuple[str, Sequence[object]] | None,
+) -> list[LexicalHit]:
+    """Run one FTS5 MATCH expression, best BM25 first."""
     if within is None:
         rows = conn.execute(
             f"SELECT rowid, {BM25} AS s FROM chunks_fts WHERE chunks_fts MATCH ? "

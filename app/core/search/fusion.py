@@ -43,8 +43,13 @@ def _scaled(ranked: Ranked) -> list[float]:
     return [(s - lo) / (hi - lo) if hi > lo else 1.0 for s in scores]
 
 
-def fuse(dense: Ranked, lex: Ranked, k: int, mode: str = "hybrid") -> list[Hit]:
-    """The top ``k`` passages; ``mode`` "dense" or "lexical" ranks by one retriever alone."""
+def fuse(
+    dense: Ranked, lex: Ranked, k: int, mode: str = "hybrid", first: Sequence[ChunkRow] = ()
+) -> list[Hit]:
+    """The top ``k`` passages; ``mode`` "dense" or "lexical" ranks by one retriever alone.
+
+    ``first``: passages that hold the query's phrase word for word, put ahead in that order.
+    """
     weights = {"hybrid": (DENSE_WEIGHT, 1.0 - DENSE_WEIGHT), "dense": (1.0, 0.0)}
     w_dense, w_lex = weights.get(mode, (0.0, 1.0))
     table: dict[int, _Entry] = {}
@@ -63,6 +68,9 @@ def fuse(dense: Ranked, lex: Ranked, k: int, mode: str = "hybrid") -> list[Hit]:
     if mode == "hybrid" and _leads(lex):
         top = table[lex[0][0].row_id]
         ordered = [top, *(e for e in ordered if e is not top)]
+    if first:
+        pinned = [table.setdefault(r.row_id, _Entry(r)) for r in first]
+        ordered = [*pinned, *(e for e in ordered if e not in pinned)]
     return [_hit(rank, e) for rank, e in enumerate(ordered[:k], start=1)]
 
 

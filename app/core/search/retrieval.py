@@ -93,7 +93,20 @@ def lexical_rows(
     manifest: Manifest, query: str, n: int, scope: Scope | None = None
 ) -> list[tuple[ChunkRow, float]]:
     within = None if scope is None or scope.everything else scope.files_where("f")
-    found = lexical.search(manifest.conn, query, n, within)
+    return _lexical_rows(manifest, lexical.search(manifest.conn, query, n, within))
+
+
+def phrase_rows(
+    manifest: Manifest, query: str, n: int, scope: Scope | None = None
+) -> list[tuple[ChunkRow, float]]:
+    """Passages holding a quoted phrase of the query, or the whole of a long query, verbatim."""
+    within = None if scope is None or scope.everything else scope.files_where("f")
+    return _lexical_rows(manifest, lexical.phrase_search(manifest.conn, query, n, within))
+
+
+def _lexical_rows(
+    manifest: Manifest, found: list[lexical.LexicalHit]
+) -> list[tuple[ChunkRow, float]]:
     rows = manifest.chunks_by_rowid([h.row_id for h in found])
     return [(rows[h.row_id], h.score) for h in found if h.row_id in rows]
 
@@ -126,7 +139,8 @@ class Retriever:
         qvec = self._embedder().encode([query])[0]
         dense = dense_rows(self.manifest, self._store(), qvec, n, members)
         lex = lexical_rows(self.manifest, query, n, scope)
-        hits = fuse(dense, lex, k, mode)
+        exact = phrase_rows(self.manifest, query, k, scope) if mode != "dense" else []
+        hits = fuse(dense, lex, k, mode, first=[row for row, _ in exact])
         self._fill_dense_scores(hits, qvec)
         return SearchResult(query, hits, support.assess(query, hits), scope)
 
