@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything Footnotes needs into ./.venv (and, as root on Debian, the system
-# libraries for a Qt window under Xvfb). Safe to run again.
+# libraries for a Qt window under Xvfb, and Tesseract's English data for OCR of scans).
+# Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ if [ "${FOOTNOTES_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null 2>&1 && 
     libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3 \
     libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 \
     libxcb-randr0 libxcb-render-util0 libxcb-image0 xvfb xauth trayer fonts-dejavu-core \
+    tesseract-ocr tesseract-ocr-eng \
     >/dev/null
 fi
 

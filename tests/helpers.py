@@ -121,7 +121,7 @@ def make_corpus(root: Path) -> Path:
     (root / ".git" / "config.txt").write_text("ignored because hidden")
     (root / "node_modules").mkdir()
     (root / "node_modules" / "readme.md").write_text("ignored dependency docs")
-    (root / "photo.jpg").write_bytes(b"\xff\xd8\xff" + bytes(100))
+    (root / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(100))
     return root
 
 

@@ -8,9 +8,12 @@ shares one content stream across its page objects so it builds in about two seco
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import stat
+import struct
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,6 +125,37 @@ def too_deep(root: Path, levels: int = 40) -> str:
     return path
 
 
+def png_of_zeros(width: int, height: int) -> bytes:
+    """A valid 8-bit greyscale PNG of ``width`` x ``height`` black pixels: tiny on disk, huge
+    once decoded (20000 x 20000 is 400 MB; claimed sizes past that make a decompression bomb)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    packer = zlib.compressobj(9)
+    row = bytes(width + 1)  # filter byte + pixels
+    rows = min(height, max(1, 40_000_000 // width))  # may stop short: the header must refuse it
+    idat = b"".join(packer.compress(row) for _ in range(rows)) + packer.flush()
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def image_bytes(fmt: str, frames: int = 1, text: str = "") -> bytes:
+    """An image in ``fmt`` (Pillow), white, with ``text`` drawn large on each frame."""
+    from PIL import Image, ImageDraw
+
+    images = []
+    for i in range(frames):
+        image = Image.new("RGB", (900, 200), "white")
+        if text:
+            ImageDraw.Draw(image).text((20, 60), f"{text} {i + 1}", fill="black", font_size=40)
+        images.append(image)
+    out = io.BytesIO()
+    images[0].save(out, fmt, save_all=frames > 1, append_images=images[1:])
+    return out.getvalue()
+
+
 def build(root: Path, *, big: bool = True, undecodable_failure: bool = True) -> list[Case]:
     """Write the hostile corpus under ``root``.
 
@@ -172,6 +206,21 @@ def build(root: Path, *, big: bool = True, undecodable_failure: bool = True) -> 
         add("200 MB text file", "huge_200mb.txt", "setting max_file_mb")
         one_line(root / "one_line_50mb.txt", 50 * MB)
         add("single 50 MB line", "one_line_50mb.txt", "setting max_chunks_per_file")
+
+    # -- images (read by OCR) --------------------------------------------------------------
+    png = image_bytes("PNG", text="A receipt for copper kettles")
+    (root / "truncated.png").write_bytes(png[: len(png) // 2])
+    add("truncated PNG", "truncated.png", "damaged or cut short")
+    (root / "random.jpg").write_bytes(rng.randbytes(5000))
+    add("random bytes named .jpg", "random.jpg", "not a valid image")
+    (root / "huge_20000.png").write_bytes(png_of_zeros(20_000, 20_000))
+    add("20000 x 20000 image", "huge_20000.png", "megapixels")
+    (root / "bomb.png").write_bytes(png_of_zeros(200_000, 200_000))
+    add("decompression bomb PNG", "bomb.png", "megapixels")
+    (root / "animated.gif").write_bytes(image_bytes("GIF", frames=3))
+    add("animated GIF", "animated.gif", INDEXED)
+    (root / "blank.png").write_bytes(image_bytes("PNG"))
+    add("image with no text", "blank.png", INDEXED)
 
     # -- odd contents ------------------------------------------------------------------------
     (root / "binary.md").write_bytes(b"\x7fELF\x02\x01\x01\x00" + rng.randbytes(3000))

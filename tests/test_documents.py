@@ -78,7 +78,8 @@ def test_supported_suffixes_are_lowercase_with_dot() -> None:
     assert all(s.startswith(".") and s == s.lower() for s in SUPPORTED_SUFFIXES)
     assert {".txt", ".md", ".rst", ".py", ".html", ".pdf", ".epub", ".docx"} <= SUPPORTED_SUFFIXES
     assert is_supported("Report.PDF") and is_supported(Path("notes/a.markdown"))
-    assert not is_supported("photo.jpg") and not is_supported("Makefile")
+    assert is_supported("photo.jpg") and is_supported("scan.TIFF")  # read by OCR
+    assert not is_supported("clip.mp4") and not is_supported("Makefile")
 
 
 def test_error_reason_is_the_message() -> None:
@@ -87,9 +88,9 @@ def test_error_reason_is_the_message() -> None:
 
 
 def test_unknown_suffix_is_skipped_with_reason(tmp_path: Path) -> None:
-    path = tmp_path / "photo.jpg"
-    path.write_bytes(b"\xff\xd8\xff\xe0")
-    with pytest.raises(UnsupportedFile, match=r"\.jpg files are not a supported format"):
+    path = tmp_path / "clip.mp4"
+    path.write_bytes(b"\x00\x00\x00\x18ftypmp42")
+    with pytest.raises(UnsupportedFile, match=r"\.mp4 files are not a supported format"):
         load_document(path)
 
 

@@ -111,6 +111,9 @@ class ProgressBar:
             self.bar.n = p.done
             self.bar.set_postfix(embedded=self.embedded, refresh=False)
             self.bar.refresh()
+        elif self.bar is not None and p.event == "ocr":
+            self.bar.set_postfix(embedded=self.embedded, ocr=p.detail, refresh=False)
+            self.bar.refresh()
 
     def close(self) -> None:
         if self.bar is not None:

@@ -27,6 +27,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             f"({report.chunks_embedded} embedded, {report.chunks_reused} reused) "
             f"in {report.seconds:.1f} s"
         )
+        if report.pages_ocr:
+            print(f"  {report.pages_ocr} scanned pages read by OCR")
         for path, reason in report.failures:
             print(f"  failed: {path}: {reason}")
     return 0

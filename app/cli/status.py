@@ -19,6 +19,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         f"Files: {status['files']} ({status['files_indexed']} indexed, "
         f"{status['files_failed']} failed); passages: {status['chunks']}"
     )
+    if status.get("pages_ocr"):
+        print(f"Pages read by OCR: {status['pages_ocr']}")
     if status["files_outdated"]:
         print(
             f"Rebuilding: {status['files_outdated']} files were indexed with an older format; "

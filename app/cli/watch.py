@@ -29,6 +29,8 @@ def progress_line(p: Progress) -> str | None:
         return f"removed {p.path}"
     if p.event == "moved":
         return f"moved {p.detail} -> {p.path}"
+    if p.event == "ocr":
+        return f"reading {p.path}: {p.detail}"
     if p.event == "failed":
         return f"failed {p.path}: {p.detail}"
     return None

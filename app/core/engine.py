@@ -100,6 +100,8 @@ class Engine:
                     timeout_s=s.parse_timeout_s,
                     max_pages=s.max_pages,
                     max_chunks=s.max_chunks_per_file,
+                    ocr=s.ocr_enabled,
+                    ocr_cache=str(self.data.ocr_cache_path),
                 ),
                 max_file_bytes=int(s.max_file_mb * 1_000_000),
             )
@@ -135,7 +137,9 @@ class Engine:
         self, query: str, k: int | None = None, mode: str = "hybrid", scope: Scope | None = None
     ) -> SearchResult:
         """The k best passages for ``query``, from within ``scope`` when one is given."""
-        return self.retriever.search(query, k or self.settings.top_k, mode, scope)
+        result = self.retriever.search(query, k or self.settings.top_k, mode, scope)
+        self.manifest.mark_ocr(result.hits)
+        return result
 
     def status(self) -> dict[str, Any]:
         counts = self.manifest.counts()

@@ -14,6 +14,7 @@ class Page:
     number: int | None
     text: str
     section: str | None = None  # the heading path open on this page (a PDF's outline)
+    ocr: bool = False  # the text was read by OCR (a scanned page or an image)
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class Document:
     kind: str
     pages: list[Page]
     title: str | None = None  # the document's own title (metadata, first heading), if any
+    scanned_unread: int = 0  # pages that need OCR but were not OCR'd (OCR off)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class Hit:
     dense_rank: int | None = None
     lexical_rank: int | None = None
     text_hash: str | None = None
+    ocr: bool = False  # the passage was read by OCR from a scanned page or an image
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -79,6 +82,7 @@ class Hit:
             "lexical_score": None if self.lexical_score is None else round(self.lexical_score, 6),
             "dense_rank": self.dense_rank,
             "lexical_rank": self.lexical_rank,
+            "ocr": self.ocr,
         }
 
 

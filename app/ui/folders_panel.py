@@ -52,6 +52,9 @@ def progress_text(p: SyncProgress) -> str:
     if not p.total:
         return "Checking for changes…"
     eta = format_eta(p.eta_s)
+    if p.event == "ocr":  # a long scan: which page OCR is reading
+        name = os.path.basename(p.path)
+        return f"Indexing {p.done:,} of {p.total:,} files  ·  {name}: {p.detail}"
     return f"Indexing {p.done:,} of {p.total:,} files" + (f"  ·  {eta}" if eta else "")
 
 
@@ -170,7 +173,7 @@ class FoldersPanel(QWidget):
         self._refresh_rows()
 
     def set_progress(self, p: SyncProgress) -> None:
-        if p.event not in ("planned", "indexed", "unchanged", "failed"):
+        if p.event not in ("planned", "indexed", "unchanged", "failed", "ocr"):
             return
         self.progress = p
         self.bar.setRange(0, max(p.total, 0))

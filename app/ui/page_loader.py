@@ -1,6 +1,9 @@
 """View-lane work: render a PDF/EPUB page with its character boxes, load text around a passage.
 
-Runs on one dedicated thread: PyMuPDF objects are only ever touched from that thread.
+Images render as documents of one page (a TIFF's frames as pages). A scanned page's text and
+boxes come from the OCR cache of the file's hash, the same words the indexer read, so its
+passages highlight exactly as a text layer's do. Runs on one dedicated thread: PyMuPDF objects
+are only ever touched from that thread.
 """
 
 from __future__ import annotations
@@ -11,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QImage
 
+from app.core.ingest.images import IMAGE_SUFFIXES
 from app.ui.payloads import PageImage, PassageText
 
 if TYPE_CHECKING:
     from app.core.types import Hit
 
-PAGED = (".pdf", ".epub")
+PAGED = (".pdf", ".epub", *IMAGE_SUFFIXES)
 CONTEXT_CHARS = 6000  # shown on each side of a passage in a text file
 MAX_PIXELS = 5000  # longest side of a rendered page
 
@@ -28,10 +32,29 @@ def is_paged(path: str) -> bool:
 class PageLoader:
     """Keeps a few documents open (PyMuPDF) and page texts cached, for one thread's use."""
 
-    def __init__(self, max_docs: int = 4) -> None:
+    def __init__(self, max_docs: int = 4, ocr_cache: str | None = None) -> None:
         self._docs: OrderedDict[tuple[str, int], Any] = OrderedDict()
         self._chars: OrderedDict[tuple[str, int, int], tuple[str, list[Any]]] = OrderedDict()
+        self._hashes: OrderedDict[tuple[str, int], str] = OrderedDict()
         self._max_docs = max_docs
+        self._ocr_cache = ocr_cache
+
+    def _ocr_chars(self, path: str, page: int) -> tuple[str, list[Any]] | None:
+        """The OCR'd text and word boxes of a scanned page, from the cache of the file's hash."""
+        from app.core.ingest.loaders import read_file
+        from app.core.ingest.ocr import cached_page_chars
+        from app.core.ingest.parsing import bytes_hash
+
+        if self._ocr_cache is None:
+            return None
+        key = (path, os.stat(path).st_mtime_ns)
+        digest = self._hashes.get(key)
+        if digest is None:
+            digest = bytes_hash(read_file(path))
+            self._hashes[key] = digest
+            while len(self._hashes) > 64:
+                self._hashes.popitem(last=False)
+        return cached_page_chars(self._ocr_cache, digest, page)
 
     def _doc(self, path: str) -> Any:
         from app.core.ingest.loaders import open_paged
@@ -56,7 +79,11 @@ class PageLoader:
         cached = self._chars.pop(key, None)
         pg = doc.load_page(page - 1)
         if cached is None:
+            from app.core.ingest.ocr import usable_text
+
             cached = pdf_page_chars(pg)
+            if not usable_text(cached[0]):
+                cached = self._ocr_chars(path, page) or cached
         self._chars[key] = cached
         while len(self._chars) > 16:
             self._chars.popitem(last=False)

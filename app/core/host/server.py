@@ -207,7 +207,9 @@ class HostServer:
                 engine.refresh_store()
                 self._seen = version
         reader = self._reader()
-        return Retriever(reader, engine.embedder, engine.store).search(question, k, mode, scope)
+        result = Retriever(reader, engine.embedder, engine.store).search(question, k, mode, scope)
+        reader.mark_ocr(result.hits)
+        return result
 
     def _data_version(self) -> int:
         """Changes whenever another connection commits to the manifest (SQLite's counter)."""
@@ -321,10 +323,12 @@ class HostServer:
         engine = self.engine
         assert engine is not None
         old, engine.settings = engine.settings, new
-        if self.writable and old.ignore_patterns != new.ignore_patterns:
+        ignore_changed = old.ignore_patterns != new.ignore_patterns
+        if self.writable and (ignore_changed or old.ocr_enabled != new.ocr_enabled):
             following = self.watcher is not None
             self._unfollow()
             engine.indexer().ignore = IgnoreRules(new.ignore_patterns)
+            engine.indexer().set_ocr(new.ocr_enabled)  # scans refused with OCR off: read again
             if following:
                 self._follow()
 

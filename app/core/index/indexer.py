@@ -13,7 +13,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -70,6 +70,10 @@ class Store(Protocol):
         ...
 
 
+class _ScanStopped(Exception):
+    """A cancel seen between two OCR pages of one file (the reader is killed mid-file)."""
+
+
 class Indexer:
     """Brings the manifest and the vector store up to date with files on disk. One writer."""
 
@@ -93,6 +97,8 @@ class Indexer:
         self.max_file_bytes = max_file_bytes
         self.progress = progress or (lambda p: None)
         self._pool: ParserPool | None = None
+        self._ocr_at = (0, 0)  # (files done, files planned) while a scan is read, for progress
+        self._cancel: threading.Event | None = None  # the running sync's, checked per OCR page
         self.lock = threading.RLock()
 
     def close(self) -> None:
@@ -106,6 +112,7 @@ class Indexer:
         """The parser worker, started on first use."""
         if self._pool is None:
             self._pool = ParserPool(self.limits)
+            self._pool.on_page = self._on_ocr_page
         return self._pool
 
     # -- public entry points ---------------------------------------------------------------
@@ -245,9 +252,11 @@ class Indexer:
                 done += 1
                 self.progress(Progress("failed", fs.path, done, len(changed), detail=reason))
 
-        for result in self.pool.parse_many(requests()):
+        self._ocr_at, self._cancel = (0, len(changed)), cancel
+        for result in self._parsed(requests()):
             fs = stats[result.path]
             done += 1
+            self._ocr_at = (done, len(changed))
             if result.error is not None:
                 self._fail(fs, result.hash, result.error, result.error_kind, report, garbage)
                 self.progress(Progress("failed", fs.path, done, len(changed), detail=result.error))
@@ -278,6 +287,7 @@ class Indexer:
         self._gc(garbage)
         if full_gc:
             self.collect_garbage()
+            self._collect_ocr_cache()
         report.chunks_total = self._count_chunks(roots)
         report.seconds = time.perf_counter() - started
         return report
@@ -359,13 +369,59 @@ class Indexer:
                 r.pages,
                 format=INDEX_FORMAT,
             )
-            garbage += self.manifest.replace_file(record, r.chunks)
+            garbage += self.manifest.replace_file(record, r.chunks, r.ocr_pages)
             index_write()
             report.files_indexed += 1
+            report.pages_ocr += len(r.ocr_pages)
             mine = fresh & {c.text_hash for c in r.chunks}
             fresh -= mine
             detail = f"{len(r.chunks)} passages"
             self.progress(Progress("indexed", r.path, done, total, len(mine), detail))
+
+    def _parsed(self, requests: Iterable[tuple[str, str | None]]) -> Iterator[ParseResult]:
+        """The pool's results; ends early when a cancel stops a long scan between pages."""
+        try:
+            yield from self.pool.parse_many(requests)
+        except _ScanStopped:
+            return  # the pool killed the reader; the caller sees the cancel and stops
+
+    def _collect_ocr_cache(self) -> int:
+        """Delete OCR results of contents no file has any more (edited or deleted scans)."""
+        folder = self.limits.ocr_cache
+        if not folder or not os.path.isdir(folder):
+            return 0
+        known = self.manifest.file_hashes()
+        removed = 0
+        try:
+            for sub in os.scandir(folder):
+                if not sub.is_dir(follow_symlinks=False):
+                    continue
+                for entry in os.scandir(sub.path):
+                    digest = entry.name.removesuffix(".json")
+                    if entry.name.endswith(".json") and digest not in known:
+                        os.unlink(entry.path)
+                        removed += 1
+        except OSError:  # a cache that cannot be tidied costs disk space, never the sync
+            pass
+        return removed
+
+    def set_ocr(self, enabled: bool) -> None:
+        """Turn OCR on or off for the next files read (a new reader process takes it up)."""
+        if self.limits.ocr == enabled:
+            return
+        self.limits = dataclasses.replace(self.limits, ocr=enabled)
+        self._limit_values = limit_values(self.limits)
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def _on_ocr_page(self, path: str, done: int, total: int) -> None:
+        """Report OCR progress inside a long scan (files done so far, and pages read)."""
+        if self._cancel is not None and self._cancel.is_set():
+            raise _ScanStopped
+        files_done, files_total = self._ocr_at
+        detail = f"OCR page {min(done + 1, total)} of {total}" if done < total else "OCR done"
+        self.progress(Progress("ocr", path, files_done, files_total, detail=detail))
 
     def _gc(self, candidates: list[str]) -> None:
         """Delete the vectors of those texts that no chunk references any more."""

@@ -18,7 +18,7 @@ from app.core.index import schema
 from app.core.index.records import ChunkRow, FileRecord, make_chunk_id
 from app.core.index.schema import SCHEMA_VERSION
 from app.core.ingest.context import embedding_text, file_label
-from app.core.types import Chunk
+from app.core.types import Chunk, Hit
 
 __all__ = ["SCHEMA_VERSION", "ChunkRow", "FileRecord", "Manifest", "make_chunk_id"]
 
@@ -118,8 +118,11 @@ class Manifest:
             rows = self.conn.execute(f"{self._file_sql} WHERE {_AT_OR_BELOW}", _at_or_below(folder))
         return {r[0]: FileRecord.from_row(r) for r in rows}
 
-    def replace_file(self, record: FileRecord, chunks: Sequence[Chunk]) -> list[str]:
-        """Atomically store a file's row and its chunks; returns the text hashes it dropped."""
+    def replace_file(
+        self, record: FileRecord, chunks: Sequence[Chunk], ocr_pages: Sequence[int] = ()
+    ) -> list[str]:
+        """Atomically store a file's row, its chunks and the pages OCR read; returns the text
+        hashes it dropped."""
         with self.transaction() as c:
             old = self._drop_chunks(c, record.path)
             c.execute(
@@ -150,6 +153,11 @@ class Manifest:
             file_id = c.execute(
                 f"SELECT id FROM files WHERE path = {_PATH}", (_db(record.path),)
             ).fetchone()[0]
+            c.execute("DELETE FROM ocr_pages WHERE file_id = ?", (file_id,))
+            c.executemany(
+                "INSERT OR IGNORE INTO ocr_pages(file_id, page) VALUES (?, ?)",
+                [(file_id, page) for page in ocr_pages],
+            )
             label = file_label(record.path)
             c.executemany(
                 "INSERT INTO chunks(chunk_id, file_id, page, start, end, text_hash, heading, text,"
@@ -249,6 +257,11 @@ class Manifest:
         """Every distinct chunk text hash (what the vector store should hold)."""
         return {r[0] for r in self.conn.execute("SELECT DISTINCT text_hash FROM chunks")}
 
+    def file_hashes(self) -> set[str]:
+        """Every known file content hash (what the OCR cache may keep results for)."""
+        rows = self.conn.execute("SELECT DISTINCT hash FROM files WHERE hash IS NOT NULL")
+        return {r[0] for r in rows}
+
     def texts_for_hashes(self, hashes: Iterable[str]) -> dict[str, str]:
         """What was embedded for each hash (context line and passage), to embed it again."""
         out: dict[str, str] = {}
@@ -315,8 +328,31 @@ class Manifest:
             ],
             "folders_watched": c.execute("SELECT COUNT(*) FROM folders").fetchone()[0],
             "files_outdated": self.outdated(),
+            "pages_ocr": self.pages_ocr(),
             "index_format": schema.INDEX_FORMAT,
         }
+
+    def pages_ocr(self) -> int:
+        """Pages whose text OCR read, over all indexed files."""
+        try:
+            return int(self.conn.execute("SELECT COUNT(*) FROM ocr_pages").fetchone()[0])
+        except sqlite3.OperationalError:  # an older file no writer has migrated yet
+            return 0
+
+    def mark_ocr(self, hits: Iterable[Hit]) -> None:
+        """Set ``ocr`` on hits whose page OCR read."""
+        for hit in hits:
+            if hit.page is None:
+                continue
+            try:
+                row = self.conn.execute(
+                    "SELECT 1 FROM ocr_pages o JOIN files f ON f.id = o.file_id "
+                    f"WHERE f.path = {_PATH} AND o.page = ?",
+                    (_db(hit.path), hit.page),
+                ).fetchone()
+            except sqlite3.OperationalError:  # an older file no writer has migrated yet
+                return
+            hit.ocr = row is not None
 
     def outdated(self) -> int:
         """Indexed files whose passages an older index format built (the next sync rebuilds)."""

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 # planned: the scan is done and ``total`` files will be read; then one event per file.
-ProgressEvent = Literal["planned", "indexed", "unchanged", "failed", "removed", "moved"]
+# ocr: a page of a scanned file is being read by OCR (``detail`` says which of how many).
+ProgressEvent = Literal["planned", "indexed", "unchanged", "failed", "removed", "moved", "ocr"]
 
 
 class Cancelled(Exception):
@@ -27,6 +28,7 @@ class IndexReport:
     chunks_total: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    pages_ocr: int = 0  # pages read by OCR in this run (cached results included)
     seconds: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)
 
@@ -42,6 +44,7 @@ class IndexReport:
             "chunks_total": self.chunks_total,
             "chunks_embedded": self.chunks_embedded,
             "chunks_reused": self.chunks_reused,
+            "pages_ocr": self.pages_ocr,
             "seconds": round(self.seconds, 3),
             "failures": [{"path": p, "reason": r} for p, r in self.failures],
         }

@@ -6,7 +6,8 @@ classified from their reason text once, here, and never again. Version 3 stores 
 passage's context line and its file's name beside it, indexes both for BM25, and records
 which index format each file's passages were built with (``files.format``): a file built
 with an older format is read and embedded again by the next sync, while search goes on
-over what is there.
+over what is there. Version 4 records which pages of each file OCR read (``ocr_pages``), so
+hits from them say so and ``status`` counts them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from app.core.index import lexical
 from app.core.ingest.context import file_label
 from app.core.ingest.failures import FailureKind
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # What each passage's vector is made of. 1: the passage alone; 2: its context line and the
 # passage (``ingest.context``). A file whose rows are older is rebuilt by the next sync.
 INDEX_FORMAT = 2
@@ -57,7 +58,13 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(text_hash);
+CREATE TABLE IF NOT EXISTS ocr_pages (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    page INTEGER NOT NULL,
+    PRIMARY KEY (file_id, page)
+) WITHOUT ROWID;
 """
+OCR_PAGES_SCHEMA = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS ocr_pages") :]
 
 FILE_COLUMNS = (
     "path, size, mtime_ns, hash, status, error, kind, pages, chunks, error_kind, error_limit, "
@@ -132,6 +139,9 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if version is not None and version < 3:
             _add_context_columns(conn)
             conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
+        if version is not None and version < 4:
+            conn.execute(OCR_PAGES_SCHEMA)
+            conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
     except BaseException:
         conn.execute("ROLLBACK")
         raise

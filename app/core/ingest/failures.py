@@ -32,12 +32,21 @@ class FailureKind(StrEnum):
     PARSER_CRASH = "parser_crash"  # the reader process died on it
     PARSER_ERROR = "parser_error"  # a parser raised an unexpected exception (a bug)
     READER_UNAVAILABLE = "reader_unavailable"  # the reader process could not start
+    OCR_OFF = "ocr_off"  # scanned pages or an image, and OCR is off (setting ocr_enabled)
+    OCR_UNAVAILABLE = "ocr_unavailable"  # scanned, and the OCR engine's data is not installed
     UNKNOWN = "unknown"  # an old reason the migration could not classify
 
 
 # Cured by fixing something other than the file's content (its permissions, a folder put
 # back), so they are read again on every sync instead of waiting for the file to change.
-RETRIED_KINDS = frozenset({FailureKind.PERMISSION, FailureKind.VANISHED, FailureKind.NOT_A_FILE})
+RETRIED_KINDS = frozenset(
+    {
+        FailureKind.PERMISSION,
+        FailureKind.VANISHED,
+        FailureKind.NOT_A_FILE,
+        FailureKind.OCR_UNAVAILABLE,
+    }
+)
 
 # A file skipped by one of these limits is read again once that setting has a new value.
 LIMIT_SETTINGS: dict[FailureKind, str] = {
@@ -45,6 +54,7 @@ LIMIT_SETTINGS: dict[FailureKind, str] = {
     FailureKind.TOO_MANY_PAGES: "max_pages",
     FailureKind.TOO_MANY_PASSAGES: "max_chunks_per_file",
     FailureKind.TIMEOUT: "parse_timeout_s",
+    FailureKind.OCR_OFF: "ocr_enabled",
 }
 
 

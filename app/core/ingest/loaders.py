@@ -1,7 +1,9 @@
 """Loaders: a file on disk -> a Document of pages with exact, deterministic text.
 
 Text-like files give one Page (number None); PDF and EPUB give one Page per page, numbered
-from 1, with text built by ``app.core.ingest.pdftext`` so offsets map to glyph boxes. Failures are
+from 1, with text built by ``app.core.ingest.pdftext`` so offsets map to glyph boxes. Scanned
+PDF pages and images (``app.core.ingest.images``) are read by OCR (``app.core.ingest.ocr``) when
+a ``PageOcr`` is given, their text built from the OCR word boxes. Failures are
 DocumentError subclasses whose ``reason`` is a sentence a person understands and whose ``kind``
 (``app.core.ingest.failures.FailureKind``) the engine decides by; a LoadError without one is
 a damaged file.
@@ -19,6 +21,8 @@ from app.core.ingest.context import clean_title, html_title, markdown_title, out
 from app.core.ingest.decoding import decode_html, decode_text, normalise
 from app.core.ingest.failures import DocumentError, FailureKind, LoadError, UnsupportedFile
 from app.core.ingest.html import html_to_text
+from app.core.ingest.images import IMAGE_SUFFIXES, image_pdf
+from app.core.ingest.ocr import PageOcr, needs_ocr, ocr_page_text
 from app.core.ingest.pdftext import pdf_page_chars, pdf_page_text
 from app.core.types import Document, Page
 
@@ -62,6 +66,7 @@ _KINDS: dict[str, str] = {
     ".pdf": "pdf",
     ".epub": "epub",
     ".docx": "docx",
+    **dict.fromkeys(IMAGE_SUFFIXES, "image"),
 }
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(_KINDS)
 
@@ -135,13 +140,20 @@ def kind_of(path: str) -> str:
     return kind
 
 
-def load_bytes(path: str, data: bytes, *, max_pages: int | None = None) -> Document:
-    """Turn the bytes read from ``path`` into a Document (the suffix decides the format)."""
+def load_bytes(
+    path: str, data: bytes, *, max_pages: int | None = None, ocr: PageOcr | None = None
+) -> Document:
+    """Turn the bytes read from ``path`` into a Document (the suffix decides the format).
+
+    Scanned pages are OCR'd through ``ocr``; without one (or with OCR off) they stay empty
+    and are counted in ``Document.scanned_unread``.
+    """
     abspath = os.path.abspath(path)
     kind = kind_of(abspath)
     title: str | None = None
-    if kind in ("pdf", "epub"):
-        pages, title = _paged_pages(data, kind, max_pages)
+    unread = 0
+    if kind in ("pdf", "epub", "image"):
+        pages, title, unread = _paged_pages(data, kind, max_pages, ocr)
     elif kind == "docx":
         text, title = _docx_text(data)
         pages = [Page(None, text)]
@@ -152,7 +164,7 @@ def load_bytes(path: str, data: bytes, *, max_pages: int | None = None) -> Docum
         pages = [Page(None, decode_text(data))]
         if kind == "markdown":
             title = markdown_title(pages[0].text)
-    return Document(path=abspath, kind=kind, pages=pages, title=title)
+    return Document(path=abspath, kind=kind, pages=pages, title=title, scanned_unread=unread)
 
 
 def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
@@ -161,6 +173,8 @@ def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
 
     pymupdf.TOOLS.mupdf_display_errors(False)  # failures surface as exceptions with reasons
     pymupdf.TOOLS.mupdf_display_warnings(False)
+    if kind == "image":
+        return image_pdf(data)
     label = "PDF" if kind == "pdf" else "EPUB book"
     if not data:
         raise LoadError("the file is empty")
@@ -186,14 +200,18 @@ def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
 
 
 def open_paged(path: str | os.PathLike[str]) -> pymupdf.Document:
-    """Open a PDF or EPUB for rendering exactly as ``load_document`` read it."""
+    """Open a PDF, EPUB or image for rendering exactly as ``load_document`` read it."""
     abspath = os.path.abspath(os.fspath(path))
-    kind = "epub" if abspath.lower().endswith(".epub") else "pdf"
+    kind = os.path.splitext(abspath)[1].lower()
+    kind = _KINDS.get(kind, "pdf") if kind in (".epub", *IMAGE_SUFFIXES) else "pdf"
     return _open_paged_bytes(read_file(abspath), kind)
 
 
-def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> tuple[list[Page], str | None]:
-    """One Page per PDF/EPUB page, numbered from 1, with its outline section; and the title."""
+def _paged_pages(
+    data: bytes, kind: str, max_pages: int | None, ocr: PageOcr | None
+) -> tuple[list[Page], str | None, int]:
+    """One Page per page, numbered from 1, with its outline section; the title; and the
+    number of scanned pages left unread (no OCR)."""
     doc = _open_paged_bytes(data, kind)
     try:
         try:
@@ -210,9 +228,13 @@ def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> tuple[list[Pa
                 FailureKind.TOO_MANY_PAGES,
             )
         pages = []
+        scanned: list[int] = []
         for index in range(count):
             try:
-                text = pdf_page_text(doc.load_page(index))
+                page = doc.load_page(index)
+                text = pdf_page_text(page)
+                if kind != "epub" and needs_ocr(page, text):
+                    scanned.append(index + 1)
             except (MemoryError, RecursionError):
                 raise
             except Exception:
@@ -220,9 +242,30 @@ def _paged_pages(data: bytes, kind: str, max_pages: int | None) -> tuple[list[Pa
                     f"page {index + 1} could not be read; the file may be damaged"
                 ) from None
             pages.append(Page(index + 1, text))
-        return _with_outline(doc, pages), clean_title((doc.metadata or {}).get("title"))
+        title = clean_title((doc.metadata or {}).get("title")) if kind != "image" else None
+        pages, unread = _with_ocr(doc, pages, scanned, ocr, kind == "image")
+        return _with_outline(doc, pages), title, unread
     finally:
         doc.close()
+
+
+def _with_ocr(
+    doc: pymupdf.Document,
+    pages: list[Page],
+    scanned: list[int],
+    ocr: PageOcr | None,
+    image: bool,
+) -> tuple[list[Page], int]:
+    """Pages with the scanned ones read by OCR; and how many stayed unread (OCR off)."""
+    if not scanned:
+        return pages, 0
+    if ocr is None or not ocr.options.enabled:
+        return pages, len(scanned)
+    words = ocr.pages(doc, scanned, image)
+    out = list(pages)
+    for number, page_words in words.items():
+        out[number - 1] = Page(number, ocr_page_text(page_words), ocr=True)
+    return out, 0
 
 
 def _docx_text(data: bytes) -> tuple[str, str | None]:
@@ -258,7 +301,7 @@ def _with_outline(doc: pymupdf.Document, pages: list[Page]) -> list[Page]:
     if not toc:
         return pages
     sections = outline_sections(toc, len(pages))
-    return [Page(p.number, p.text, sections[i]) for i, p in enumerate(pages)]
+    return [Page(p.number, p.text, sections[i], p.ocr) for i, p in enumerate(pages)]
 
 
 def _docx_collect(items: Iterable[Any], parts: list[str]) -> None:

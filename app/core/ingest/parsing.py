@@ -11,8 +11,9 @@ import contextlib
 import hashlib
 import importlib
 import multiprocessing as mp
+import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -21,6 +22,7 @@ from app.core.ingest.failures import FailureKind
 from app.core.types import Chunk
 
 STARTED = "started"
+PAGE = "page"  # ("page", done, total): OCR progress inside one file; extends its time limit
 STARTUP_TIMEOUT_S = 120.0  # a worker process that cannot even start is a broken install
 
 
@@ -33,6 +35,9 @@ class ParseLimits:
     max_pages: int = 5000
     max_chunks: int = 20000
     max_bytes: int | None = None  # also checked by the indexer from the scan, before parsing
+    ocr: bool = True  # read scanned pages and images by OCR (setting ocr_enabled)
+    ocr_cache: str | None = None  # folder of OCR results by file hash (None: no cache)
+    ocr_page_s: float = 60.0  # each OCR'd page extends the file's time limit by this much
 
 
 def too_large_reason(max_bytes: int) -> str:
@@ -54,6 +59,7 @@ def limit_values(limits: ParseLimits) -> dict[FailureKind, str]:
         FailureKind.TOO_MANY_PAGES: str(limits.max_pages),
         FailureKind.TOO_MANY_PASSAGES: str(limits.max_chunks),
         FailureKind.TIMEOUT: f"{limits.timeout_s:g}",
+        FailureKind.OCR_OFF: "on" if limits.ocr else "off",
     }
     if limits.max_bytes is not None:
         values[FailureKind.TOO_LARGE] = f"{limits.max_bytes / 1e6:g}"
@@ -72,6 +78,10 @@ class ParseResult:
     unchanged: bool = False
     error: str | None = None
     error_kind: FailureKind | None = None
+    ocr_pages: list[int] = field(default_factory=list)  # pages whose text OCR read
+
+
+PageProgress = Callable[[int, int], None]
 
 
 def failed(path: str, reason: str, kind: FailureKind, digest: str | None = None) -> ParseResult:
@@ -84,14 +94,18 @@ def bytes_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseResult:
+def parse_file(
+    path: str, known_hash: str | None, limits: ParseLimits, on_page: PageProgress | None = None
+) -> ParseResult:
     """Read, hash, load and chunk one file (runs inside the worker; usable in-process in tests).
 
     The file is read once: the hash and the text come from the same bytes, so a file replaced
     while it is parsed can never be stored with one version's hash and another's passages.
+    Scanned pages are OCR'd (``on_page`` hears of each), through the cache of the file's hash.
     """
     from app.core.ingest.chunking import chunk_document
     from app.core.ingest.loaders import DocumentError, load_bytes, read_file
+    from app.core.ingest.ocr import OcrOptions, PageOcr
 
     too_large = too_large_reason(limits.max_bytes) if limits.max_bytes is not None else ""
     try:
@@ -101,12 +115,17 @@ def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseR
     digest = bytes_hash(data)
     if digest == known_hash:
         return ParseResult(path, hash=digest, unchanged=True)
+    ocr = PageOcr(OcrOptions(enabled=limits.ocr, cache_dir=limits.ocr_cache), digest, on_page)
     try:
-        doc = load_bytes(path, data, max_pages=limits.max_pages)
+        doc = load_bytes(path, data, max_pages=limits.max_pages, ocr=ocr)
     except DocumentError as exc:
+        ocr.save()  # pages read before a later page failed are not read again
         return failed(path, exc.reason, exc.kind, digest)
     del data
     chunks = chunk_document(doc)
+    if doc.scanned_unread and not chunks:
+        reason = ocr_off_reason(doc.kind, doc.scanned_unread)
+        return failed(path, reason, FailureKind.OCR_OFF, digest)
     if len(chunks) > limits.max_chunks:
         return ParseResult(
             path,
@@ -116,7 +135,22 @@ def parse_file(path: str, known_hash: str | None, limits: ParseLimits) -> ParseR
             f"{limits.max_chunks:,} per file (setting max_chunks_per_file)",
             error_kind=FailureKind.TOO_MANY_PASSAGES,
         )
-    return ParseResult(path, hash=digest, kind=doc.kind, pages=len(doc.pages), chunks=chunks)
+    ocr_pages = [p.number for p in doc.pages if p.ocr and p.number is not None]
+    return ParseResult(
+        path,
+        hash=digest,
+        kind=doc.kind,
+        pages=len(doc.pages),
+        chunks=chunks,
+        ocr_pages=ocr_pages,
+    )
+
+
+def ocr_off_reason(kind: str, pages: int) -> str:
+    """Why a scanned file has no passages while OCR is off, naming the setting."""
+    scans = "page is a scan" if pages == 1 else "pages are scans"
+    what = "it is an image" if kind == "image" else f"{pages:,} of its {scans}"
+    return f"scanned, OCR off: {what} with no text layer (turn on OCR in Settings: ocr_enabled)"
 
 
 def _worker(conn: Connection, limits: ParseLimits) -> None:
@@ -145,7 +179,7 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
         path, known = request
         conn.send(STARTED)  # the caller's time limit runs from here, not from our start-up
         try:
-            result = parse_file(path, known, limits)
+            result = parse_file(path, known, limits, _progress_sender(conn))
         except MemoryError:
             memory = f"reading it needed more than the {limits.memory_mb:,} MB memory limit"
             result = failed(path, memory, FailureKind.MEMORY)
@@ -164,6 +198,15 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
             return  # the caller went away (it was stopped, or gave up on this file)
 
 
+def _progress_sender(conn: Connection) -> PageProgress:
+    """Send OCR page progress to the caller (which also extends the file's time limit)."""
+
+    def send(done: int, total: int) -> None:
+        conn.send((PAGE, done, total))
+
+    return send
+
+
 class ParserPool:
     """One worker process; ``parse_many`` yields results in request order."""
 
@@ -173,6 +216,7 @@ class ParserPool:
         self._ctx = mp.get_context("spawn")
         self._proc: Any = None
         self._conn: Connection | None = None
+        self.on_page: Callable[[str, int, int], None] | None = None  # (path, done, total)
 
     def _start(self) -> Connection:
         """The connection to the worker, started if none is running."""
@@ -237,10 +281,11 @@ class ParserPool:
                     failure = "the document reader could not start", FailureKind.READER_UNAVAILABLE
                 else:
                     began = True
-                    if conn.poll(self.limits.timeout_s):
-                        result = conn.recv()
-                    else:
+                    answer = self._answer(conn, path)
+                    if answer is None:
                         failure = timeout_reason(self.limits.timeout_s), FailureKind.TIMEOUT
+                    else:
+                        result = answer
             except (EOFError, OSError):
                 failure = "the document reader crashed on it", FailureKind.PARSER_CRASH
             if failure is not None:
@@ -266,6 +311,25 @@ class ParserPool:
             pending.popleft()
             retried = False
             yield result
+
+    def _answer(self, conn: Connection, path: str) -> ParseResult | None:
+        """The worker's result for ``path``, or None when it ran out of time.
+
+        The limit is ``timeout_s`` from the start, extended by ``ocr_page_s`` from each OCR
+        page reported, so a long scan gets time per page while a stuck page is still caught.
+        """
+        deadline = time.monotonic() + self.limits.timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not conn.poll(remaining):
+                return None
+            message = conn.recv()
+            if isinstance(message, tuple) and message and message[0] == PAGE:
+                deadline = max(deadline, time.monotonic() + self.limits.ocr_page_s)
+                if self.on_page is not None:
+                    self.on_page(path, message[1], message[2])
+                continue
+            return message
 
     def _send(self, req: tuple[str, str | None]) -> None:
         """Send a request to the worker, starting one if needed."""
