@@ -16,7 +16,7 @@ from typing import Any
 from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
 from app.core.search.fusion import fuse
-from app.core.search.retrieval import dense_rows, lexical_rows, phrase_rows
+from app.core.search.retrieval import PINNED, dense_rows, lexical_rows, phrase_rows
 from app.core.text import sentence_spans
 from app.core.types import Hit
 from app.evaluation.datasets import (
@@ -70,7 +70,7 @@ def candidates(engine: Engine, queries: Sequence[str], depth: int) -> Iterable[C
             yield Candidates(
                 dense_rows(engine.manifest, store, vec, depth),
                 lexical_rows(engine.manifest, q, depth),
-                phrase_rows(engine.manifest, q, 10),
+                phrase_rows(engine.manifest, q, PINNED),
             )
 
 

@@ -24,6 +24,9 @@ from app.core.types import Hit, Support
 # A scope's own vectors are ranked when reading their ids (one chunk row each) costs less than
 # ranking the whole index and reading the rows of ~2n/share texts: chunks * share <= 5n.
 READ_HASHES_BELOW = 5
+# Verbatim holders of a pasted sentence put first: a few, so that copies of the same text in
+# other files (a manual as PDF and HTML) do not push the rest of the evidence out of sight.
+PINNED = 3
 
 
 @dataclass
@@ -139,7 +142,7 @@ class Retriever:
         qvec = self._embedder().encode([query])[0]
         dense = dense_rows(self.manifest, self._store(), qvec, n, members)
         lex = lexical_rows(self.manifest, query, n, scope)
-        exact = phrase_rows(self.manifest, query, k, scope) if mode != "dense" else []
+        exact = phrase_rows(self.manifest, query, PINNED, scope) if mode != "dense" else []
         hits = fuse(dense, lex, k, mode, first=[row for row, _ in exact])
         self._fill_dense_scores(hits, qvec)
         return SearchResult(query, hits, support.assess(query, hits), scope)
