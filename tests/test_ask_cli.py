@@ -107,7 +107,8 @@ def test_doctor_all_ok(indexed: Path, server: FakeOllama) -> None:
     proc = run(indexed, server.url, "doctor")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 5 and all(line.startswith("ok ") for line in lines)
+    assert len(lines) == 6 and all(line.startswith("ok ") for line in lines)
+    assert any(line.split(None, 1)[1].startswith("support flag: ") for line in lines)
     assert "0.6.5" in lines[0] and "manifest and vector store agree" in proc.stdout
 
 

@@ -53,11 +53,23 @@ def test_recall_and_auroc_against_known_values() -> None:
     assert math.isnan(ev.auroc([], [1.0]))
 
 
-def test_verdict_figures_count_flags_per_kind() -> None:
-    kinds = ["answerable", "answerable", "out_of_corpus", "unanswerable_in_corpus"]
-    fig = ev.verdict_figures(kinds, [0.9, 0.4, 0.1, 0.5], [False, True, True, False])
-    assert fig["flagged_answerable"] == 0.5 and fig["flagged_out_of_corpus"] == 1.0
-    assert fig["auroc_vs_out_of_corpus"] == 1.0 and fig["auroc_vs_unanswerable_in_corpus"] == 0.5
+def test_support_figures_count_flags_per_category() -> None:
+    def row(kind: str, retrieved: bool | None = None) -> ev.DevRow:
+        return ev.DevRow("d", "g", "q", kind, retrieved, [], 10)
+
+    rows = [
+        row("answerable", True),
+        row("answerable", False),
+        row("evidence_removed", False),
+        row("off_topic"),
+        row("unanswerable"),
+    ]
+    fig = ev.support_figures(rows, [0.9, 0.4, 0.3, 0.1, 0.95], [0.5] * 5)
+    assert fig["flagged_retrieved"] == 0.0 and fig["flagged_not_retrieved"] == 1.0
+    assert fig["flagged_missed_by_search"] == 1.0
+    assert fig["flagged_off_topic"] == 1.0 and fig["flagged_unanswerable"] == 0.0
+    assert fig["auroc"] == pytest.approx(0.75)  # the unanswerable one scores above
+    assert fig["n"] == {"off_topic": 1, "retrieved": 1, "not_retrieved": 2, "unanswerable": 1}
 
 
 def test_write_docs_leaves_unchanged_files_alone(tmp_path: Path) -> None:
@@ -200,38 +212,39 @@ def test_support_runner_and_refit_on_a_tiny_set(tmp_path: Path, make_engine) -> 
     data = tmp_path / "shared"
     n_questions = tiny_squad(data)
 
-    summary, samples = ev.search_squad2(make_engine("parent"), data)
-    assert summary["files_seen"] == 5 and len(samples) == n_questions
-    assert all(s.found_passage for s in samples if s.question.kind == "answerable")
-    model, report = ev.refit_support(samples, flag_rate=0.0)
-    assert isinstance(model, SupportModel) and model.provenance["n"]["answerable"] == 5
-    figures = report["in_sample"]
-    assert figures["model"]["auroc_vs_out_of_corpus"] == 1.0
-    assert figures["model"]["flagged_answerable"] == 0.0
-    assert set(figures) == {"model", "cosine_0.25"}
-    assert set(report["held_out"]) == {
-        "fit_on_half_1_report_on_half_0",
-        "fit_on_half_0_report_on_half_1",
-    }
+    squad = ev.squad_support_set(make_engine("parent"), data, None, None, None)
+    try:
+        assert squad.summary["files_seen"] == 5
+        answerable = [r for r in squad.rows if r.kind == "answerable"]
+        assert len(squad.rows) == n_questions + len(answerable)  # + each with its evidence out
+        assert all(r.retrieved for r in answerable)
+        removed = [r for r in squad.rows if r.kind == "evidence_removed"]
+        assert removed and not any(r.retrieved for r in removed)
+        model, report = ev.refit([squad], flag_rate=0.0)
+    finally:
+        ev.close_sets([squad])
+    assert isinstance(model, SupportModel)
+    assert model.provenance["rows"]["squad2"]["retrieved"] == 5
+    assert set(report) == {"shipped_threshold", "calibrated_per_index", "calibrations"}
+    figures = ev.shipped_figures([squad], model)["squad2"]
+    assert figures["flagged_retrieved"] == 0.0 and figures["auroc"] > 0.8
 
 
-def test_eval_command_prints_shipped_figures_as_json(tmp_path: Path, make_engine, capsys) -> None:
+def test_eval_command_prints_held_out_figures_as_json(tmp_path: Path, make_engine, capsys) -> None:
     from app.cli.eval import run as run_eval
 
     data = tmp_path / "shared"
     tiny_squad(data)
     args = argparse.Namespace(
-        what="support", refit=False, data=str(data), set=None, limit=2, json=True
+        what="support", refit=False, data=str(data), set="squad2", index=None, limit=2, json=True
     )
     assert run_eval(args, make_engine("parent")) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["index"]["files_seen"] == 5
-    assert out["report"]["model"]["n"] == {
-        "answerable": 2,
-        "unanswerable_in_corpus": 2,
-        "out_of_corpus": 2,
-    }
-    assert out["report"]["cosine_0.25"]["flagged_answerable"] == 0.0
+    assert out["indexes"]["squad2"]["files_seen"] == 5
+    assert out["rows"]["squad2"] == 8  # 2 answerable (and left out), 2 unanswerable, 2 off-topic
+    shipped = out["shipped"]["figures"]["squad2"]
+    assert shipped["n"] == {"off_topic": 2, "retrieved": 2, "not_retrieved": 2, "unanswerable": 2}
+    assert set(out["held_out"]) >= {"shipped_threshold", "calibrated_per_index"}
 
 
 def test_corpus_runner_finds_pasted_sentences_and_evidence_pages(

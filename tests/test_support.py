@@ -62,7 +62,7 @@ def test_features_reward_covered_key_terms_and_similarity() -> None:
     assert good["dense_top"] == pytest.approx(0.62)
     assert good["key_coverage"] > bad["key_coverage"]
     assert good["sentence_coverage"] > bad["sentence_coverage"]
-    assert good["lexical_strength"] > bad["lexical_strength"]
+    assert good["specific_coverage"] > bad["specific_coverage"]
     assert good["agreement"] == 1.0
 
 

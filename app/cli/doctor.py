@@ -11,6 +11,7 @@ from app.core.answer.answering import AnswerError, server_version
 from app.core.answer.models import ModelInfo, installed_models, pick_chat_model
 from app.core.answer.ollama_client import display_host, has_model
 from app.core.engine import Engine
+from app.core.search import probes
 
 MIN_FREE_BYTES = 500_000_000  # below this, indexing a few large PDFs can fill the disk
 
@@ -104,6 +105,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         *_check_ollama(engine),
         _check_embedder(engine),
         _check_index(engine),
+        (True, "support flag: " + probes.status(engine.manifest, engine.data.root)),
         _check_disk(engine.data.root),
     ]
     for ok, text in checks:

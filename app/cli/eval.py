@@ -99,75 +99,113 @@ def _retrieval(args: argparse.Namespace, engine: Engine, data: Path) -> dict[str
     return out
 
 
+SUPPORT_SETS = {
+    "squad2": "SQuAD 2.0: indexing squad2/passages.jsonl (one file per passage)",
+    "scifact": "SciFact: indexing one file per abstract",
+    "corpus": "corpus/: notes, manuals and filings (FinanceBench, probes, off-topic questions)",
+}
+
+
 def _support(args: argparse.Namespace, engine: Engine, data: Path) -> dict[str, Any]:
-    _say(
-        args,
-        "SQuAD 2.0: indexing squad2/passages.jsonl (one file per passage), then asking "
-        "every development question ...",
-    )
-    bar = ProgressBar(not args.json)
+    """The flag per domain on held-out halves; ``--refit`` also writes new parameters."""
+    from app.evaluation import support as sup
 
-    def each(done: int, total: int) -> None:
-        if not args.json and sys.stderr.isatty() and (done % 100 == 0 or done == total):
-            print(
-                f"\r  {done}/{total} questions",
-                end="" if done < total else "\n",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    summary, samples = ev.search_squad2(engine, data, limit=args.limit, progress=bar, each=each)
-    found = [s.found_passage for s in samples if s.question.kind == "answerable"]
-    out: dict[str, Any] = {
-        "index": summary,
-        "answerable_passage_in_hits": round(sum(found) / max(1, len(found)), 4),
-    }
-    if args.refit:
-        model, report = ev.refit_support(samples)
-        path = support.shipped_path()
-        model.save(path)
-        support.reload_shipped()
-        out.update(refit=report, written=str(path))
-        for name, rep in report["held_out"].items():
-            if rep is not None:
-                _print_figures(args, f"Held out ({name.replace('_', ' ')}):", rep)
-        _print_figures(
-            args, "All questions, parameters fitted on all (in-sample):", report["in_sample"]
+    names = [args.set] if getattr(args, "set", None) in SUPPORT_SETS else list(SUPPORT_SETS)
+    index_dir = getattr(args, "index", None)
+    sets: list[sup.DevSet] = []
+    try:
+        for name in names:
+            _say(args, f"{SUPPORT_SETS[name]}, then searching its questions ...")
+            bar = ProgressBar(not args.json)
+            each = _counter(args)
+            if name == "squad2":
+                sets.append(sup.squad_set(engine, data, args.limit, bar, each))
+            elif name == "scifact":
+                sets.append(sup.scifact_set(engine, data, args.limit, bar, each))
+            else:
+                folder = Path(index_dir).expanduser().resolve() if index_dir else None
+                sets.append(sup.corpus_set(engine, data, args.limit, bar, each, folder))
+        out: dict[str, Any] = {
+            "indexes": {s.name: s.summary for s in sets},
+            "rows": {s.name: len(s.rows) for s in sets},
+        }
+        if args.refit:
+            model, report = sup.refit(sets)
+            path = support.shipped_path()
+            model.save(path)
+            support.reload_shipped()
+            out.update(held_out=report, written=str(path))
+        else:
+            out["held_out"] = sup.held_out(sets)
+            model = support.SupportModel.load()
+            out["shipped"] = {
+                "fitted_on": model.fitted_on,
+                "threshold": model.threshold,
+                "figures": sup.shipped_figures(sets, model),
+            }
+    finally:
+        sup.close(sets)
+    held = out["held_out"]
+    _say(args, "Held out: fitted on one half of the articles/documents, scored on the other.")
+    _print_support(args, "Threshold as fitted:", held["shipped_threshold"])
+    if "calibrated_per_index" in held:
+        _print_support(args, "Threshold calibrated on each index:", held["calibrated_per_index"])
+        _say(
+            args,
+            "  thresholds (fitted -> calibrated): "
+            + "; ".join(
+                f"{name}: {c['shipped_threshold']:.3f} -> {c['threshold']:.3f}"
+                for name, c in held["calibrations"].items()
+            ),
         )
-        _say(args, f"Wrote {path}")
+    if args.refit:
+        _say(args, f"Wrote {out['written']}")
     else:
-        model = support.SupportModel.load()
-        rows = [support.features(s.question.question, s.hits) for s in samples]
-        out["report"] = ev.support_report(samples, rows, model)
-        _print_figures(args, f"Shipped parameters ({model.fitted_on}):", out["report"])
-    _say(
-        args,
-        "Answerable questions whose own passage is among the hits: "
-        f"{out['answerable_passage_in_hits']:.3f}",
-    )
+        _print_support(
+            args,
+            f"Shipped parameters ({model.fitted_on}; in-sample if fitted on these rows):",
+            out["shipped"]["figures"],
+        )
     return out
 
 
-def _print_figures(args: argparse.Namespace, title: str, report: dict[str, Any]) -> None:
+def _counter(args: argparse.Namespace) -> Any:
+    def each(done: int, total: int) -> None:
+        if not args.json and sys.stderr.isatty() and (done % 100 == 0 or done == total):
+            end = "" if done < total else "\n"
+            print(f"\r  {done}/{total} questions", end=end, file=sys.stderr, flush=True)
+
+    return each
+
+
+def _print_support(args: argparse.Namespace, title: str, rows: dict[str, dict]) -> None:
+    """AUROC and the share flagged of each kind, one line per domain (n in brackets)."""
     _say(args, title)
     _say(
         args,
-        f"  {'verdict':24} {'AUROC ooc':>9} {'AUROC unans':>11} {'ooc flagged':>11} "
-        f"{'answerable flagged':>18} {'unans flagged':>13}",
+        f"  {'domain':18} {'AUROC':>6} {'vs off':>6} {'off-topic':>12} {'retrieved':>12} "
+        f"{'not retr.':>12} {'unanswerable':>12}",
     )
-    for name, r in report.items():
-        label = (
-            f"model (threshold {r['threshold']:.3f})"
-            if name == "model"
-            else name.replace("_", " cut-off ")
-        )
+    for name, r in rows.items():
+        cells = [
+            _cell(r.get(f"flagged_{c}"), r["n"].get(c, 0))
+            for c in ("off_topic", "retrieved", "not_retrieved", "unanswerable")
+        ]
+        aucs = ["-" if r.get(k) is None else f"{r[k]:.3f}" for k in ("auroc", "auroc_vs_off_topic")]
         _say(
             args,
-            f"  {label:24} {r['auroc_vs_out_of_corpus']:9.3f} "
-            f"{r['auroc_vs_unanswerable_in_corpus']:11.3f} "
-            f"{r['flagged_out_of_corpus']:11.3f} {r['flagged_answerable']:18.3f} "
-            f"{r['flagged_unanswerable_in_corpus']:13.3f}",
+            f"  {name:18} {aucs[0]:>6} {aucs[1]:>6} " + " ".join(f"{c:>12}" for c in cells),
         )
+    _say(
+        args,
+        "  (share flagged, n in brackets; retrieved = answerable with an evidence passage in "
+        "the top 5; not retr. = missed by search or its evidence left out; AUROC of retrieved "
+        "against all other questions, and against the off-topic ones)",
+    )
+
+
+def _cell(value: float | None, n: int) -> str:
+    return "-" if value is None else f"{value:.3f} ({n})"
 
 
 CLAIM_TARGETS = {True: 0.95, False: 0.85}  # kept (supported kinds), flagged (unsupported kinds)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import threading
@@ -16,8 +17,12 @@ from app.core.index.store import VectorStore, check_server, data_dir_namespace
 from app.core.ingest.parsing import ParseLimits
 from app.core.ingest.scanning import IgnoreRules, normalize
 from app.core.locking import WriterLock
+from app.core.search import calibration, probes
+from app.core.search.calibration import Calibration
 from app.core.search.retrieval import Retriever, SearchResult
 from app.core.search.scope import Scope
+
+log = logging.getLogger(__name__)
 
 
 class Engine:
@@ -130,7 +135,21 @@ class Engine:
         self.acquire_writer("footnotes index")
         indexer = self.indexer(progress)
         indexer.repair()
-        return indexer.sync(paths, cancel=cancel)
+        report = indexer.sync(paths, cancel=cancel)
+        if cancel is None or not cancel.is_set():
+            self.refresh_calibration()
+        return report
+
+    def refresh_calibration(self, *, force: bool = False) -> Calibration | None:
+        """Measure the support flag on this index again if it has grown (see ``probes``);
+        a failure leaves the previous calibration (or the shipped threshold) in place."""
+        try:
+            return probes.refresh(
+                self.manifest, self.embedder, self.store, self.data.root, force=force
+            )
+        except Exception:
+            log.exception("calibrating the support flag failed")
+            return calibration.load(self.data.root)
 
     # -- reading ---------------------------------------------------------------------------
     def search(

@@ -29,44 +29,44 @@ from app.evaluation.retrieval import (
     run_financebench,
     run_scifact,
 )
-from app.evaluation.support import (
-    SupportSample,
-    refit_support,
-    search_squad2,
-    support_report,
-    title_half,
-    verdict_figures,
-)
+from app.evaluation.support import DevSet, held_out, refit, shipped_figures
+from app.evaluation.support import close as close_sets
+from app.evaluation.support import figures as support_figures
+from app.evaluation.support import squad_set as squad_support_set
+from app.evaluation.support_data import DevRow, half
 
 __all__ = [
     "KINDS",
     "MODES",
     "BeirSet",
+    "DevRow",
+    "DevSet",
     "EvalDataError",
     "FinanceQuestion",
     "SquadQuestion",
-    "SupportSample",
     "auroc",
     "average_ranks",
+    "close_sets",
     "default_data_dir",
     "eval_beir",
     "eval_engine",
     "eval_financebench",
     "file_stem",
+    "half",
+    "held_out",
     "load_beir",
     "load_financebench",
     "load_squad2",
     "ndcg_at_k",
     "read_jsonl",
     "recall_at_k",
-    "refit_support",
+    "refit",
     "run_corpus",
     "run_financebench",
     "run_scifact",
     "safe_name",
-    "search_squad2",
-    "support_report",
-    "title_half",
-    "verdict_figures",
+    "shipped_figures",
+    "squad_support_set",
+    "support_figures",
     "write_docs",
 ]

@@ -145,7 +145,7 @@ class Retriever:
         exact = phrase_rows(self.manifest, query, PINNED, scope) if mode != "dense" else []
         hits = fuse(dense, lex, k, mode, first=[row for row, _ in exact])
         self._fill_dense_scores(hits, qvec)
-        return SearchResult(query, hits, support.assess(query, hits), scope)
+        return SearchResult(query, hits, support.assess(query, hits, index=self.manifest), scope)
 
     def _fill_dense_scores(self, hits: list[Hit], qvec: np.ndarray) -> None:
         """Hits found only lexically still get their cosine similarity (the support needs it)."""

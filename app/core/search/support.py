@@ -1,11 +1,16 @@
 """Does the retrieved evidence support answering? A calibrated probability with a reason.
 
-Features come from retrieval alone (before any model runs): how similar the best passage is,
-how much of the question's key terms the best passages and their best sentence cover, how
-strong the lexical match is, whether the dense and lexical retrievers agree, and whether a
-negation in the question is missing from the best sentence. A logistic model maps them to a
-probability; its parameters are fitted on development questions (``footnotes eval support
---refit``, see ``app.evaluation.runners``) and shipped in ``app/data/support.json``.
+Features come from retrieval alone (before any model runs) and are meant to mean the same in
+any collection: how similar the best passage is and how far it stands above the fifth; how
+much of the question's terms, each weighed by its rarity in this index (``termstats``), one
+of the best passages covers (``key_coverage``), with the rarest terms leading
+(``specific_coverage``) and within one sentence; the share of the question's weight in words
+no passage holds at all; whether the two retrievers agree on the best passage; how many of
+the best five come from its document; and a negation in the question missing from the best
+sentence. A logistic model maps them to a probability; its parameters are fitted on several
+domains (``footnotes eval support --refit``, ``app.evaluation.support``) and shipped in
+``app/data/support.json``; the threshold is the index's own when it has been calibrated
+(``calibration``, ``probes``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import functools
 import json
 import math
 import re
+import weakref
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -24,18 +31,37 @@ from typing import Any
 import numpy as np
 
 from app.core.config import atomic_write_text
+from app.core.index.manifest import Manifest
+from app.core.search import calibration
+from app.core.search.termstats import LexicalStats, TermStats, idf
 from app.core.text import WORD, query_terms, sentence_spans, stem
 from app.core.types import Hit, Support
 
 FEATURES = (
     "dense_top",
+    "dense_gap",
     "key_coverage",
+    "specific_coverage",
     "sentence_coverage",
-    "lexical_strength",
+    "unknown_terms",
+    "agreement",
+    "doc_focus",
+    "negation_unmatched",
+)
+# The fitted model weighs these. The others are computed and reported (``search --json``) but
+# measured no help on held-out halves once these are in (``footnotes eval support``): the
+# coverage variants are collinear with the sentence coverage and took negative weights, and
+# the margin over the fifth passage and the share from one document separated nothing.
+MODEL_FEATURES = (
+    "dense_top",
+    "sentence_coverage",
+    "unknown_terms",
     "agreement",
     "negation_unmatched",
 )
-KEY_WEIGHT = 3.0  # names and numbers weigh this much more than other content words
+KEY_WEIGHT = 3.0  # without index counts, names and numbers weigh this much more
+SPECIFIC_POWER = 4  # ``specific_coverage`` weighs terms by rarity to this power: the rarest lead
+_ALNUM = re.compile(r"[^\W\d_]+|\d+")
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|cannot)\b|n't\b", re.IGNORECASE)
 
 
@@ -64,6 +90,11 @@ class SupportModel:
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    @property
+    def key(self) -> str:
+        """What a per-index calibration was computed for: these parameters' origin and date."""
+        return f"{self.fitted_on} @ {self.provenance.get('date', '')}"
+
     def save(self, path: Path) -> None:
         atomic_write_text(path, json.dumps(self.to_json(), indent=2) + "\n")
 
@@ -81,13 +112,13 @@ DEFAULT_MODEL = SupportModel(
     weights={
         "dense_top": 2.0,
         "key_coverage": 1.5,
-        "lexical_strength": 0.3,
+        "unknown_terms": -0.5,
         "agreement": 0.3,
         "negation_unmatched": -0.3,
     },
     bias=0.0,
-    means={"dense_top": 0.45, "key_coverage": 0.5, "lexical_strength": 2.5, "agreement": 0.3},
-    scales={"dense_top": 0.12, "key_coverage": 0.25, "lexical_strength": 1.5, "agreement": 0.5},
+    means={"dense_top": 0.45, "key_coverage": 0.5, "unknown_terms": 0.1, "agreement": 0.3},
+    scales={"dense_top": 0.12, "key_coverage": 0.25, "unknown_terms": 0.2, "agreement": 0.5},
 )
 
 
@@ -124,6 +155,34 @@ def key_terms(question: str) -> dict[str, float]:
     return out
 
 
+def rarity_terms(question: str, stats: TermStats | None) -> tuple[dict[str, float], float]:
+    """Stemmed content words weighted by their rarity in the index (``idf`` in [0, 1]), and
+    the share of that weight carried by words no passage of the index holds.
+
+    Without counts (an index that cannot say), names and numbers weigh 1 and other words 1/3.
+    """
+    if stats is None:
+        return {t: w / KEY_WEIGHT for t, w in key_terms(question).items()}, 0.0
+    words = query_terms(question)
+    size = stats.size()
+    found = stats.doc_freqs(words)
+    parts = {w: _ALNUM.findall(w) for w in words if found.get(w, 0) == 0}
+    parts = {w: [p for p in ps if len(p) > 1] for w, ps in parts.items() if len(ps) > 1}
+    if parts:  # "FY2018" no passage holds: its parts "fy" and "2018" count instead
+        found.update(stats.doc_freqs({p for ps in parts.values() for p in ps}))
+        words = [p for w in words for p in parts.get(w, [w])]
+    counts: dict[str, int] = {}
+    for w in words:  # a stem counts as its most frequent form
+        counts[stem(w)] = max(counts.get(stem(w), 0), found.get(w, 0))
+    weights = {t: idf(df, size) for t, df in counts.items()}
+    unknown = sum(w for t, w in weights.items() if counts[t] == 0)
+    total = sum(weights.values())
+    # Words no passage holds stay out of the coverage terms (nothing can cover them) and are
+    # measured apart: a question's own name or code missing from every file says much.
+    terms = {t: w for t, w in weights.items() if counts[t] > 0}
+    return terms, (unknown / total if total else 0.0)
+
+
 def _stems(text: str) -> set[str]:
     return {stem(w) for w in WORD.findall(text)}
 
@@ -137,6 +196,12 @@ def coverage(terms: dict[str, float], text: str) -> float:
     return sum(w for t, w in terms.items() if t in words) / total
 
 
+def _label(hit: Hit) -> str:
+    """What a passage says about itself besides its text: its heading and its file's name."""
+    name = re.sub(r"[_\W]+", " ", Path(hit.path).stem)
+    return f"{hit.heading or ''} {name}"
+
+
 def best_sentence(terms: dict[str, float], hits: Sequence[Hit]) -> tuple[float, str]:
     """The sentence of the top three passages that covers most of the question's key terms."""
     best = (0.0, "")
@@ -148,28 +213,42 @@ def best_sentence(terms: dict[str, float], hits: Sequence[Hit]) -> tuple[float, 
     return best
 
 
-def features(question: str, hits: Sequence[Hit]) -> dict[str, float]:
-    """Retrieval evidence for one question, each feature larger when support is likelier."""
+def features(
+    question: str, hits: Sequence[Hit], stats: TermStats | None = None
+) -> dict[str, float]:
+    """Retrieval evidence for one question, each feature larger when support is likelier
+    (``unknown_terms`` and ``negation_unmatched`` smaller)."""
     if not hits:
         return dict.fromkeys(FEATURES, 0.0)
-    terms = key_terms(question)
+    terms, unknown = rarity_terms(question, stats)
+    sharp = {t: w**SPECIFIC_POWER for t, w in terms.items()}
     sent_cov, sentence = best_sentence(terms, hits)
     negated = bool(_NEGATION.search(question)) and not _NEGATION.search(sentence)
     top = hits[0]
+    texts = [f"{h.text}\n{_label(h)}" for h in hits[:3]]
+    dense = sorted((h.dense_score or 0.0 for h in hits), reverse=True)
+    paths = [h.path for h in hits[:5]]
     return {
-        "dense_top": max(h.dense_score or 0.0 for h in hits),
-        "key_coverage": max(coverage(terms, h.text) for h in hits[:3]),
+        "dense_top": dense[0],
+        "dense_gap": dense[0] - dense[min(4, len(dense) - 1)],
+        "key_coverage": max(coverage(terms, t) for t in texts),
+        "specific_coverage": max(coverage(sharp, t) for t in texts),
         "sentence_coverage": sent_cov,
-        "lexical_strength": max(h.lexical_score or 0.0 for h in hits) / max(1, len(terms)),
+        "unknown_terms": unknown,
         "agreement": float(top.dense_rank == 1 and top.lexical_rank == 1),
+        "doc_focus": paths.count(top.path) / len(paths),
         "negation_unmatched": float(negated),
     }
 
 
-def reason_for(f: dict[str, float], supported: bool) -> str:
-    """The verdict in plain words, from the feature that stands out most."""
+def reason_for(f: dict[str, float], supported: bool, missing: Sequence[str] = ()) -> str:
+    """The verdict in plain words, from the feature that stands out most; ``missing`` are
+    question words no passage of the index holds."""
     dense, cov = f.get("dense_top", 0.0), f.get("key_coverage", 0.0)
     if not supported:
+        if missing and f.get("unknown_terms", 0.0) >= 0.25:
+            shown = ", ".join(f"“{w}”" for w in missing[:3])
+            return f"No passage in your files mentions {shown}."
         if dense < 0.3 and cov < 0.5:
             return (
                 "Nothing in your files is close to this question: "
@@ -193,15 +272,61 @@ def reason_for(f: dict[str, float], supported: bool) -> str:
     return "Passages in your files match the question closely."
 
 
-def assess(question: str, hits: Sequence[Hit], model: SupportModel | None = None) -> Support:
-    """The support verdict for a question given its retrieved hits."""
+def assess(
+    question: str,
+    hits: Sequence[Hit],
+    model: SupportModel | None = None,
+    *,
+    index: Manifest | None = None,
+) -> Support:
+    """The support verdict for a question given its retrieved hits.
+
+    With ``index`` (the manifest the hits came from) terms are weighed by their rarity in it
+    and its own calibrated threshold applies, when it has one for these parameters.
+    """
     model = model or SupportModel.load()
     if not hits:
         return Support(False, 0.0, "Your index has no passages for this question yet.", {})
-    f = features(question, hits)
+    stats = None if index is None else _stats_for(index)
+    f = features(question, hits, stats)
     p = model.probability(f)
-    ok = p >= model.threshold
-    return Support(ok, p, reason_for(f, ok), f)
+    ok = p >= threshold_for(model, index)
+    missing = [] if ok or stats is None else unknown_words(question, stats)
+    return Support(ok, p, reason_for(f, ok, missing), f)
+
+
+def unknown_words(question: str, stats: TermStats) -> list[str]:
+    """The question's content words (as typed) that no passage of the index holds."""
+    content = set(query_terms(question))
+    words = [m.group() for m in WORD.finditer(question) if m.group().lower() in content]
+    counts = stats.doc_freqs([w.lower() for w in words])
+    out: list[str] = []
+    for w in words:
+        if counts.get(w.lower(), 0) == 0 and w not in out:
+            parts = [p for p in _ALNUM.findall(w.lower()) if len(p) > 1]
+            if len(parts) < 2 or not any(stats.doc_freqs(parts).values()):
+                out.append(w)
+    return out
+
+
+def threshold_for(model: SupportModel, index: Manifest | None) -> float:
+    """The index's calibrated threshold for these parameters, else the shipped one."""
+    if index is not None:
+        cal = calibration.load(index.path.parent)
+        if cal is not None and cal.model == model.key:
+            return cal.threshold
+    return model.threshold
+
+
+_stats: weakref.WeakKeyDictionary[Manifest, LexicalStats] = weakref.WeakKeyDictionary()
+
+
+def _stats_for(index: Manifest) -> LexicalStats:
+    """One cache of term counts per open manifest."""
+    stats = _stats.get(index)
+    if stats is None or stats.conn is not index.conn:
+        stats = _stats[index] = LexicalStats(index.conn)
+    return stats
 
 
 # -- fitting ---------------------------------------------------------------------------------
@@ -238,15 +363,23 @@ def fit_model(
     l2: float = 1.0,
     flag_rate: float = 0.04,
     names: Sequence[str] = FEATURES,
+    domains: Sequence[str] | None = None,
 ) -> SupportModel:
     """Standardise, fit with balanced class weights, and set the threshold so that about
-    ``flag_rate`` of the positive (answerable) rows fall below it."""
+    ``flag_rate`` of the positive (answerable) rows fall below it.
+
+    With ``domains`` (one name per row) each domain weighs the same, its two classes
+    balanced within it, and the threshold is the lowest of the domains' quantiles, so no
+    domain's answerable questions are flagged more than ``flag_rate`` in-sample.
+    """
     x = np.array([[r.get(n, 0.0) for n in names] for r in rows], float)
     y = np.asarray(labels, float)
     means, scales = x.mean(axis=0), x.std(axis=0)
     scales[scales == 0] = 1.0
-    pos = y.sum()
-    weights = np.where(y == 1, len(y) / (2 * pos), len(y) / (2 * (len(y) - pos)))
+    cells = list(zip(domains or [""] * len(y), y, strict=True))
+    sizes = Counter(cells)
+    weights = np.array([1.0 / sizes[c] for c in cells])
+    weights *= len(y) / weights.sum()
     w, b = fit_logistic((x - means) / scales, y, l2=l2, sample_weight=weights)
     model = SupportModel(
         weights={n: round(float(v), 6) for n, v in zip(names, w, strict=True)},
@@ -254,10 +387,18 @@ def fit_model(
         means={n: round(float(v), 6) for n, v in zip(names, means, strict=True)},
         scales={n: round(float(v), 6) for n, v in zip(names, scales, strict=True)},
     )
-    probs = np.array([model.probability(r) for r, ok in zip(rows, labels, strict=True) if ok])
+    cuts = []
+    for domain in dict.fromkeys(d for d, _ in cells):
+        probs = [
+            model.probability(r)
+            for r, ok, (d, _) in zip(rows, labels, cells, strict=True)
+            if ok and d == domain
+        ]
+        if probs:
+            cuts.append(float(np.quantile(probs, flag_rate)))
     # Rounded down, never to nearest: the answerable question that sets the quantile must stay
     # at or above the threshold (``p < threshold`` flags), whatever the CPU's last bits.
-    cut = float(np.quantile(probs, flag_rate))
+    cut = min(cuts)
     threshold = math.floor(cut * 1e6) / 1e6
     if threshold > cut:  # cut sat a hair below a multiple of 1e-6
         threshold -= 1e-6

@@ -1,0 +1,258 @@
+"""Questions an index asks itself to calibrate its support flag (see ``calibration``).
+
+Drawn questions: a few content words of a sentence of a passage, in order (as a person
+types a question about something they read), sampled with a fixed seed across files. Asked
+twice: as is (answerable; kept only when the passage comes back in the top five, as for the
+labelled sets) and with the passage's file left out of both retrievers' candidates (not
+answerable: the case the flag exists for). Off-topic questions are shipped with the app.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from app.core.index.indexer import Embedder
+from app.core.index.manifest import Manifest
+from app.core.index.records import ChunkRow
+from app.core.index.store import VectorStore
+from app.core.search import calibration, support
+from app.core.search.calibration import Calibration
+from app.core.search.fusion import fuse
+from app.core.search.retrieval import dense_rows, lexical_rows
+from app.core.search.termstats import LexicalStats
+from app.core.text import query_terms, sentence_spans
+from app.core.types import Hit
+
+DRAWN = 80  # questions drawn from the index's passages
+TOP = 5
+SEED = 7
+Exclude = Callable[[ChunkRow], bool]
+
+
+def offtopic_questions() -> list[str]:
+    """The shipped off-topic questions (general knowledge), one a line."""
+    text = resources.files("app").joinpath("data/offtopic_questions.json").read_text("utf-8")
+    return [str(q) for q in json.loads(text)["questions"]]
+
+
+def search(
+    manifest: Manifest,
+    store: VectorStore,
+    qvec: np.ndarray,
+    query: str,
+    k: int = 8,
+    depth: int = 50,
+    exclude: Exclude | None = None,
+) -> list[Hit]:
+    """The shipped search's hits, optionally as if the passages ``exclude`` picks were not
+    indexed (each retriever's candidates are widened, filtered, then cut to ``depth``)."""
+    wide = depth if exclude is None else depth * 8
+    dense = dense_rows(manifest, store, qvec, wide)
+    lex = lexical_rows(manifest, query, wide)
+    if exclude is not None:
+        dense = [(r, s) for r, s in dense if not exclude(r)]
+        lex = [(r, s) for r, s in lex if not exclude(r)]
+    hits = fuse(dense[:depth], lex[:depth], k)
+    lacking = {h.text_hash for h in hits if h.dense_score is None and h.text_hash}
+    if lacking:
+        vectors = store.vectors(lacking)
+        for h in hits:
+            vec = vectors.get(h.text_hash or "") if h.dense_score is None else None
+            if vec is not None:
+                h.dense_score = float(np.dot(vec, qvec))
+    return hits
+
+
+def drawn_questions(manifest: Manifest, count: int = DRAWN, seed: int = SEED) -> list[ChunkRow]:
+    """Passages to draw questions from: one per file for as many files as possible."""
+    rng = random.Random(seed)
+    files = [r[0] for r in manifest.conn.execute("SELECT id FROM files ORDER BY id")]
+    rng.shuffle(files)
+    picked: list[int] = []
+    for file_id in files[: count * 3]:
+        ids = [
+            r[0]
+            for r in manifest.conn.execute(
+                "SELECT id FROM chunks WHERE file_id = ? ORDER BY id", (file_id,)
+            )
+        ]
+        if ids:
+            picked.append(rng.choice(ids))
+    if len(picked) < count * 2:  # few files: more passages of each
+        ids = [r[0] for r in manifest.conn.execute("SELECT id FROM chunks ORDER BY id")]
+        picked += rng.sample(ids, min(len(ids), count * 3))
+    rows = manifest.chunks_by_rowid(list(dict.fromkeys(picked)))
+    return [rows[i] for i in dict.fromkeys(picked) if i in rows]
+
+
+def question_from(row: ChunkRow, rng: random.Random, other: ChunkRow | None = None) -> str | None:
+    """Four to seven content words of one sentence of the passage, in order, and one word of
+    ``other`` passage: a real question shares only part of its words with its answer."""
+    spans = [(s, e) for s, e in sentence_spans(row.text) if len(row.text[s:e].split()) >= 8]
+    if not spans:
+        return None
+    start, end = rng.choice(spans)
+    words = query_terms(row.text[start:end])
+    if len(words) < 4:
+        return None
+    n = min(len(words), rng.randint(4, 7))
+    first = rng.randint(0, len(words) - n)
+    picked = words[first : first + n]
+    foreign = [w for w in query_terms(other.text) if w not in words] if other else []
+    if foreign:
+        picked.insert(rng.randint(0, len(picked)), rng.choice(foreign))
+    return " ".join(picked)
+
+
+@dataclass
+class Measured:
+    """The support features of an index's probe questions (independent of the parameters)."""
+
+    answerable: list[dict[str, float]]  # drawn questions whose passage came back
+    removed: list[dict[str, float]]  # the same questions with their file left out
+    offtopic: list[dict[str, float]]
+    passages: int
+
+
+def measure(
+    manifest: Manifest,
+    embedder: Embedder,
+    store: VectorStore,
+    *,
+    count: int = DRAWN,
+    seed: int = SEED,
+) -> Measured:
+    """Ask the index its drawn questions (as is and with their file left out) and the
+    shipped off-topic questions."""
+    stats = LexicalStats(manifest.conn)
+    rng = random.Random(seed)
+    drawn: list[tuple[str, ChunkRow]] = []
+    rows = drawn_questions(manifest, count, seed)
+    for i, row in enumerate(rows):
+        q = question_from(row, rng, rows[(i + len(rows) // 2) % len(rows)])
+        if q:
+            drawn.append((q, row))
+        if len(drawn) >= count:
+            break
+    offtopic = offtopic_questions()
+
+    def ask(questions: Sequence[str], excludes: Sequence[Exclude | None]) -> list[list[Hit]]:
+        if not questions:
+            return []
+        vectors = embedder.encode(list(questions))
+        return [
+            search(manifest, store, vec, q, exclude=ex)
+            for q, vec, ex in zip(questions, vectors, excludes, strict=True)
+        ]
+
+    qs = [q for q, _ in drawn]
+    out = Measured([], [], [], stats.size())
+    for (q, row), hits, gone in zip(
+        drawn, ask(qs, [None] * len(qs)), ask(qs, [_File(r.path) for _, r in drawn]), strict=True
+    ):
+        if any(h.path == row.path for h in hits[:TOP]):
+            out.answerable.append(support.features(q, hits, stats))
+            out.removed.append(support.features(q, gone, stats))
+    for q, hits in zip(offtopic, ask(offtopic, [None] * len(offtopic)), strict=True):
+        out.offtopic.append(support.features(q, hits, stats))
+    return out
+
+
+def calibration_for(measured: Measured, model: support.SupportModel) -> Calibration:
+    """The threshold for these parameters on the measured index."""
+    answerable = [model.probability(f) for f in measured.answerable]
+    removed = [model.probability(f) for f in measured.removed]
+    off = [model.probability(f) for f in measured.offtopic]
+    t = calibration.choose_threshold(answerable, removed, off, model.threshold)
+    return Calibration(
+        threshold=round(t, 6),
+        shipped_threshold=model.threshold,
+        model=model.key,
+        passages=measured.passages,
+        date=datetime.date.today().isoformat(),
+        probes=len(answerable),
+        offtopic=len(off),
+        probes_passed=round(_mean(p >= t for p in answerable), 4),
+        removed_flagged=round(_mean(p < t for p in removed), 4),
+        offtopic_flagged=round(_mean(p < t for p in off), 4),
+    )
+
+
+def calibrate(
+    manifest: Manifest,
+    embedder: Embedder,
+    store: VectorStore,
+    model: support.SupportModel | None = None,
+    *,
+    count: int = DRAWN,
+    seed: int = SEED,
+) -> Calibration:
+    """Ask the index its probe questions and choose its threshold for ``model``."""
+    measured = measure(manifest, embedder, store, count=count, seed=seed)
+    return calibration_for(measured, model or support.SupportModel.load())
+
+
+def refresh(
+    manifest: Manifest,
+    embedder: Callable[[], Embedder],
+    store: Callable[[], VectorStore],
+    root: Path,
+    *,
+    force: bool = False,
+) -> Calibration | None:
+    """Recalibrate the index in ``root`` when it has changed enough (or ``force``)."""
+    model = support.SupportModel.load()
+    passages = LexicalStats(manifest.conn).size()
+    current = calibration.load(root)
+    if passages < calibration.MIN_PASSAGES:
+        return current
+    if not force and not calibration.stale(current, passages, model.key):
+        return current
+    cal = calibrate(manifest, embedder(), store(), model, count=DRAWN)
+    calibration.save(root, cal)
+    return cal
+
+
+class _File:
+    """Passages of one file (left out)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __call__(self, row: ChunkRow) -> bool:
+        return row.path == self.path
+
+
+def _mean(flags: Iterable[bool]) -> float:
+    values = list(flags)
+    return sum(values) / len(values) if values else 0.0
+
+
+def status(manifest: Manifest, root: Path) -> str:
+    """How the support flag is calibrated for the index in ``root``, in one line."""
+    model = support.SupportModel.load()
+    cal = calibration.load(root)
+    passages = LexicalStats(manifest.conn).size()
+    shipped = (
+        f"the shipped threshold {model.threshold:.2f} (parameters fitted on {model.fitted_on})"
+    )
+    if cal is not None and cal.model == model.key:
+        return cal.describe()
+    if passages < calibration.MIN_PASSAGES:
+        return (
+            f"{shipped}; this index is too small to calibrate "
+            f"({passages} passages, at least {calibration.MIN_PASSAGES} needed)"
+        )
+    if cal is not None:
+        return f"{shipped}; this index's calibration was made for older parameters and is " + (
+            "redone by the next `footnotes index`"
+        )
+    return f"{shipped}; not calibrated for this index yet (the next `footnotes index` does it)"

@@ -1,0 +1,127 @@
+"""Per-index calibration of the support flag: chosen from the index's own probe questions,
+stored in the data directory, refreshed when the index grows, used by search."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.core.search import calibration, probes, support
+from app.core.search.calibration import Calibration, choose_threshold
+
+SYLLABLES = "ka lo mi ne ru sa ti vo ze pa qui dor fen gal hob jin".split()  # noqa: SIM905
+COMMON = "the a of and with for in was is to".split()  # noqa: SIM905
+
+
+def pseudo_word(rng: random.Random) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))
+
+
+def write_notes(folder: Path, count: int, seed: int) -> Path:
+    """Notes whose words are their own (made-up) vocabulary, so each note answers its own
+    questions and nothing else does."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True)
+    for i in range(count):
+        vocab = [pseudo_word(rng) for _ in range(25)]
+        sentences = []
+        for _ in range(6):
+            words = [rng.choice(vocab if rng.random() < 0.7 else COMMON) for _ in range(12)]
+            sentences.append(" ".join(words).capitalize() + ".")
+        (folder / f"note{i:03d}.md").write_text(f"# Note {i}\n\n" + " ".join(sentences) + "\n")
+    return folder
+
+
+@pytest.fixture
+def small_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Calibrate small indexes with few questions, so the test stays quick."""
+    monkeypatch.setattr(calibration, "MIN_PASSAGES", 20)
+    monkeypatch.setattr(probes, "DRAWN", 16)
+    questions = probes.offtopic_questions()[:24]
+    monkeypatch.setattr(probes, "offtopic_questions", lambda: questions)
+
+
+def test_calibration_is_stored_and_updated_after_a_folder_is_added(
+    tmp_path: Path, make_engine, small_calibration
+) -> None:
+    engine = make_engine()
+    first = write_notes(tmp_path / "first", 30, seed=1)
+    engine.add_folder(str(first))
+    engine.index([str(first)])
+    before = calibration.load(engine.data.root)
+    assert before is not None
+    assert before.passages == engine.manifest.counts()["chunks"] >= 20
+    assert before.model == support.SupportModel.load().key
+    assert before.probes > 0 and before.offtopic == 24
+    assert "calibrated for this index" in probes.status(engine.manifest, engine.data.root)
+
+    # the index grows by more than a fifth: the next index run measures it again
+    second = write_notes(tmp_path / "second", 30, seed=2)
+    engine.add_folder(str(second))
+    engine.index([str(first), str(second)])
+    after = calibration.load(engine.data.root)
+    assert after is not None and after.passages == engine.manifest.counts()["chunks"]
+    assert after.passages > before.passages
+
+    # search applies this index's threshold
+    model = support.SupportModel.load()
+    assert support.threshold_for(model, engine.manifest) == after.threshold
+    result = engine.search("ka lo mi ne ru")
+    assert result.support.supported == (result.support.score >= after.threshold)
+
+
+def test_a_small_change_keeps_the_calibration(
+    tmp_path: Path, make_engine, small_calibration
+) -> None:
+    engine = make_engine()
+    notes = write_notes(tmp_path / "notes", 30, seed=3)
+    engine.index([str(notes)])
+    before = calibration.load(engine.data.root)
+    (notes / "extra.md").write_text("# Extra\n\nOne more short note about nothing much.\n")
+    engine.index([str(notes)])
+    assert calibration.load(engine.data.root) == before
+
+
+def test_a_calibration_for_other_parameters_is_ignored(tmp_path: Path) -> None:
+    model = support.SupportModel.load()
+    cal = Calibration(0.9, model.threshold, "another model @ 2020-01-01", 1000, "2020-01-01")
+    calibration.save(tmp_path, cal)
+
+    class Index:
+        path = tmp_path / "manifest.sqlite3"
+
+    assert support.threshold_for(model, Index()) == model.threshold  # type: ignore[arg-type]
+    calibration.save(tmp_path, Calibration(0.42, model.threshold, model.key, 1000, "2020"))
+    assert support.threshold_for(model, Index()) == 0.42  # type: ignore[arg-type]
+
+
+def test_choose_threshold_rises_where_missing_evidence_still_scores_high() -> None:
+    answerable = [0.5 + i / 100 for i in range(40)]  # 0.50 .. 0.89
+    off = [i / 100 for i in range(20)]  # 0.00 .. 0.19
+    # questions whose file is left out score low: the shipped threshold already flags them
+    low = choose_threshold(answerable, [0.1, 0.12, 0.15, 0.18], off, shipped=0.3)
+    assert low == pytest.approx(0.3 - calibration.MAX_DROP)
+    # near-identical documents: with the file left out they still score 0.4 .. 0.5
+    high = choose_threshold(answerable, [0.4, 0.42, 0.45, 0.5], off, shipped=0.3)
+    assert 0.44 < high <= 0.5
+    # never above the point that flags ANSWERABLE_FLAGGED of the answerable ones
+    capped = choose_threshold(answerable, [0.8, 0.85, 0.9, 0.95], off, shipped=0.3)
+    assert capped == pytest.approx(float(np.quantile(answerable, calibration.ANSWERABLE_FLAGGED)))
+    # nor more than MAX_RAISE above the shipped threshold
+    assert choose_threshold([0.99] * 5, [0.95] * 5, off, shipped=0.3) == pytest.approx(
+        0.3 + calibration.MAX_RAISE
+    )
+    # nothing to learn from: the shipped threshold stays
+    assert choose_threshold([], [], [], shipped=0.3) == 0.3
+
+
+def test_stale_when_grown_or_for_another_model() -> None:
+    cal = Calibration(0.5, 0.4, "m", 1000, "2026-01-01")
+    assert not calibration.stale(cal, 1100, "m")
+    assert calibration.stale(cal, 1300, "m") and calibration.stale(cal, 700, "m")
+    assert calibration.stale(cal, 1000, "other")
+    assert calibration.stale(None, 1000, "m")
+    assert not calibration.stale(None, calibration.MIN_PASSAGES - 1, "m")
