@@ -100,11 +100,13 @@ def test_window_asks_within_the_scope(
 
     w.scope_bar.clear()
     w.scope_bar.set_folders([str(corpus / "notes")])
+    w.actions_.new_thread.trigger()  # each question on its own, not a follow-up
     outcome = ask(qtbot, w, "When is the lighthouse project expected to finish?")
     assert outcome.result.hits
     assert all(h.path.startswith(str(corpus / "notes") + "/") for h in outcome.result.hits)
 
     w.scope_bar.clear()
+    w.actions_.new_thread.trigger()
     outcome = ask(qtbot, w, SUN)
     assert outcome.result.hits[0].path == str(corpus / "notes" / "garden.md")
 
