@@ -88,7 +88,9 @@ def cli_index(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dic
     root = tmp_path_factory.mktemp("cli-index")
     data = root / "data"
     data.mkdir()
-    (data / "settings.json").write_text(json.dumps({"embedding_backend": "torch"}))
+    # History off: questions asked on this shared index must not leave threads in it.
+    settings = {"embedding_backend": "torch", "history_enabled": False}
+    (data / "settings.json").write_text(json.dumps(settings))
     docs = make_corpus(root / "docs")
     proc = footnotes("--data-dir", str(data), "index", str(docs), "--json")
     assert proc.returncode == 0, proc.stderr

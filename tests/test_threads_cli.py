@@ -29,7 +29,9 @@ def no_ollama_host_variable(monkeypatch: pytest.MonkeyPatch) -> None:
 def data(cli_index: tuple[Path, Path, dict], tmp_path: Path) -> Path:
     """A copy of the shared index, so that threads written here stay here."""
     copy = tmp_path / "data"
-    shutil.copytree(cli_index[0], copy)
+    shutil.copytree(cli_index[0], copy, ignore=shutil.ignore_patterns("threads.sqlite3*"))
+    settings = json.loads((copy / "settings.json").read_text())
+    (copy / "settings.json").write_text(json.dumps({**settings, "history_enabled": True}))
     return copy
 
 
