@@ -157,7 +157,9 @@ def test_missing_or_broken_parameter_file_falls_back_to_defaults(
 ) -> None:
     broken = tmp_path / "support.json"
     broken.write_text("{not json")
-    monkeypatch.setattr(support, "shipped_path", lambda: broken)
+    from app.core.search import support_model
+
+    monkeypatch.setattr(support_model, "shipped_path", lambda: broken)
     try:
         assert support.reload_shipped() == support.DEFAULT_MODEL
     finally:

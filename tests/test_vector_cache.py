@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.index.store import GENERATION_FILE
+from app.core.index.matrix_cache import GENERATION_FILE
 from app.core.index.vectors import VectorMatrix
 
 

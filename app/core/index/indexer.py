@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -20,11 +19,11 @@ import numpy as np
 
 from app.core.index.embedding import Embedder
 from app.core.index.manifest import FileRecord, Manifest
+from app.core.index.plan import plan
 from app.core.index.report import Cancelled, IndexReport, Progress, ProgressEvent, ProgressFn
 from app.core.index.schema import INDEX_FORMAT
 from app.core.ingest.context import embedding_text
 from app.core.ingest.failures import FailureKind, is_retried
-from app.core.ingest.loaders import is_supported
 from app.core.ingest.parsing import (
     ParseLimits,
     ParseResult,
@@ -32,7 +31,7 @@ from app.core.ingest.parsing import (
     limit_values,
     too_large_reason,
 )
-from app.core.ingest.scanning import FileStat, IgnoreRules, link_problem, normalize, scan
+from app.core.ingest.scanning import FileStat, IgnoreRules, normalize
 from app.core.testhooks import index_write
 
 __all__ = [
@@ -178,49 +177,11 @@ class Indexer:
     # -- the sync -------------------------------------------------------------------------
     def _plan(self, roots: list[str], report: IndexReport) -> tuple[list[FileStat], list[str]]:
         """Scan the roots and diff with the manifest: files to read, and known paths now gone."""
-        found: dict[str, FileStat] = {}
-        known: dict[str, FileRecord] = {}
-        for root in roots:
-            known.update(self.manifest.files_under(root))
-            try:
-                st = os.stat(root)
-            except OSError as exc:
-                if os.path.islink(root):  # a link that loops or leads nowhere, as scan says
-                    found[root] = link_problem(root, exc)
-                continue  # gone: everything known below it is removed
-            if os.path.isdir(root):
-                scan_root = normalize(root)
-                for fs in scan(scan_root, self.ignore):
-                    path = root + fs.path[len(scan_root) :]
-                    found[path] = dataclasses.replace(fs, path=path)
-            elif stat.S_ISREG(st.st_mode) and not self.ignore.ignores_name(
-                os.path.basename(root)
-            ):  # a pipe or device is never read: it could block the reader forever
-                found[root] = FileStat(root, st.st_size, st.st_mtime_ns)
-        changed: list[FileStat] = []
-        kept: set[str] = set()
-        for path, fs in sorted(found.items()):
-            if not (fs.folder or is_supported(path)):
-                report.files_skipped += 1
-                continue
-            kept.add(path)
-            report.files_seen += 1
-            rec = known.get(path)
-            if (
-                rec is not None
-                and rec.size == fs.size
-                and rec.mtime_ns == fs.mtime_ns
-                and (rec.status == "indexed" or not self._retried(rec))
-                and not self._outdated(rec)
-            ):
-                report.files_unchanged += 1
-                if rec.status == "failed":
-                    report.failures.append((path, rec.error or "failed earlier"))
-                    report.files_failed += 1
-            else:
-                changed.append(fs)
-        removed = [p for p in known if p not in kept]
-        return changed, removed
+        return plan(self.manifest, roots, self.ignore, report, self._settled)
+
+    def _settled(self, rec: FileRecord) -> bool:
+        """A file whose record stands while its size and mtime do (nothing to retry, rebuild)."""
+        return (rec.status == "indexed" or not self._retried(rec)) and not self._outdated(rec)
 
     def _sync(self, roots: list[str], cancel: threading.Event | None, full_gc: bool) -> IndexReport:
         """Read changed files, embed only new texts, write each file atomically, drop the gone."""

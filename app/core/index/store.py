@@ -32,15 +32,13 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from app.core.config import atomic_write_text
-from app.core.index import vectors
+from app.core.index.matrix_cache import MatrixCache
 from app.core.index.vectors import VectorMatrix
 
 NAMESPACE_FILE = "chroma-server-id"  # in the data directory; names this directory's collection
 CONNECT_TIMEOUT_S = 10.0
 REQUEST_TIMEOUT_S = 300.0  # one request; large batches on a busy server take a while
 LOW_SPACE_BYTES = 8 * 1024 * 1024
-GENERATION_FILE = "vectors.generation"
 EXACT_LIMIT = 500_000  # vectors searched exactly in memory (~750 MB); beyond, the HNSW graph
 T = TypeVar("T")
 
@@ -246,7 +244,7 @@ class VectorStore:
         )
         self._batch = int(self._call("open the vector collection", self._client.get_max_batch_size))
         self._matrix: VectorMatrix | None = None
-        self._dirty = False
+        self._cache = MatrixCache(self.path.parent, dim) if self.path is not None else None
 
     def _call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
@@ -272,8 +270,8 @@ class VectorStore:
         """Release the client (an embedded store's files are closed when nobody else uses them).
 
         A writer that kept its matrix in step saves it for the next process."""
-        if self._matrix is not None and self._dirty and self.path is not None:
-            self._save_matrix(self._matrix, self._generation())
+        if self._matrix is not None and self._cache is not None and self._cache.dirty:
+            self._cache.save(self._matrix)
         close = getattr(self._client, "close", None)
         if callable(close):
             with contextlib.suppress(Exception):  # must never mask the error that led here
@@ -290,7 +288,8 @@ class VectorStore:
         return found
 
     def add(self, ids: Sequence[str], vectors: np.ndarray) -> None:
-        self._bump_generation()
+        if self._cache is not None:
+            self._cache.bump()
         for i in range(0, len(ids), self._batch):
             self._call(
                 "store vectors",
@@ -306,7 +305,8 @@ class VectorStore:
         if self.shared:
             return
         ids = list(ids)
-        self._bump_generation()
+        if self._cache is not None:
+            self._cache.bump()
         for i in range(0, len(ids), self._batch):
             self._call("delete vectors", self._col.delete, ids=ids[i : i + self._batch])
         if self._matrix is not None:
@@ -350,7 +350,8 @@ class VectorStore:
         if self._matrix is None:
             if self.count() > EXACT_LIMIT:
                 return self._approximate(vector, k, allowed)
-            self._matrix = self._cached_matrix()
+            read = self._load_matrix
+            self._matrix = self._cache.load(read) if self._cache is not None else read()
         return [DenseHit(i, s) for i, s in self._matrix.nearest(vector, k, allowed)]
 
     def _approximate(
@@ -362,49 +363,6 @@ class VectorStore:
         matrix = VectorMatrix(self.dim)
         matrix.add(list(found), np.array(list(found.values()), np.float32))
         return [DenseHit(i, s) for i, s in matrix.nearest(vector, k)]
-
-    # -- the saved copy of the matrix (embedded store only) ---------------------------------
-    # Reading 60k vectors from Chroma takes seconds, which every `footnotes search` would pay.
-    # vectors.npz keeps the matrix with the generation token it reflects; every write to the
-    # store first replaces the token in vectors.generation, so a copy older than the store
-    # (or a writer killed midway) is never used.
-    def _cached_matrix(self) -> VectorMatrix:
-        if self.path is None:
-            return self._load_matrix()
-        token = self._generation()
-        matrix = vectors.load(self._cache_path, self.dim, token) if token else None
-        if matrix is not None:
-            return matrix
-        if not token:
-            token = self._bump_generation()
-        matrix = self._load_matrix()
-        if self._generation() == token:  # no writer changed the store meanwhile
-            self._save_matrix(matrix, token)
-        return matrix
-
-    @property
-    def _cache_path(self) -> Path:
-        assert self.path is not None
-        return self.path.parent / "vectors.npz"
-
-    def _generation(self) -> str:
-        assert self.path is not None
-        try:
-            return (self.path.parent / GENERATION_FILE).read_text(encoding="utf-8").strip()
-        except OSError:
-            return ""
-
-    def _bump_generation(self) -> str:
-        """A new token before a write: any saved matrix is stale from now on."""
-        token = secrets.token_hex(8)
-        if self.path is not None:
-            atomic_write_text(self.path.parent / GENERATION_FILE, token)
-            self._dirty = True
-        return token
-
-    def _save_matrix(self, matrix: VectorMatrix, token: str) -> None:
-        with contextlib.suppress(OSError):  # a cache: a full disk costs speed, not data
-            vectors.save(matrix, self._cache_path, token)
 
     def _load_matrix(self) -> VectorMatrix:
         matrix = VectorMatrix(self.dim)

@@ -1,0 +1,62 @@
+"""The saved copy of the vector matrix, valid only for the store generation it reflects.
+
+Reading 60k vectors from Chroma takes seconds, which every ``footnotes search`` would pay.
+``vectors.npz`` in the data directory keeps the matrix with the generation token it reflects;
+every write to the store first replaces the token in ``vectors.generation``, so a copy older
+than the store (or one left by a writer killed midway) is never used. Embedded store only:
+a Chroma server's collection has writers this process does not see.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+
+from app.core.config import atomic_write_text
+from app.core.index import vectors
+from app.core.index.vectors import VectorMatrix
+
+GENERATION_FILE = "vectors.generation"
+CACHE_FILE = "vectors.npz"
+
+
+class MatrixCache:
+    """Loads, saves and invalidates the matrix copy kept in ``folder``."""
+
+    def __init__(self, folder: Path, dim: int) -> None:
+        self.folder = Path(folder)
+        self.dim = dim
+        self.dirty = False  # this process wrote to the store since it opened it
+
+    def generation(self) -> str:
+        try:
+            return (self.folder / GENERATION_FILE).read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""
+
+    def bump(self) -> str:
+        """A new token before a write: any saved matrix is stale from now on."""
+        token = secrets.token_hex(8)
+        atomic_write_text(self.folder / GENERATION_FILE, token)
+        self.dirty = True
+        return token
+
+    def load(self, read_store: Callable[[], VectorMatrix]) -> VectorMatrix:
+        """The saved copy if current, else the store's vectors (then saved if still current)."""
+        token = self.generation()
+        matrix = vectors.load(self.folder / CACHE_FILE, self.dim, token) if token else None
+        if matrix is not None:
+            return matrix
+        if not token:
+            token = self.bump()
+            self.dirty = False
+        matrix = read_store()
+        if self.generation() == token:  # no writer changed the store meanwhile
+            self.save(matrix)
+        return matrix
+
+    def save(self, matrix: VectorMatrix) -> None:
+        with contextlib.suppress(OSError):  # a cache: a full disk costs speed, not data
+            vectors.save(matrix, self.folder / CACHE_FILE, self.generation())
