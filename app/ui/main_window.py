@@ -1,10 +1,7 @@
-"""The main window: question, answer, sources and the passage in its file; folders at the side.
+"""The main window: question, answer, sources and the passage in its file; panels at the side.
 
-The window lays out the widgets and presents a question's progress; small objects it owns do
-the rest, each with one job: ``StatusLine`` (the status bar), ``SourceNavigator`` (which source
-is shown), ``IndexingView`` (indexing state and requests), ``DropHandler`` (drag and drop),
-``ThemeChooser``, ``WindowMemory`` (geometry, history) and ``HelpDialogs``; ``ScopeBar``
-beside the question says which files a question searches.
+It lays out the widgets and presents a question's progress; the small objects it owns do the
+rest (status line, source navigation, indexing, drops, theme, memory, help, side docks).
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QDockWidget,
     QHBoxLayout,
     QMainWindow,
     QPushButton,
@@ -41,6 +37,7 @@ from app.ui.model_pull import PullDialog
 from app.ui.passage_view import PassageView
 from app.ui.payloads import ErrorReport
 from app.ui.scope_bar import ScopeBar
+from app.ui.side_docks import SideDocks
 from app.ui.source_nav import SourceNavigator
 from app.ui.sources_panel import SourcesPanel
 from app.ui.status_line import StatusLine
@@ -85,12 +82,8 @@ class MainWindow(QMainWindow):
         self.drops = DropHandler(self, self.status, self._accepts_drops)
         self.theme = ThemeChooser(self.actions_.theme, ui_settings)
         self.help = HelpDialogs(self, str(service.data.root))
-        self.memory = WindowMemory(
-            self,
-            {"main_split": self.main_split, "left_split": self.left_split},
-            self.question,
-            ui_settings,
-        )
+        splits = {"main_split": self.main_split, "left_split": self.left_split}
+        self.memory = WindowMemory(self, splits, self.question, ui_settings)
         self._connect()
         self.memory.restore({"main_split": [560, 640], "left_split": [460, 340]})
 
@@ -144,23 +137,8 @@ class MainWindow(QMainWindow):
         box.addWidget(self.main_split, 1)
         self.setCentralWidget(central)
 
-        self.folders_dock = QDockWidget("Folders", self)
-        self.folders_dock.setObjectName("foldersDock")
-        self.folders_dock.setWidget(self.folders)
-        self.folders_dock.setFeatures(
-            QDockWidget.DockWidgetFeature.DockWidgetMovable
-            | QDockWidget.DockWidgetFeature.DockWidgetClosable
-        )
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.folders_dock)
-        self.folders_dock.setMinimumWidth(250)
-        self.history_dock = QDockWidget("History", self)
-        self.history_dock.setObjectName("historyDock")
-        self.history_dock.setWidget(self.history_panel)
-        self.history_dock.setFeatures(self.folders_dock.features())
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.history_dock)
-        self.tabifyDockWidget(self.folders_dock, self.history_dock)  # tabs: Folders | History
-        self.folders_dock.raise_()
-        self.resizeDocks([self.folders_dock], [330], Qt.Orientation.Horizontal)
+        self.docks = SideDocks(self, self.folders, self.history_panel)
+        self.folders_dock, self.history_dock = self.docks.folders, self.docks.history
         self.resize(1360, 860)
 
     def _connect(self) -> None:
@@ -171,7 +149,7 @@ class MainWindow(QMainWindow):
         self.session.query_planned.connect(self.on_query_planned)
         self.session.turn_saved.connect(self.threads.on_turn_saved)
         self.searched_for.rerun_requested.connect(self.rerun_search)
-        self.history_dock.visibilityChanged.connect(self.actions_.toggle_history.setChecked)
+        self.docks.connect_actions(self.actions_.toggle_folders, self.actions_.toggle_history)
         self.question.ask_requested.connect(self.ask)
         self.question.cancel_requested.connect(self.cancel_ask)
         self.ask_button.clicked.connect(self._on_ask_button)
@@ -180,7 +158,6 @@ class MainWindow(QMainWindow):
         self.scope_bar.choices_requested.connect(self.service.list_scope_choices)
         self.service.scope_choices_listed.connect(self.scope_bar.set_choices)
         self.scope_bar.scope_changed.connect(self._on_scope_changed)
-        self.folders_dock.visibilityChanged.connect(self._on_dock_visibility)
         self.drops.folders_dropped.connect(self.indexing.add_folders)
         self.drops.files_dropped.connect(self.indexing.index_files)
         self.theme.theme_changed.connect(self._restyle)
@@ -199,8 +176,6 @@ class MainWindow(QMainWindow):
             (a.previous_source, nav.previous_source),
             (a.zoom_in, self.passage.pdf.zoom_in),
             (a.zoom_out, self.passage.pdf.zoom_out),
-            (a.toggle_folders, self.toggle_folders),
-            (a.toggle_history, self.toggle_history),
             (a.new_thread, self.threads.new_thread),
             (a.export_thread, self.threads.export_thread),
             (a.copy_answer, self.threads.copy_answer),
@@ -316,8 +291,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def pull_model(self) -> PullDialog:
-        """Download the configured model through Ollama, with progress (no chat model is
-        installed, so no question can be answered until one is)."""
+        """Download the configured model through Ollama, with progress (no chat model yet)."""
         s = self.service.settings
         dialog = PullDialog(s.ollama_host, s.ollama_model, self)
         dialog.pulled.connect(self._on_model_pulled)
@@ -401,24 +375,6 @@ class MainWindow(QMainWindow):
     def show_settings(self) -> None:
         """Ask for the settings dialog (the app owns it)."""
         self.settings_requested.emit()
-
-    @Slot()
-    def toggle_folders(self) -> None:
-        """Show or hide the folders panel."""
-        self.folders_dock.setVisible(not self.folders_dock.isVisible())
-
-    @Slot()
-    def toggle_history(self) -> None:
-        """Bring the history panel to the front, or hide it when it is in front."""
-        if self.history_dock.isVisible():
-            self.history_dock.hide()
-        else:
-            self.history_dock.show()
-            self.history_dock.raise_()
-
-    @Slot(bool)
-    def _on_dock_visibility(self, visible: bool) -> None:
-        self.actions_.toggle_folders.setChecked(visible)
 
     @Slot()
     def quit_app(self) -> None:

@@ -1,0 +1,54 @@
+"""The panels at the window's side: Folders and History, tabbed, each shown or hidden by its
+menu action (which stays checked while its panel is visible)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+
+
+class SideDocks(QObject):
+    """Owns the two dock widgets and the show/hide logic of their actions."""
+
+    def __init__(self, window: QMainWindow, folders: QWidget, history: QWidget) -> None:
+        super().__init__(window)
+        self.folders = self._dock(window, "Folders", "foldersDock", folders)
+        self.history = self._dock(window, "History", "historyDock", history)
+        window.tabifyDockWidget(self.folders, self.history)  # tabs: Folders | History
+        self.folders.raise_()
+        self.folders.setMinimumWidth(250)
+        window.resizeDocks([self.folders], [330], Qt.Orientation.Horizontal)
+
+    @staticmethod
+    def _dock(window: QMainWindow, title: str, name: str, widget: QWidget) -> QDockWidget:
+        dock = QDockWidget(title, window)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        return dock
+
+    def connect_actions(self, folders: QAction, history: QAction) -> None:
+        """Keep each action checked while its panel is visible, and make it toggle the panel."""
+        self.folders.visibilityChanged.connect(folders.setChecked)
+        self.history.visibilityChanged.connect(history.setChecked)
+        folders.triggered.connect(self.toggle_folders)
+        history.triggered.connect(self.toggle_history)
+
+    @Slot()
+    def toggle_folders(self) -> None:
+        """Show or hide the folders panel."""
+        self.folders.setVisible(not self.folders.isVisible())
+
+    @Slot()
+    def toggle_history(self) -> None:
+        """Bring the history panel to the front, or hide it when it is in front."""
+        if self.history.isVisible():
+            self.history.hide()
+        else:
+            self.history.show()
+            self.history.raise_()
