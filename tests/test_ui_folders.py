@@ -40,6 +40,18 @@ def drop(window: Any, paths: list[Path]) -> bool:
     return event.isAccepted()
 
 
+def indexed_file(gui: Any, path: Path) -> bool:
+    """The engine has indexed this file (read from the manifest, as a second reader would)."""
+    from app.core.index.manifest import Manifest
+
+    manifest = Manifest(gui.service.data.manifest_path, readonly=True)
+    try:
+        record = manifest.file(str(path))
+        return record is not None and record.status == "indexed"
+    finally:
+        manifest.close()
+
+
 def test_folders_panel_lists_counts_status_and_failures(
     make_gui: Any, qtbot: Any, indexed: Any
 ) -> None:
@@ -73,6 +85,7 @@ def test_drop_folder_is_watched_and_indexed_and_files_are_indexed(
         lambda: any(f.path == str(folder) and f.indexed == 1 for f in w.folders.snapshot.folders),
         timeout=60_000,
     )
+    qtbot.waitUntil(lambda: indexed_file(gui, loose), timeout=60_000)  # a separate request
     outcome = ask(qtbot, w, "When does the harbour ferry leave?")
     assert any(h.path == str(loose) for h in outcome.result.hits)
     outcome = ask(qtbot, w, "How hot does the pottery kiln fire?")
