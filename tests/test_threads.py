@@ -126,13 +126,12 @@ def test_a_junk_rewrite_falls_back_to_the_merged_query(server: FakeOllama, junk:
 
 def test_a_slow_rewrite_falls_back_within_its_time_limit(server: FakeOllama) -> None:
     server.rewrite_reply, server.rewrite_delay = "bicycle chain wear", 30.0
-    started = time.monotonic()
     rewrite = standalone_query(
         "Why?", [turn("/d/b.txt", "x")], host=server.url, model="llama3.2", timeout_s=0.5
     )
     assert rewrite.method == "fallback" and "0.5 s" in rewrite.note
-    assert "chain" in rewrite.query
-    assert time.monotonic() - started < 20  # not the server's 30 s: the limit held
+    # Had the limit not held, the server's rewrite would have arrived and been used.
+    assert "chain" in rewrite.query and "wear" not in rewrite.query
 
 
 def test_a_first_turn_searches_as_typed_and_asks_no_model(server: FakeOllama) -> None:
