@@ -53,3 +53,14 @@ def test_a_saved_matrix_serves_the_next_process_until_the_store_changes(
     fresh = make_engine()
     hit = fresh.search("kelp fronds holdfast", mode="dense").hits[0]
     assert hit.path.endswith("kelp.md")
+
+
+def test_a_store_folder_that_cannot_be_written_still_searches(tmp_path: Path) -> None:
+    from app.core.index.matrix_cache import MatrixCache
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    m = VectorMatrix(4)
+    m.add(["a"], np.ones((1, 4), np.float32))
+    cache = MatrixCache(blocker / "data", 4)  # every write there fails, even as root
+    assert [i for i, _ in cache.load(lambda: m).nearest(np.ones(4, np.float32), 1)] == ["a"]

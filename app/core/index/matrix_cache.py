@@ -50,7 +50,10 @@ class MatrixCache:
         if matrix is not None:
             return matrix
         if not token:
-            token = self.bump()
+            try:
+                token = self.bump()
+            except OSError:  # a data directory this process may not write: no saved copy
+                return read_store()
             self.dirty = False
         matrix = read_store()
         if self.generation() == token:  # no writer changed the store meanwhile
