@@ -156,9 +156,7 @@ class Engine:
         self, query: str, k: int | None = None, mode: str = "hybrid", scope: Scope | None = None
     ) -> SearchResult:
         """The k best passages for ``query``, from within ``scope`` when one is given."""
-        result = self.retriever.search(query, k or self.settings.top_k, mode, scope)
-        self.manifest.mark_ocr(result.hits)
-        return result
+        return self.retriever.search(query, k or self.settings.top_k, mode, scope)
 
     def status(self) -> dict[str, Any]:
         counts = self.manifest.counts()

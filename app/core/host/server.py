@@ -207,9 +207,7 @@ class HostServer:
                 engine.refresh_store()
                 self._seen = version
         reader = self._reader()
-        result = Retriever(reader, engine.embedder, engine.store).search(question, k, mode, scope)
-        reader.mark_ocr(result.hits)
-        return result
+        return Retriever(reader, engine.embedder, engine.store).search(question, k, mode, scope)
 
     def _data_version(self) -> int:
         """Changes whenever another connection commits to the manifest (SQLite's counter)."""

@@ -145,6 +145,7 @@ class Retriever:
         exact = phrase_rows(self.manifest, query, PINNED, scope) if mode != "dense" else []
         hits = fuse(dense, lex, k, mode, first=[row for row, _ in exact])
         self._fill_dense_scores(hits, qvec)
+        self.manifest.mark_ocr(hits)  # a passage from a scanned page says so
         return SearchResult(query, hits, support.assess(query, hits, index=self.manifest), scope)
 
     def _fill_dense_scores(self, hits: list[Hit], qvec: np.ndarray) -> None:
