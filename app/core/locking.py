@@ -1,21 +1,67 @@
-"""One writer per data directory: an advisory lock file naming the process that holds it."""
+"""One writer per data directory: an advisory lock file naming the process that holds it.
+
+The lock is the operating system's, so it dies with its holder, even by SIGKILL: ``flock``
+on POSIX (Linux, macOS); on Windows, where there is no ``fcntl``, ``msvcrt.locking`` on one
+byte far past the holder's note, so that the note itself stays readable by the process that
+was refused (Windows byte-range locks also stop reads).
+"""
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
 import json
 import os
 import time
 from pathlib import Path
 from typing import IO
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+try:
+    import msvcrt
+except ImportError:  # POSIX
+    msvcrt = None  # type: ignore[assignment]
+
+FAR_BYTE = 1 << 30  # the byte locked where there is no flock: past any note ever written
+
 
 class LockedError(Exception):
     """Another process is writing this index; the message names it."""
 
 
+def _try_lock(fh: IO[str]) -> bool:
+    """Take the lock on ``fh`` without waiting; False if another process holds it."""
+    if fcntl is not None:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+    if msvcrt is not None:
+        fh.seek(FAR_BYTE)
+        try:
+            msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        finally:
+            fh.seek(0)
+        return True
+    raise OSError("this platform has neither fcntl nor msvcrt to lock the index with")
+
+
+def _unlock(fh: IO[str]) -> None:
+    if fcntl is not None:
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    elif msvcrt is not None:
+        fh.seek(FAR_BYTE)
+        with contextlib.suppress(OSError):  # closing the file releases it too
+            msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+
+
 class WriterLock:
-    """``flock`` on ``writer.lock``; released by the OS if the holder dies, even by SIGKILL."""
+    """The OS lock on ``writer.lock``, which names its holder; released if the holder dies."""
 
     def __init__(self, path: Path, what: str) -> None:
         self.path = Path(path)
@@ -26,12 +72,15 @@ class WriterLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release()
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            locked = _try_lock(fh)
+        except BaseException:
+            fh.close()
+            raise
+        if not locked:
             fh.seek(0)
             holder = fh.read().strip()
             fh.close()
-            raise LockedError(describe_holder(holder, self.path.parent)) from None
+            raise LockedError(describe_holder(holder, self.path.parent))
         fh.seek(0)
         fh.truncate()
         fh.write(json.dumps({"pid": os.getpid(), "what": self.what, "since": time.time()}))
@@ -44,7 +93,7 @@ class WriterLock:
             fh, self._fh = self._fh, None
             fh.seek(0)
             fh.truncate()
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            _unlock(fh)
             fh.close()
 
     def __enter__(self) -> WriterLock:

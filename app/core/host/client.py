@@ -16,7 +16,9 @@ child reach ``on_message(event)`` on a reader thread of the parent: ``Opened``,
 ``IndexProgress``, ``WatchChanged``, ``DropDone``, ``Failed``, and ``Exited`` when it ends.
 Calls: ``Warm`` (load the model) and ``Search`` (answered with a SearchResult).
 Children come from a fork server that has already imported the engine, sentence-transformers
-and Chroma, so starting one takes well under a second.
+and Chroma, so starting one takes well under a second. Where there is no fork server
+(Windows), or when ``$FOOTNOTES_START_METHOD=spawn`` asks for it, children are spawned: a fresh
+interpreter that imports all that itself, so starting takes a few seconds longer.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any, overload
 from app.core.config import Settings
 from app.core.host.messages import Call, Event, Exited, Reply, Request, Search, Stop, Warm
 from app.core.host.server import HostServer
+from app.core.ingest.parsing import start_method
 
 if TYPE_CHECKING:
     from app.core.search.retrieval import SearchResult
@@ -57,18 +60,21 @@ class HostError(Exception):
 
 
 _context_lock = threading.Lock()
-_context: Any = None
+_contexts: dict[str, Any] = {}
 
 
 def context() -> Any:
-    """The fork-server context shared by every host of this process (preloaded once)."""
-    global _context
+    """The start context shared by every host of this process: a fork server (preloaded once)
+    where the platform has one, else spawn (see ``start_method``)."""
+    method = start_method("forkserver")
     with _context_lock:
-        if _context is None:
-            ctx = mp.get_context("forkserver")
-            ctx.set_forkserver_preload(PRELOAD)
-            _context = ctx
-        return _context
+        ctx = _contexts.get(method)
+        if ctx is None:
+            ctx = mp.get_context(method)
+            if method == "forkserver":
+                ctx.set_forkserver_preload(PRELOAD)
+            _contexts[method] = ctx
+        return ctx
 
 
 class EngineHost:
@@ -96,6 +102,7 @@ class EngineHost:
         self._pending_lock = threading.Lock()
         self._reader: threading.Thread | None = None
         self._join_lock = threading.Lock()
+        self.start_method = ""  # how the child was started: forkserver, or spawn
 
     @property
     def alive(self) -> bool:
@@ -105,6 +112,7 @@ class EngineHost:
     def start(self) -> None:
         """Start the child (it opens the engine) and the thread that reads its messages."""
         ctx = context()
+        self.start_method = ctx.get_start_method()
         parent, child = ctx.Pipe()
         self._proc = ctx.Process(
             # not a daemon: it starts the parser process; it stops when the pipe closes

@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import logging
 import multiprocessing as mp
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -21,6 +23,8 @@ from typing import Any
 from app.core.ingest.failures import FailureKind
 from app.core.types import Chunk
 
+log = logging.getLogger(__name__)
+START_METHOD_ENV = "FOOTNOTES_START_METHOD"  # spawn, forkserver or fork: forces one (tests)
 STARTED = "started"
 PAGE = "page"  # ("page", done, total): OCR progress inside one file; extends its time limit
 STARTUP_TIMEOUT_S = 120.0  # a worker process that cannot even start is a broken install
@@ -79,6 +83,7 @@ class ParseResult:
     error: str | None = None
     error_kind: FailureKind | None = None
     ocr_pages: list[int] = field(default_factory=list)  # pages whose text OCR read
+    warning: str | None = None  # indexed, with a doubt (an encoding guessed); status lists it
 
 
 PageProgress = Callable[[int, int], None]
@@ -92,6 +97,37 @@ def failed(path: str, reason: str, kind: FailureKind, digest: str | None = None)
 def bytes_hash(data: bytes) -> str:
     """A file's content hash, as stored in the manifest."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def start_method(preferred: str) -> str:
+    """The multiprocessing start method for a worker: ``$FOOTNOTES_START_METHOD`` when set
+    (a test forces ``spawn``, the one every platform has), else ``preferred`` where this
+    platform offers it (forkserver is POSIX-only), else ``spawn``."""
+    available = mp.get_all_start_methods()
+    forced = os.environ.get(START_METHOD_ENV, "").strip().lower()
+    if forced in available:
+        return forced
+    if forced:
+        log.warning("%s=%s is not available here; using %s", START_METHOD_ENV, forced, preferred)
+    return preferred if preferred in available else "spawn"
+
+
+def set_memory_cap(memory_mb: int) -> bool:
+    """Cap this process's address space (POSIX ``setrlimit``); False where there is no
+    ``resource`` module (Windows) or the cap is refused (macOS may refuse ``RLIMIT_AS``):
+    the worker then runs with the time limit alone."""
+    try:
+        import resource
+    except ImportError:
+        return False
+    if memory_mb <= 0:
+        return True
+    cap = memory_mb * 1024 * 1024
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def parse_file(
@@ -143,6 +179,7 @@ def parse_file(
         pages=len(doc.pages),
         chunks=chunks,
         ocr_pages=ocr_pages,
+        warning=doc.warning,
     )
 
 
@@ -155,7 +192,6 @@ def ocr_off_reason(kind: str, pages: int) -> str:
 
 def _worker(conn: Connection, limits: ParseLimits) -> None:
     """The worker process: imports first, then the memory cap, then one file per request."""
-    import resource
     import signal
 
     # Ctrl-C is the parent's to handle: it stops the run and ends this process cleanly.
@@ -166,9 +202,7 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
     ):  # outside any file's limit
         importlib.import_module(module)
 
-    if limits.memory_mb > 0:
-        cap = limits.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    set_memory_cap(limits.memory_mb)
     while True:
         try:
             request = conn.recv()
@@ -213,7 +247,7 @@ class ParserPool:
     def __init__(self, limits: ParseLimits | None = None, depth: int = 3) -> None:
         self.limits = limits or ParseLimits()
         self.depth = depth
-        self._ctx = mp.get_context("spawn")
+        self._ctx: Any = mp.get_context(start_method("spawn"))
         self._proc: Any = None
         self._conn: Connection | None = None
         self.on_page: Callable[[str, int, int], None] | None = None  # (path, done, total)
