@@ -8,10 +8,13 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -48,7 +51,7 @@ class AnswerView(QTextBrowser):
         self.setUndoRedoEnabled(False)
         self.setMouseTracking(True)
         self.anchorClicked.connect(self._on_anchor)
-        self.setPlaceholderText(PLACEHOLDER)
+        self.hint = PLACEHOLDER  # drawn wrapped while empty (Qt's placeholder is cut off)
         self._text = ""
         self._sources = 0
         self._dirty = False
@@ -69,6 +72,26 @@ class AnswerView(QTextBrowser):
             f" code {{ font-family:monospace; }} p {{ margin-bottom:6px; }}"
         )
         self.document().setDocumentMargin(10)
+
+    def setPlaceholderText(self, text: str) -> None:
+        """Set the hint shown while empty (drawn here, wrapped, instead of by Qt)."""
+        self.hint = text
+        self.viewport().update()
+
+    def placeholderText(self) -> str:
+        return self.hint
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """The answer, or while there is none the hint, wrapped to the pane's width."""
+        super().paintEvent(event)
+        if not self.hint or not self.document().isEmpty():
+            return
+        painter = QPainter(self.viewport())
+        painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        margin = int(self.document().documentMargin())
+        area = self.viewport().rect().adjusted(margin, margin, -margin, -margin)
+        flags = Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
+        painter.drawText(area, int(flags), self.hint)
 
     # -- content ---------------------------------------------------------------------------
     def loadResource(self, type: int, name: QUrl | str, /) -> Any:

@@ -10,19 +10,30 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-# Desktop ids of PDF viewers that accept a page number, and how to pass it.
+# PDF viewers that accept a page number (1-based), and how to pass it; the key is matched
+# against the desktop id of the default PDF application (org.gnome.Evince.desktop, …).
 PAGE_ARGS: dict[str, list[str]] = {
-    "evince": ["evince", "-i", "{page}", "{path}"],
-    "atril": ["atril", "-i", "{page}", "{path}"],
-    "xreader": ["xreader", "-i", "{page}", "{path}"],
-    "okular": ["okular", "-p", "{page}", "{path}"],
-    "zathura": ["zathura", "-P", "{page}", "{path}"],
+    "evince": ["evince", "--page-index={page}", "{path}"],
+    "okular": ["okular", "--page", "{page}", "{path}"],
+    "zathura": ["zathura", "--page={page}", "{path}"],
+    "atril": ["atril", "--page-index={page}", "{path}"],
+    "xreader": ["xreader", "--page-index={page}", "{path}"],
+    "papers": ["papers", "--page-index={page}", "{path}"],
     "qpdfview": ["qpdfview", "--unique", "{path}#{page}"],
-    "papers": ["papers", "-i", "{page}", "{path}"],
 }
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a file will be opened (None: it cannot be) and the sentence that says so."""
+
+    command: list[str] | None
+    said: str
 
 
 def default_pdf_viewer() -> str | None:
@@ -43,13 +54,44 @@ def default_pdf_viewer() -> str | None:
 
 
 def open_command(path: str, page: int, viewer: str | None) -> list[str] | None:
-    """The command that opens ``path`` at ``page`` with ``viewer``, if it knows how."""
-    if page <= 0 or not path.lower().endswith(".pdf") or not viewer:
+    """The command that opens ``path`` at ``page``: with the default PDF application
+    ``viewer`` if it takes a page; when there is no default to ask (no xdg-mime), with the
+    first installed viewer that does; else None (the system opener is used)."""
+    if page <= 0 or not path.lower().endswith(".pdf"):
         return None
-    for key, args in PAGE_ARGS.items():
-        if key in viewer and shutil.which(args[0]):
+    if viewer:
+        keys = [key for key in PAGE_ARGS if key in viewer]
+    elif sys.platform.startswith("linux"):
+        keys = list(PAGE_ARGS)
+    else:
+        keys = []
+    for key in keys:
+        args = PAGE_ARGS[key]
+        if shutil.which(args[0]):
             return [a.format(page=page, path=path) for a in args]
     return None
+
+
+def plan_open(path: str, page: int, viewer: str | None) -> Launch:
+    """What opening ``path`` at ``page`` will run, and what the status line says about it."""
+    name = os.path.basename(path)
+    command = open_command(path, page, viewer)
+    if command is not None:
+        return Launch(command, f"Opened {name} at page {page} in {command[0]}.")
+    opener = system_open_command(path)
+    where = f" The passage is on page {page}." if page > 0 else ""
+    if shutil.which(opener[0]) is None:
+        return Launch(
+            None,
+            f"Cannot open {name}: no application to open it was found ({opener[0]} is not "
+            f"installed; install a PDF viewer such as Evince, Okular or Zathura).{where}",
+        )
+    if page > 0 and path.lower().endswith(".pdf"):
+        return Launch(
+            opener,
+            f"Opened {name} in the default application, which cannot be told a page.{where}",
+        )
+    return Launch(opener, f"Opened {name}.")
 
 
 def system_open_command(path: str) -> list[str]:
@@ -94,16 +136,25 @@ def _spawn(command: list[str]) -> bool:
     return True
 
 
-def open_file(path: str, page: int = 0) -> None:
-    """Open ``path`` (at ``page`` when the default PDF viewer supports it)."""
+def open_file(path: str, page: int = 0, said: Callable[[str], None] | None = None) -> None:
+    """Open ``path`` (at ``page`` when the PDF viewer takes one); ``said`` hears, from
+    another thread, the sentence for the status line (which viewer, or why none)."""
+    tell = said or (lambda text: None)
     if sys.platform.startswith("win"):
-        os.startfile(path)  # type: ignore[attr-defined]
+        try:
+            os.startfile(path)  # type: ignore[attr-defined]
+        except OSError as exc:
+            tell(f"Cannot open {os.path.basename(path)}: {exc.strerror or exc}.")
         return
 
     def run() -> None:
-        command = open_command(path, page, default_pdf_viewer())
-        if command is None or not _spawn(command):
-            _spawn(system_open_command(path))
+        plan = plan_open(path, page, default_pdf_viewer())
+        if plan.command is not None and not _spawn(plan.command):
+            failed = f"Cannot open {os.path.basename(path)}: {plan.command[0]} did not start."
+            plan = plan_open(path, 0, None)  # the system's opener instead
+            if plan.command is None or not _spawn(plan.command):
+                plan = Launch(None, failed)
+        tell(plan.said)
 
     threading.Thread(target=run, name="footnotes-open", daemon=True).start()
 

@@ -1,4 +1,8 @@
-"""Drag and drop: folders dropped are watched, files dropped are indexed once."""
+"""Drag and drop: folders dropped are watched, files dropped are indexed once.
+
+A drop is taken as a copy (or a link), never as a move: the file manager that started the
+drag must not delete what was dropped, and Footnotes only ever reads it.
+"""
 
 from __future__ import annotations
 
@@ -33,6 +37,31 @@ def split_drop(mime: QMimeData) -> tuple[list[str], list[str]]:
 def has_local_paths(mime: QMimeData) -> bool:
     """True if a drag carries files or folders of this computer (not web links)."""
     return mime.hasUrls() and any(url.isLocalFile() for url in mime.urls())
+
+
+def read_only_action(event: QDropEvent) -> Qt.DropAction | None:
+    """The action to take a drag with: the proposed one if it is Copy or Link, else Copy or
+    Link if the source allows it; None if it offers only Move (refused: we never move)."""
+    copy, link = Qt.DropAction.CopyAction, Qt.DropAction.LinkAction
+    proposed = event.proposedAction()
+    if proposed in (copy, link):
+        return proposed
+    allowed = event.possibleActions()
+    for action in (copy, link):
+        if allowed & action:
+            return action
+    return None
+
+
+def take_as_read_only(event: QDropEvent) -> bool:
+    """Accept a drag as Copy or Link (never Move); False (and ignored) if it cannot be."""
+    action = read_only_action(event)
+    if action is None:
+        event.ignore()
+        return False
+    event.setDropAction(action)
+    event.accept()
+    return True
 
 
 class DropOverlay(QLabel):
@@ -78,8 +107,10 @@ class DropHandler(QObject):
         if isinstance(event, QDragEnterEvent):
             self._entered(event)
         elif isinstance(event, QDragMoveEvent):  # after enter: an enter is a move too
-            if has_local_paths(event.mimeData()):
-                event.acceptProposedAction()
+            if has_local_paths(event.mimeData()) and self.accepting():
+                take_as_read_only(event)
+            else:
+                event.ignore()
         elif event.type() == QEvent.Type.DragLeave:
             self.overlay.hide()
         elif isinstance(event, QDropEvent):
@@ -89,8 +120,7 @@ class DropHandler(QObject):
         return True
 
     def _entered(self, event: QDragEnterEvent) -> None:
-        if has_local_paths(event.mimeData()) and self.accepting():
-            event.acceptProposedAction()
+        if has_local_paths(event.mimeData()) and self.accepting() and take_as_read_only(event):
             self.overlay.cover()
         else:
             event.ignore()
@@ -98,10 +128,9 @@ class DropHandler(QObject):
     def _dropped(self, event: QDropEvent) -> None:
         self.overlay.hide()
         folders, files = split_drop(event.mimeData())
-        if not folders and not files:
+        if (not folders and not files) or not take_as_read_only(event):
             event.ignore()
             return
-        event.acceptProposedAction()
         if folders:
             self.folders_dropped.emit(folders)
         if files:

@@ -18,6 +18,25 @@ if TYPE_CHECKING:
     from app.ui.service import Service
 
 
+def failures_headline(snapshot: IndexSnapshot | None, state: ServiceState) -> str:
+    """The folders panel's line above the failures, saying only what is true now: nothing
+    before the index is read (``snapshot`` None), no "every file was indexed" with no files
+    or mid-sync."""
+    if snapshot is None:
+        return ""
+    n = len(snapshot.failures)
+    if n:
+        failed = f"{n:,} file{'s' if n != 1 else ''} could not be indexed"
+        return failed + " so far" if state.syncing else failed
+    if not state.engine_ready:
+        return ""
+    if state.syncing:
+        return "Indexing… no file has failed so far"
+    if not snapshot.files:
+        return "No files are indexed yet"
+    return "✓  Every file was indexed"
+
+
 class IndexingView(QObject):
     """Presents the service's indexing state and turns the user's indexing requests into calls."""
 
@@ -37,9 +56,11 @@ class IndexingView(QObject):
         self.status = status
         self.session = session
         self.dialog_parent = dialog_parent
+        self.snapshot: IndexSnapshot | None = None  # None until the index has been read
         service.state_changed.connect(self.on_state)
         service.sync_progressed.connect(self.on_progress)
         service.index_changed.connect(self.on_snapshot)
+        self._headline()
         folders.add_requested.connect(self.choose_folder)
         folders.remove_requested.connect(service.remove_folder)
         actions.add_folder.triggered.connect(self.choose_folder)
@@ -51,6 +72,7 @@ class IndexingView(QObject):
     def on_state(self, state: ServiceState) -> None:
         """What can be done now, and (unless a question is being answered) what is going on."""
         self.folders.set_state(state)
+        self._headline()
         a = self.actions
         a.pause.setText("Resume indexing" if state.paused else "Pause indexing")
         a.pause.setEnabled(state.writable and state.engine_ready)
@@ -58,6 +80,10 @@ class IndexingView(QObject):
         a.index_files.setEnabled(state.writable and state.engine_ready)
         if not state.syncing:
             self.status.hide_progress()
+        self._say(state)
+
+    def _say(self, state: ServiceState) -> None:
+        """What is going on, in the status line (unless a question is being answered)."""
         if self.session.running:
             return
         if not state.engine_ready:
@@ -66,6 +92,10 @@ class IndexingView(QObject):
             text = "Loading the embedding model… (you can type your question meanwhile)"
         elif state.paused:
             text = "Indexing is paused."
+        elif state.syncing:
+            text = state.message or "Indexing…"
+        elif self.snapshot is not None and not self.snapshot.files:
+            text = "Ready. No files are indexed yet: add a folder, or drop files on the window."
         else:
             text = state.message or "Ready."
         self.status.say(text)
@@ -79,8 +109,18 @@ class IndexingView(QObject):
     @Slot(object)
     def on_snapshot(self, snapshot: IndexSnapshot) -> None:
         """Folders and counts to the folders panel and the status bar."""
+        was_empty = self.snapshot is not None and not self.snapshot.files
+        self.snapshot = snapshot
         self.folders.set_snapshot(snapshot)
+        self._headline()
         self.status.show_counts(snapshot)
+        if was_empty != (not snapshot.files):  # "no files yet" became true, or stopped being
+            self._say(self.folders.state)
+
+    def _headline(self) -> None:
+        text = failures_headline(self.snapshot, self.folders.state)
+        self.folders.failures_title.setText(text)
+        self.folders.failures_title.setVisible(bool(text))
 
     # -- the user's requests ---------------------------------------------------------------
     @Slot()

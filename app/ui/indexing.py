@@ -9,6 +9,7 @@ Its events arrive on the host's reader thread and are reported through ``Indexin
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 BUSY_STATES = ("starting", "syncing", "updating")
 SNAPSHOT_EVERY_S = 1.5
+PAGE_OF = re.compile(r"\bpage ([0-9,]+) of ([0-9,]+)")  # "OCR page 40 of 200"
 
 
 class EtaClock:
@@ -57,6 +59,36 @@ class EtaClock:
         if done < 2 or elapsed < 1.0 or self.total <= done:
             return None
         return (self.total - done) * elapsed / done
+
+
+class PageClock:
+    """Estimates the time left in one long file from the rate of its pages so far."""
+
+    def __init__(self) -> None:
+        self.path = ""
+        self.started = 0.0
+        self.first = 0
+
+    def eta(self, path: str, page: int, pages: int) -> float | None:
+        """Seconds left when page ``page`` of ``pages`` is being read, or None while too
+        early to tell (under a second, or no page finished since this file began)."""
+        done = page - 1
+        now = time.monotonic()
+        if path != self.path or done < self.first:
+            self.path, self.started, self.first = path, now, done
+            return None
+        elapsed, progressed = now - self.started, done - self.first
+        if elapsed < 1.0 or progressed < 1 or pages <= done:
+            return None
+        return (pages - done) * elapsed / progressed
+
+
+def page_of(detail: str) -> tuple[int, int] | None:
+    """(page, pages) from a progress detail such as "OCR page 40 of 200"."""
+    found = PAGE_OF.search(detail)
+    if found is None:
+        return None
+    return int(found[1].replace(",", "")), int(found[2].replace(",", ""))
 
 
 @dataclass(frozen=True)
@@ -86,6 +118,7 @@ class Indexing:
         self.readers = readers
         self.reports = reports
         self._eta: EtaClock | None = None
+        self._pages = PageClock()
         self._last_snapshot = 0.0
         self._snapshot_pending = False
         self._watch_busy = False
@@ -182,8 +215,23 @@ class Indexing:
             eta.plan(p.total)
             if p.total:
                 self.state.update(syncing=True)
+        page, pages, page_eta = 0, 0, None
+        within = page_of(p.detail) if p.event in ("ocr", "page") else None
+        if within is not None:
+            page, pages = within
+            page_eta = self._pages.eta(p.path, page, pages)
         self.reports.progressed(
-            SyncProgress(p.done, p.total or eta.total, p.path, p.event, eta.eta(p.done), p.detail)
+            SyncProgress(
+                p.done,
+                p.total or eta.total,
+                p.path,
+                p.event,
+                eta.eta(p.done),
+                p.detail,
+                page,
+                pages,
+                page_eta,
+            )
         )
         finished = p.event in ("indexed", "unchanged", "failed") and p.done >= p.total > 0
         if finished or (p.event == "planned" and not p.total):

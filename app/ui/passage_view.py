@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTabWidget,
     QTextEdit,
     QVBoxLayout,
@@ -22,11 +23,26 @@ from app.ui.payloads import PassageText
 from app.ui.pdf_view import PdfView
 from app.ui.sources_panel import short_folder
 from app.ui.theme import colors
-from app.ui.widgets import plain_label, shown_path
+from app.ui.widgets import ElidedLabel, plain_label, shown_path
 
 if TYPE_CHECKING:
     from app.core.types import Hit
     from app.ui.service import Service
+
+LINE_KEEPING = (".log", ".csv", ".tsv")  # terminal output and tables: lines mean something
+
+
+def keeps_lines(path: str) -> bool:
+    """True for code, logs and tables, whose lines are shown unwrapped (scrolling sideways
+    inside the pane); prose wraps at the pane's width."""
+    from app.core.ingest.loaders import UnsupportedFile, kind_of
+
+    if path.lower().endswith(LINE_KEEPING):
+        return True
+    try:
+        return kind_of(path) == "code"
+    except UnsupportedFile:
+        return False
 
 
 class PassageView(QWidget):
@@ -44,9 +60,9 @@ class PassageView(QWidget):
         self._token = 0
         self._offset = 0
         self._strong: list[tuple[int, int]] = []
-        self.title = plain_label("No source selected")
+        self.title = ElidedLabel("No source selected")
         self.title.setObjectName("passageTitle")
-        self.where = plain_label()
+        self.where = ElidedLabel()
         self.where.setObjectName("mutedLabel")
         self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.warning = plain_label()
@@ -65,6 +81,8 @@ class PassageView(QWidget):
         self.text.setReadOnly(True)
         self.text.setUndoRedoEnabled(False)
         self.text.setPlaceholderText("Select a source to see its passage in context.")
+        # a long line wraps (prose) or scrolls inside the pane (code): it never widens the pane
+        self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
         self.pdf = PdfView(service)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -103,6 +121,8 @@ class PassageView(QWidget):
             self.tabs.setCurrentIndex(self.page_tab)
         else:
             self.tabs.setCurrentIndex(self.text_tab)
+        wrap = QPlainTextEdit.LineWrapMode
+        self.text.setLineWrapMode(wrap.NoWrap if keeps_lines(hit.path) else wrap.WidgetWidth)
         self.text.setPlainText(hit.text)
         self._offset = hit.start
         self._paint()

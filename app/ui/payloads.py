@@ -65,6 +65,9 @@ class SyncProgress:
     event: str = ""
     eta_s: float | None = None
     detail: str = ""
+    page: int = 0  # inside a long file (a scan being read): the page being read, of ``pages``
+    pages: int = 0
+    page_eta_s: float | None = None  # the rest of this file, at its pages' rate so far
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ all come here; opening or revealing a file is allowed only for a source of the s
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Slot
+import os
+
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 
 from app.ui import desktop
@@ -18,6 +20,8 @@ from app.ui.status_line import StatusLine
 
 class SourceNavigator(QObject):
     """Selects sources, shows their passages, and highlights what a sentence rests on."""
+
+    opened = Signal(str)  # what opening a file did (from the launcher's thread)
 
     def __init__(
         self,
@@ -39,6 +43,7 @@ class SourceNavigator(QObject):
         sources.open_requested.connect(self.open_source_n)
         passage.open_requested.connect(self.open_file)
         passage.reveal_requested.connect(self.reveal_file)
+        self.opened.connect(self._on_opened)
 
     # -- choosing a source -----------------------------------------------------------------
     @Slot(int)
@@ -142,7 +147,13 @@ class SourceNavigator(QObject):
     def open_file(self, path: str, page: int) -> None:
         """Open ``path`` at ``page`` in its application, if it is a shown source."""
         if self._is_source(path):
-            desktop.open_file(path, page)
+            self.status.flash(f"Opening {os.path.basename(path)}…", 3000)
+            desktop.open_file(path, page, self.opened.emit)
+
+    @Slot(str)
+    def _on_opened(self, said: str) -> None:
+        """Say which viewer opened the file (at which page), or plainly that none could."""
+        self.status.flash(said, 10_000)
 
     @Slot(str)
     def reveal_file(self, path: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from app.ui.folders_panel import progress_text
@@ -9,6 +11,24 @@ from app.ui.payloads import IndexSnapshot, SyncProgress
 from app.ui.widgets import plain_label
 
 PROGRESS_EVENTS = ("planned", "indexed", "unchanged", "failed")
+PAGE_EVENTS = ("ocr", "page")  # progress inside one long file
+
+
+def time_left(seconds: float) -> str:
+    """ "about 30 s left", "about 4 min left", "about 1 h 05 min left"."""
+    if seconds < 60:
+        return f"about {max(5, round(seconds / 5) * 5)} s left"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"about {minutes} min left"
+    return f"about {minutes // 60} h {minutes % 60:02d} min left"
+
+
+def page_text(p: SyncProgress) -> str:
+    """ "Indexing 3 of 10 files  ·  scan.pdf: page 40 of 200 — about 30 s left"."""
+    files = f"Indexing {p.done:,} of {p.total:,} files  ·  " if p.total else ""
+    left = f" — {time_left(p.page_eta_s)}" if p.page_eta_s is not None else ""
+    return f"{files}{os.path.basename(p.path)}: page {p.page:,} of {p.pages:,}{left}"
 
 
 class StatusLine:
@@ -40,7 +60,12 @@ class StatusLine:
         self.bar.showMessage(text, ms)
 
     def show_progress(self, p: SyncProgress) -> None:
-        """Show files done of files planned, when ``p`` is a step of a planned run."""
+        """Show files done of files planned, when ``p`` is a step of a planned run, and the
+        page being read inside a long file, with the time that file still needs."""
+        if p.event in PAGE_EVENTS and p.pages:
+            self.progress_label.setText(page_text(p))
+            self.progress_label.show()
+            return
         if p.event not in PROGRESS_EVENTS or not p.total:
             return
         self.progress.setRange(0, p.total)

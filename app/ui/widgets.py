@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -28,6 +29,51 @@ def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setText(text)
     return label
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text that never widens its pane: what does not fit is elided
+    (in the middle, keeping a file's extension) and the whole text is the tooltip."""
+
+    def __init__(
+        self,
+        text: str = "",
+        parent: QWidget | None = None,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle,
+    ) -> None:
+        super().__init__(parent)
+        self.mode = mode
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(min(hint.width(), 240), hint.height())
+
+    def shown_text(self) -> str:
+        """The text as drawn at the label's current width (elided when it does not fit)."""
+        width = self.contentsRect().width()
+        return self.fontMetrics().elidedText(self.text(), self.mode, max(width, 0))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        shown = self.shown_text()
+        tip = tooltip(self.text()) if shown != self.text() else ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
+        painter = QPainter(self)
+        self.style().drawItemText(
+            painter,
+            self.contentsRect(),
+            int(self.alignment()),
+            self.palette(),
+            self.isEnabled(),
+            shown,
+            self.foregroundRole(),
+        )
 
 
 def tooltip(text: str) -> str:
