@@ -27,6 +27,26 @@ DEEP_LEVELS = 60
 PATH_MAX = os.pathconf("/", "PC_PATH_MAX")
 
 
+LEGACY_TEXT = {
+    "cp1251": "Москва — столица России. Город основан в двенадцатом веке князем Юрием "
+    "Долгоруким. Сегодня здесь работают театры, музеи и университеты.\n",
+    "shift_jis": "東京は日本の首都です。江戸時代には将軍の城下町として栄えました。"
+    "現在では世界有数の大都市です。\n",
+    "gb18030": "北京是中华人民共和国的首都。这座城市有三千多年的历史，故宫和长城吸引了无数游客。\n",
+}
+LEGACY_TEXTS = {"cp1251.txt": "cp1251", "shift_jis.md": "shift_jis", "gb18030.txt": "gb18030"}
+# No encoding reads all of it: indexed (cp1252) with a warning that ``status`` lists.
+MIXED_ENCODINGS = (
+    b"Quillfeather ledger. "
+    + "Москва столица".encode("cp1251")
+    + b" "
+    + "東京は日本の首都です".encode("shift_jis")
+    + b" "
+    + "北京是中国的首都".encode("gb18030")
+    + b" and the Br\xfccke.\n"
+)
+
+
 @dataclass(frozen=True)
 class Case:
     """One hostile file or folder and the outcome the index must record for it."""
@@ -233,6 +253,11 @@ def build(root: Path, *, big: bool = True, undecodable_failure: bool = True) -> 
         b"First line with unix ending.\nSecond with windows.\r\nThird, old mac.\rFourth.\n\r\n"
     )
     add("mixed line endings", "mixed_endings.txt", INDEXED)
+    for name, encoding in LEGACY_TEXTS.items():  # no BOM, not UTF-8: read in their encoding
+        (root / name).write_bytes(LEGACY_TEXT[encoding].encode(encoding))
+        add(f"{encoding} text", name, INDEXED)
+    (root / "mixed_encodings.txt").write_bytes(MIXED_ENCODINGS)
+    add("three encodings in one file (a warning)", "mixed_encodings.txt", INDEXED)
 
     # -- odd names ---------------------------------------------------------------------------
     names = [(b"caf\xe9 latin-1 name.txt", INDEXED), (b"\xff\xfe\xfd bytes.md", INDEXED)]

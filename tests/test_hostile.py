@@ -120,6 +120,9 @@ def test_every_hostile_file_ends_with_a_recorded_outcome(hostile, make_engine) -
     assert [r.text for r in mixed] == ["First line with unix ending.\nSecond with windows.\n"
                                        "Third, old mac.\nFourth."]  # fmt: skip
     assert "Café crème" in engine.manifest.chunks_of(str(root / "invalid_utf8.txt"))[0].text
+    for name, encoding in hc.LEGACY_TEXTS.items():  # read in their own encodings, no mojibake
+        text = hc.LEGACY_TEXT[encoding].rstrip("\n")
+        assert [r.text for r in engine.manifest.chunks_of(str(root / name))] == [text]
 
     undecodable = {
         c.path for c in cases if c.name.startswith("non-UTF-8") and c.expect == "indexed"
@@ -424,10 +427,14 @@ def test_cli_index_of_the_hostile_folder(hostile, cli_data_dir: Path) -> None:
     root, cases = hostile(undecodable_failure=False)
     settings = json.loads((cli_data_dir / "settings.json").read_text())
     settings["max_file_mb"] = 40  # both giants stop at the size limit: no 12 s parse here
+    settings["ignore_patterns"] = "*.tmp"  # bad keys: reported, their defaults used
+    settings["top_k"] = 0
     (cli_data_dir / "settings.json").write_text(json.dumps(settings))
 
     proc = run_cli("--data-dir", str(cli_data_dir), "index", str(root), "--json")
     assert proc.returncode == 0, proc.stderr
+    problems = [line for line in proc.stderr.splitlines() if "settings.json" in line]
+    assert [p.split(":")[2].strip() for p in problems] == ["ignore_patterns", "top_k"]
     report = json.loads(proc.stdout)
     failures = {f["path"]: f["reason"] for f in report["failures"]}
     expected_failed = set()

@@ -46,11 +46,16 @@ def ollama_host_arg(args: argparse.Namespace) -> str | None:
 
 
 def open_engine(args: argparse.Namespace) -> Engine:
-    return Engine(
+    """The engine for the data directory; each problem with its settings.json is one line on
+    stderr (the command goes on with the defaults for those keys)."""
+    engine = Engine(
         data_dir_arg(args),
         chroma_url=getattr(args, "chroma_url", None),
         ollama_host=ollama_host_arg(args),
     )
+    for problem in engine.settings.problems:
+        print(f"footnotes: {problem}", file=sys.stderr)
+    return engine
 
 
 Command = Callable[[argparse.Namespace, Engine], int]

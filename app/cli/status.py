@@ -1,4 +1,5 @@
-"""``footnotes status``: counts, and every file that failed with its reason."""
+"""``footnotes status``: counts, every file that failed with its reason, and every file
+indexed with a warning (a text encoding guessed)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import argparse
 
 from app.cli.common import print_json
 from app.core.engine import Engine
+from app.core.index import file_warnings
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
     status = engine.status()
+    warned = file_warnings.listed(engine.manifest.conn)
+    status["warnings"] = [{"path": p, "warning": w} for p, w in warned]
     if args.json:
         print_json(status)
         return 0
@@ -28,4 +32,6 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         )
     for f in status["failures"]:
         print(f"  failed: {f['path']}: {f['reason']}")
+    for path, warning in warned:
+        print(f"  warning: {path}: {warning}")
     return 0

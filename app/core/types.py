@@ -26,6 +26,7 @@ class Document:
     pages: list[Page]
     title: str | None = None  # the document's own title (metadata, first heading), if any
     scanned_unread: int = 0  # pages that need OCR but were not OCR'd (OCR off)
+    warning: str | None = None  # read, but with a doubt a person should hear of (an encoding)
 
 
 @dataclass(frozen=True)

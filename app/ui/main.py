@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.core.config import DataDir, Settings, resolve_data_dir
 from app.ui.main_window import MainWindow
+from app.ui.payloads import ErrorReport
 from app.ui.quick_ask import QuickAskWindow
 from app.ui.service import Service
 from app.ui.settings_dialog import SettingsDialog
@@ -128,6 +129,9 @@ def build(
     stored = ui_settings(service.data.root)
     apply_theme(qapp, str(stored.value("ui/theme", "system")))
     window = MainWindow(service, stored)
+    if chosen.problems:  # settings.json keys that were not used: say which, in the window
+        lines = "\n".join(f"• {p}" for p in chosen.problems)
+        window.on_error(ErrorReport(f"Some settings were not used; defaults apply:\n{lines}"))
     tray = Tray(window.actions_, window)
     return Gui(qapp, service, window, tray, stored)
 

@@ -1,12 +1,18 @@
 """Bytes -> text for text-like files: BOMs, strict UTF-8, legacy code pages, newlines as LF.
 
-Decoding is deterministic, so the same bytes always give the same text and the same offsets.
+Legacy (non-UTF-8) bytes go to charset-normalizer, which tries the code pages and scores
+each reading for mess and for likeness to some language (cp1251 Russian, Shift-JIS, GB18030,
+...). Western cp1252 stays the choice whenever it reads as text and no other code page reads
+clearly better. When no reading is convincing, the file is still read (cp1252, else Latin-1)
+but carries a warning that ``footnotes status`` shows. Decoding is deterministic, so the
+same bytes always give the same text and the same offsets.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import dataclass
 
 from app.core.ingest.failures import UnsupportedFile
 
@@ -42,27 +48,91 @@ def _decode_utf8(data: bytes) -> str | None:
         return None
 
 
+@dataclass(frozen=True)
+class Decoded:
+    """Text decoded from bytes, the encoding read, and a warning when it was only a guess."""
+
+    text: str
+    encoding: str
+    warning: str | None = None
+
+
 def decode_text(data: bytes) -> str:
-    """Decode bytes: BOM, else strict UTF-8, else cp1252, else Latin-1; newlines become LF.
+    """Decode bytes (see ``decode_bytes``) and return only the text."""
+    return decode_bytes(data).text
+
+
+def decode_bytes(data: bytes) -> Decoded:
+    """Decode bytes: BOM, else strict UTF-8, else the legacy encoding charset-normalizer
+    decides; newlines become LF. Undecidable bytes are read as cp1252 (else Latin-1), with a
+    warning.
 
     Raises UnsupportedFile when a NUL byte in the first 8 KiB shows binary data.
     """
     for bom, encoding in BOMS:
         if data.startswith(bom):
-            return normalise(data[len(bom) :].decode(encoding, errors="replace"))
+            text = data[len(bom) :].decode(encoding, errors="replace")
+            return Decoded(normalise(text), encoding)
     if b"\x00" in data[:BINARY_SNIFF]:
         raise UnsupportedFile("it holds binary data, not text")
-    text = _decode_utf8(data)
-    if text is None:
-        try:
-            text = data.decode("cp1252")
-        except UnicodeDecodeError:
-            text = data.decode("latin-1")
-    return normalise(text)
+    utf8 = _decode_utf8(data)
+    if utf8 is not None:
+        return Decoded(normalise(utf8), "utf-8")
+    return _decode_legacy(data)
+
+
+def _decode_legacy(data: bytes) -> Decoded:
+    """Bytes that are not UTF-8: cp1252 when it reads as text and no other code page reads
+    clearly better; else the code page charset-normalizer finds, when it is convincing; else
+    cp1252 (Latin-1 where cp1252 cannot decode them) with a warning."""
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    western = from_bytes(data, cp_isolation=["cp1252"]).best()  # None: it reads as a mess
+    if (
+        best is not None
+        and _convincing(best.encoding, best.chaos, best.coherence, str(best))
+        and (western is None or best.coherence > western.coherence + WESTERN_COHERENCE_MARGIN)
+    ):
+        return Decoded(normalise(str(best)), best.encoding)
+    if western is not None:
+        return Decoded(normalise(str(western)), "cp1252")
+    try:
+        guess, text = "cp1252", data.decode("cp1252")
+    except UnicodeDecodeError:
+        guess, text = "latin-1", data.decode("latin-1")
+    warning = (
+        "its text encoding could not be decided with confidence; it was read as "
+        f"{guess}, so some characters may be wrong (save it as UTF-8 to be sure)"
+    )
+    return Decoded(normalise(text), guess, warning)
+
+
+WESTERN_COHERENCE_MARGIN = 0.1  # another code page must read this much more like a language
+MAX_CHAOS = 0.2  # a reading messier than this (charset-normalizer's mess ratio) is a guess
+MIN_COHERENCE = 0.2  # a single-byte reading must look this much like some language
+MIN_WIDE_CHARS = 8  # a multi-byte (CJK) reading needs this many non-ASCII characters
+_MULTI_BYTE = ("cp932", "shift_jis", "euc_jp", "iso2022_jp", "gb", "big5", "euc_kr", "cp949")
+
+
+def _convincing(encoding: str, chaos: float, coherence: float, text: str) -> bool:
+    """True when charset-normalizer's reading is trustworthy, not just possible: clean, and
+    for a single-byte code page, like some language; for a multi-byte one, long enough to
+    rule out chance (CJK text often scores no language coherence in a few sentences)."""
+    if chaos > MAX_CHAOS:
+        return False
+    if encoding.startswith(_MULTI_BYTE):
+        return sum(not ch.isascii() for ch in text) >= MIN_WIDE_CHARS
+    return coherence >= MIN_COHERENCE
 
 
 def decode_html(data: bytes) -> str:
-    """Decode HTML: a BOM wins, then a <meta charset> near the top, then ``decode_text``."""
+    """Decode HTML (see ``decode_markup``) and return only the text."""
+    return decode_markup(data).text
+
+
+def decode_markup(data: bytes) -> Decoded:
+    """Decode HTML: a BOM wins, then a <meta charset> near the top, then ``decode_bytes``."""
     if not any(data.startswith(bom) for bom, _ in BOMS) and b"\x00" not in data[:BINARY_SNIFF]:
         match = _META_CHARSET.search(data[:4096])
         if match:
@@ -77,7 +147,7 @@ def decode_html(data: bytes) -> str:
                 name = "utf-8"
             if name and name != "utf-8":
                 try:
-                    return normalise(data.decode(name))
+                    return Decoded(normalise(data.decode(name)), name)
                 except UnicodeDecodeError:
                     pass
-    return decode_text(data)
+    return decode_bytes(data)

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from app.core.ingest.context import clean_title, html_title, markdown_title, outline_sections
-from app.core.ingest.decoding import decode_html, decode_text, normalise
+from app.core.ingest.decoding import decode_bytes, decode_markup, decode_text, normalise
 from app.core.ingest.failures import DocumentError, FailureKind, LoadError, UnsupportedFile
 from app.core.ingest.html import html_to_text
 from app.core.ingest.images import IMAGE_SUFFIXES, image_pdf
@@ -152,19 +152,22 @@ def load_bytes(
     kind = kind_of(abspath)
     title: str | None = None
     unread = 0
+    warning: str | None = None
     if kind in ("pdf", "epub", "image"):
         pages, title, unread = _paged_pages(data, kind, max_pages, ocr)
     elif kind == "docx":
         text, title = _docx_text(data)
         pages = [Page(None, text)]
     elif kind == "html":
-        html = decode_html(data)
+        decoded = decode_markup(data)
+        html, warning = decoded.text, decoded.warning
         pages, title = [Page(None, html_to_text(html))], html_title(html)
     else:
-        pages = [Page(None, decode_text(data))]
+        decoded = decode_bytes(data)
+        pages, warning = [Page(None, decoded.text)], decoded.warning
         if kind == "markdown":
             title = markdown_title(pages[0].text)
-    return Document(path=abspath, kind=kind, pages=pages, title=title, scanned_unread=unread)
+    return Document(abspath, kind, pages, title, scanned_unread=unread, warning=warning)
 
 
 def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
