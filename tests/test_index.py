@@ -116,6 +116,8 @@ def test_deleted_files_leave_nothing_behind(tmp_path: Path, make_engine) -> None
     )
     assert_consistent(engine)
 
+    # Given explicitly and not watched, a folder that is gone takes its passages with it; a
+    # watched folder that cannot be read keeps them (test_unavailable).
     shutil.rmtree(corpus)
     gone = engine.index([str(corpus)])
     assert gone.files_removed == 5 and engine.manifest.counts()["chunks"] == 0

@@ -19,7 +19,7 @@ from app.ui.page_loader import merge_boxes
 from app.ui.widgets import shown_path
 from tests.helpers import long_markdown, paragraph
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
-from tests.ui_fixtures import ask, wait_ready
+from tests.ui_fixtures import answer_next_dialog, ask, wait_ready
 
 
 def drop(window: Any, paths: list[Path]) -> bool:
@@ -97,9 +97,12 @@ def test_drop_folder_is_watched_and_indexed_and_files_are_indexed(
         lambda: any(f.path == str(folder) and f.indexed == 2 for f in w.folders.snapshot.folders),
         timeout=60_000,
     )
-    # and removing it takes its passages out
+    # and removing it (once confirmed) takes its passages out
     w.folders.tree.topLevelItem(w.folders.folder_paths().index(str(folder))).setSelected(True)
+    seen: list[str] = []
+    answer_next_dialog("Remove", seen)
     qtbot.mouseClick(w.folders.remove_button, Qt.MouseButton.LeftButton)
+    assert seen and seen[0].startswith("Remove 'dropped' and its ")
     qtbot.waitUntil(lambda: str(folder) not in w.folders.folder_paths(), timeout=30_000)
 
 

@@ -477,7 +477,7 @@ def test_a_folder_missing_at_start_keeps_its_passages_until_it_is_back(
     again.start()
     try:
         assert again.wait_idle(60)
-        assert any(s.state == "missing" and s.folder == str(docs) for s in statuses)
+        assert any(s.state == "unavailable" and s.folder == str(docs) for s in statuses)
         assert rig.known() == {str(docs / "otters.md")}  # still searchable
         assert rig.paths_with("Otters juggle pebbles") == {str(docs / "otters.md")}
 

@@ -182,3 +182,26 @@ def fragments(view: QTextBrowser) -> list[Any]:
             it += 1
         block = block.next()
     return out
+
+
+def answer_next_dialog(button: str, seen: list[str], tries: int = 200) -> None:
+    """Click ``button`` ("Cancel", or a button's text) in the next modal message box, once it
+    is shown (a box's ``exec`` runs its own event loop, which runs this timer), noting its
+    text in ``seen``."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    def answer(left: int) -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            if left:
+                QTimer.singleShot(50, lambda: answer(left - 1))
+            return
+        seen.append(box.text())
+        if button == "Cancel":
+            chosen = box.button(QMessageBox.StandardButton.Cancel)
+        else:
+            chosen = next(b for b in box.buttons() if b.text().replace("&", "") == button)
+        chosen.click()
+
+    QTimer.singleShot(0, lambda: answer(tries))

@@ -31,4 +31,6 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             print(f"  {report.pages_ocr} scanned pages read by OCR")
         for path, reason in report.failures:
             print(f"  failed: {path}: {reason}")
+        for path, reason in report.unavailable:
+            print(f"  unavailable: {path}: {reason}; its passages stay in the index")
     return 0

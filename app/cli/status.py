@@ -8,10 +8,16 @@ import argparse
 from app.cli.common import print_json
 from app.core.engine import Engine
 from app.core.index import file_warnings
+from app.core.index.availability import folder_problem
+from app.core.watch.retrying import read_state
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
     status = engine.status()
+    # a watched folder that cannot be read keeps its passages: say which, and why
+    problems = {f: folder_problem(f) for f in status["folders"]}
+    status["unavailable"] = [{"path": f, "reason": r} for f, r in problems.items() if r]
+    status["watch"] = read_state(engine.data.root, engine.data.lock_path)  # None: no retry
     warned = file_warnings.listed(engine.manifest.conn)
     status["warnings"] = [{"path": p, "warning": w} for p, w in warned]
     if args.json:
@@ -32,6 +38,10 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         )
     for f in status["failures"]:
         print(f"  failed: {f['path']}: {f['reason']}")
+    for f in status["unavailable"]:
+        print(f"  unavailable: {f['path']}: {f['reason']}; its passages stay in the index")
+    if status["watch"] is not None:
+        print(f"Watcher: {status['watch']['message']}")
     for path, warning in warned:
         print(f"  warning: {path}: {warning}")
     return 0

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QTreeWidget,
@@ -30,11 +31,21 @@ MAX_FAILURES_SHOWN = 1000
 STATUS_TEXT = {
     "watching": ("● watching", "ok_fg"),
     "polling": ("● polling (no change notices)", "warn_fg"),
-    "missing": ("● error: folder missing", "unsupported_line"),
+    "unavailable": ("● unavailable", "warn_fg"),
     "paused": ("❚❚ paused", "muted_fg"),
     "read-only": ("● read-only", "muted_fg"),
     "waiting": ("● starting…", "muted_fg"),
 }
+
+
+def removal_question(folder: str, passages: int) -> str:
+    """What the window asks before a folder leaves the index (its files stay on disk)."""
+    name = os.path.basename(folder.rstrip(os.sep)) or folder
+    noun = "passage" if passages == 1 else "passages"
+    return (
+        f"Remove '{name}' and its {passages:,} {noun} from the index? "
+        "The files stay where they are."
+    )
 
 
 def format_eta(seconds: float | None) -> str:
@@ -92,6 +103,10 @@ class FoldersPanel(QWidget):
         self.bar_label.setObjectName("mutedLabel")
         self.bar.hide()
         self.bar_label.hide()
+        self.retry_label = plain_label()  # writes wait for a retry (the store is away)
+        self.retry_label.setObjectName("retryLabel")
+        self.retry_label.setWordWrap(True)
+        self.retry_label.hide()
         self.summary = plain_label("No folders yet: add one, or drop it on the window.")
         self.summary.setObjectName("mutedLabel")
         self.summary.setWordWrap(True)
@@ -113,6 +128,7 @@ class FoldersPanel(QWidget):
         box.addLayout(buttons)
         box.addWidget(self.bar)
         box.addWidget(self.bar_label)
+        box.addWidget(self.retry_label)
         box.addWidget(self.summary)
         box.addSpacing(6)
         box.addWidget(self.failures_title)
@@ -170,6 +186,8 @@ class FoldersPanel(QWidget):
             self.bar.hide()
             self.bar_label.hide()
             self.progress = None
+        self.retry_label.setText(f"⚠ {state.retry}" if state.retry else "")
+        self.retry_label.setVisible(bool(state.retry))
         self._refresh_rows()
 
     def set_progress(self, p: SyncProgress) -> None:
@@ -189,6 +207,7 @@ class FoldersPanel(QWidget):
 
     def _refresh_rows(self) -> None:
         c = colors()
+        self.retry_label.setStyleSheet(f"color: {c.warn_fg}")
         infos = {f.path: f for f in self.snapshot.folders}
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
@@ -200,6 +219,8 @@ class FoldersPanel(QWidget):
             files = f"{info.indexed:,}" + (f" (+{info.failed} failed)" if info.failed else "")
             item.setText(1, files)
             text, color = STATUS_TEXT.get(info.status, (info.status, "muted_fg"))
+            note = unavailable_note(info.path, info.problem)
+            item.setToolTip(2, tooltip(note) if note else "")
             if self._syncing(info.path):
                 p = self.progress
                 counts = f" {p.done:,} of {p.total:,}" if p is not None and p.total else "…"
@@ -235,11 +256,37 @@ class FoldersPanel(QWidget):
             self.state.writable and self.state.engine_ready and self.selected_folder() is not None
         )
 
+    def passages_of(self, folder: str) -> int:
+        """Passages in the index from ``folder``, as the last snapshot counted them."""
+        return next((f.passages for f in self.snapshot.folders if f.path == folder), 0)
+
+    def confirm_remove(self, folder: str) -> bool:
+        """Ask before a folder and its passages leave the index; True to remove."""
+        box = QMessageBox(self)
+        box.setObjectName("confirmRemove")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Remove folder")
+        box.setText(removal_question(folder, self.passages_of(folder)))
+        remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
+        box.exec()
+        return box.clickedButton() is remove
+
     @Slot()
     def _remove(self) -> None:
         folder = self.selected_folder()
-        if folder is not None:
+        if folder is not None and self.confirm_remove(folder):
             self.remove_requested.emit(folder)
 
 
-__all__ = ["FoldersPanel", "format_eta", "progress_text", "short_folder"]
+def unavailable_note(folder: str, problem: str) -> str:
+    """The status cell's tooltip: why a folder cannot be read, and that nothing is lost."""
+    if not problem:
+        return ""
+    return (
+        f"{folder} cannot be read: {problem}. Its passages stay in the index and it is "
+        "checked again when it is back; Remove takes them out."
+    )
+
+
+__all__ = ["FoldersPanel", "format_eta", "progress_text", "removal_question", "short_folder"]

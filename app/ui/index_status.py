@@ -88,6 +88,8 @@ class IndexingView(QObject):
             return
         if not state.engine_ready:
             text = state.message or "Opening the index…"
+        elif state.retry:  # the store is away (the model may be loaded or not): say so
+            text = state.retry
         elif not state.model_loaded:
             text = "Loading the embedding model… (you can type your question meanwhile)"
         elif state.paused:

@@ -8,7 +8,6 @@ Its events arrive on the host's reader thread and are reported through ``Indexin
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from app.core.host.messages import (
     Resume,
     WatchChanged,
 )
+from app.core.index.availability import folder_problem
 from app.ui.payloads import ErrorReport, FolderInfo, IndexSnapshot, SyncDone, SyncProgress
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from app.ui.engine_process import EngineProcess
 
 BUSY_STATES = ("starting", "syncing", "updating")
+RETRY_KEPT = ("unavailable", "polling", "error")  # said during a wait for a retry, which goes on
 SNAPSHOT_EVERY_S = 1.5
 PAGE_OF = re.compile(r"\bpage ([0-9,]+) of ([0-9,]+)")  # "OCR page 40 of 200"
 
@@ -196,11 +197,13 @@ class Indexing:
             watching = status.state
         else:  # busy keeps the last word; stopped (paused) clears it
             watching = self.state.value.watching if self._following else ""
+        retry = self.state.value.retry if status.state in RETRY_KEPT else ""
         self.state.update(
             syncing=busy,
             watching=watching,
             message=status.message,
             folder=status.folder if busy else "",
+            retry=status.message if status.state == "retrying" else retry,
         )
         if status.state == "error":
             self.reports.error(ErrorReport(status.message))
@@ -268,7 +271,7 @@ class Indexing:
         folders = []
         for folder in manifest.folders():
             records = manifest.files_under(folder).values()
-            exists = os.path.isdir(folder)
+            problem = folder_problem(folder)  # unavailable is not gone: its passages stay
             folders.append(
                 FolderInfo(
                     path=folder,
@@ -276,8 +279,9 @@ class Indexing:
                     indexed=sum(r.status == "indexed" for r in records),
                     failed=sum(r.status == "failed" for r in records),
                     passages=sum(r.chunks for r in records),
-                    status=self._folder_status(folder, exists),
-                    exists=exists,
+                    status=self._folder_status(folder, problem),
+                    exists=problem is None,
+                    problem=problem or "",
                 )
             )
         counts = manifest.counts()
@@ -285,10 +289,10 @@ class Indexing:
             IndexSnapshot(folders, counts["files"], counts["chunks"], manifest.failures())
         )
 
-    def _folder_status(self, folder: str, exists: bool) -> str:
+    def _folder_status(self, folder: str, problem: str | None) -> str:
         state = self.state.value
-        if not exists:
-            return "missing"
+        if problem is not None:
+            return "unavailable"
         if not state.writable:
             return "read-only"
         if state.paused:

@@ -93,6 +93,7 @@ class FolderInfo:
     passages: int
     status: str
     exists: bool = True
+    problem: str = ""  # why the folder cannot be read now (status "unavailable")
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class ServiceState:
     watching: str = ""  # "", "watching", "polling"
     message: str = ""
     folder: str = ""  # the folder being synced, when only one is
+    retry: str = ""  # writes wait for a retry: "Chroma server unreachable — retrying in 40 s"
 
 
 @dataclass(frozen=True)

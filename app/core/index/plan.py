@@ -1,4 +1,11 @@
-"""Which files a sync must read: the roots scanned and compared with the manifest."""
+"""Which files a sync must read: the roots scanned and compared with the manifest.
+
+Unavailable is not gone: a root that cannot be read (permission denied, an I/O error) and
+anything below a watched folder that cannot be read now (an unplugged drive, a missing mount)
+keep their records, and the sync reports them in ``IndexReport.unavailable``. Only what is gone
+from a place that can be read is removed: a deleted file or folder inside an available watched
+folder, or a path given explicitly (not watched) that no longer exists.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +14,19 @@ import os
 import stat
 from collections.abc import Callable
 
+from app.core.index.availability import GONE_ERRNOS, folder_problem, reason_for
 from app.core.index.manifest import FileRecord, Manifest
 from app.core.index.report import IndexReport
 from app.core.ingest.loaders import is_supported
-from app.core.ingest.scanning import FileStat, IgnoreRules, link_problem, normalize, scan
+from app.core.ingest.scanning import (
+    FileStat,
+    IgnoreRules,
+    is_within,
+    link_problem,
+    normalize,
+    scan,
+    within_any,
+)
 
 
 def plan(
@@ -22,24 +38,36 @@ def plan(
 ) -> tuple[list[FileStat], list[str]]:
     """Files to read (new, changed, or whose record is not ``settled``) and known paths gone.
 
-    Counts what it sees in ``report``; a root that vanished takes everything known below it.
+    Counts what it sees in ``report``, and lists there the roots and watched folders that
+    could not be read (their records are kept, never counted as gone).
     """
     found: dict[str, FileStat] = {}
     known: dict[str, FileRecord] = {}
+    unavailable: dict[str, str] = {}
     for root in roots:
-        known.update(manifest.files_under(root))
         try:
             st = os.stat(root)
         except OSError as exc:
             if os.path.islink(root):  # a link that loops or leads nowhere, as scan says
                 found[root] = link_problem(root, exc)
-            continue  # gone: everything known below it is removed
+            elif exc.errno not in GONE_ERRNOS:  # there, but refused: not gone
+                unavailable[root] = reason_for(exc)
+                continue
+            known.update(manifest.files_under(root))
+            continue  # gone, unless the watched folder it was in is unavailable (see below)
         if os.path.isdir(root):
+            problem = folder_problem(root)
+            if problem is not None:
+                unavailable[root] = problem
+                continue
+            known.update(manifest.files_under(root))
             scan_root = normalize(root)
             for fs in scan(scan_root, ignore):
                 path = root + fs.path[len(scan_root) :]
                 found[path] = dataclasses.replace(fs, path=path)
-        elif stat.S_ISREG(st.st_mode) and not ignore.ignores_name(os.path.basename(root)):
+            continue
+        known.update(manifest.files_under(root))
+        if stat.S_ISREG(st.st_mode) and not ignore.ignores_name(os.path.basename(root)):
             found[root] = FileStat(root, st.st_size, st.st_mtime_ns)  # never a pipe or device
     changed: list[FileStat] = []
     kept: set[str] = set()
@@ -57,4 +85,18 @@ def plan(
                 report.files_failed += 1
         else:
             changed.append(fs)
-    return changed, [p for p in known if p not in kept]
+    gone = [p for p in known if p not in kept]
+    unavailable.update(unavailable_watched(gone, manifest.folders()))
+    report.unavailable.extend(sorted(unavailable.items()))
+    return changed, [p for p in gone if not within_any(p, unavailable)]
+
+
+def unavailable_watched(paths: list[str], watched: list[str]) -> dict[str, str]:
+    """The watched folders holding any of ``paths`` that cannot be read now, with the reason."""
+    found: dict[str, str] = {}
+    for folder in watched:
+        if any(is_within(p, folder) for p in paths):
+            problem = folder_problem(folder)
+            if problem is not None:
+                found[folder] = problem
+    return found

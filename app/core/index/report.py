@@ -31,6 +31,8 @@ class IndexReport:
     pages_ocr: int = 0  # pages read by OCR in this run (cached results included)
     seconds: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)
+    # roots and watched folders that could not be read (path, reason): their passages stay
+    unavailable: list[tuple[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The ``index --json`` object (a fixed contract: see DESIGN.md)."""
@@ -47,6 +49,7 @@ class IndexReport:
             "pages_ocr": self.pages_ocr,
             "seconds": round(self.seconds, 3),
             "failures": [{"path": p, "reason": r} for p, r in self.failures],
+            "unavailable": [{"path": p, "reason": r} for p, r in self.unavailable],
         }
 
 

@@ -22,6 +22,10 @@ class Batch(NamedTuple):
     moves: list[tuple[str, str]]
     paths: list[str]
 
+    def touched(self) -> list[str]:
+        """Every path the batch touches (a moved file: both its names)."""
+        return [p for move in self.moves for p in move] + self.paths
+
 
 class ChangeQueue:
     """Changed paths coalesced per path with quiet-period debouncing; not thread-safe."""

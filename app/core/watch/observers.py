@@ -1,8 +1,9 @@
 """The OS side of watching: watchdog observers, with polling where native watches are refused.
 
 One recursive watch per top folder. If the OS refuses a native watch (inotify limits: ENOSPC,
-EMFILE), that folder is polled instead and the status says so once. A folder that disappears
-(unmounted, deleted) loses its watch and gets it back when it returns.
+EMFILE), that folder is polled instead and the status says so once. A folder that cannot be read
+(unmounted, deleted, permission denied) loses its watch and gets it back when it returns; the
+watcher says so.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from watchdog import events as ev
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
+from app.core.index.availability import folder_problem
 from app.core.ingest.scanning import IgnoreRules, is_within
-from app.core.watch.status import StatusFn, missing_message
+from app.core.watch.status import StatusFn
 
 if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch
@@ -101,8 +103,8 @@ class FolderWatches:
         self._unwatchable.discard(folder)
 
     def reschedule(self, folders: Iterable[str]) -> None:
-        """Watch exactly the top folders of ``folders`` that exist."""
-        wanted = [f for f in top_folders(list(folders)) if os.path.isdir(f)]
+        """Watch exactly the top folders of ``folders`` that can be read."""
+        wanted = [f for f in top_folders(list(folders)) if folder_problem(f) is None]
         for folder in [f for f in self._watches if f not in wanted]:
             self._unschedule(folder)
         for folder in wanted:
@@ -110,15 +112,14 @@ class FolderWatches:
                 self._schedule(folder)
 
     def check(self, folders: Iterable[str]) -> list[str]:
-        """Notice watched folders that disappeared or came back; returns the ones back."""
+        """Notice watched folders that became unreadable or came back; returns the ones back."""
         back = []
         for folder in top_folders(list(folders)):
-            there = os.path.isdir(folder)
+            there = folder_problem(folder) is None
             if there == (folder in self._watches) or folder in self._unwatchable:
                 continue
             if not there:
                 self._unschedule(folder)
-                self._status("missing", missing_message(folder), folder)
                 continue
             self._schedule(folder)
             back.append(folder)

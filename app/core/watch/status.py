@@ -6,13 +6,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from app.core.index.availability import unavailable_message
+
 WatchState = Literal[
     "starting",  # loading the model, checking the index
     "syncing",  # the start-up sync, or a folder just added
     "updating",  # applying a batch of changes
     "watching",  # idle, following changes
     "polling",  # a folder is checked by polling (native watching refused)
-    "missing",  # a watched folder is gone (an unplugged drive?)
+    "unavailable",  # a watched folder cannot be read (unplugged, permission denied, I/O error)
+    "retrying",  # a write failed (store unreachable, disk full): retried after a backoff
     "error",  # a step failed, or the watcher stopped on an error
     "stopped",
 ]
@@ -30,6 +33,26 @@ class WatchStatus:
 StatusFn = Callable[[WatchState, str, str], None]  # (state, message, folder)
 
 
+class FolderProblems:
+    """Watched folders that cannot be read now, with the reason; says when that changes."""
+
+    def __init__(self, say: StatusFn) -> None:
+        self.say = say
+        self.reasons: dict[str, str] = {}
+
+    def mark(self, folder: str, problem: str | None) -> bool:
+        """Record whether ``folder`` can be read (``problem`` None); True when it is back."""
+        if problem is None:
+            back = self.reasons.pop(folder, None) is not None
+            if back:
+                self.say("watching", f"{folder} is back; looking for changes.", folder)
+            return back
+        if self.reasons.get(folder) != problem:
+            self.reasons[folder] = problem
+            self.say("unavailable", unavailable_message(folder, problem), folder)
+        return False
+
+
 @dataclass
 class WatchStats:
     """Running totals since start (the start-up sync included)."""
@@ -40,14 +63,6 @@ class WatchStats:
     files_failed: int = 0
     chunks_embedded: int = 0
     batches: int = 0
-
-
-def missing_message(folder: str) -> str:
-    """The status sentence for a watched folder that disappeared."""
-    return (
-        f"{folder} is missing (an unplugged drive?); its passages stay in the index and "
-        "watching resumes when it is back."
-    )
 
 
 def plural(count: int, noun: str) -> str:

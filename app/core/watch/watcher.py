@@ -19,6 +19,8 @@ inside the watched folders re-points manifest rows (``Indexer.move``: nothing is
 move out is a delete, a move in a create (a folder is scanned). If the OS refuses a native
 watch (inotify limits: ENOSPC, EMFILE), that folder is polled instead and ``on_status`` says so
 once. Symlinks are not followed out of a folder; the ignore rules apply to events too.
+A watched folder that cannot be read is unavailable, not gone: its passages stay and
+``on_status`` says so. A failed write is retried on a backoff schedule (``retrying``).
 The engine keeps the writer lock after ``stop()`` until ``engine.close()``.
 """
 
@@ -34,18 +36,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from watchdog.events import FileSystemEvent, FileSystemMovedEvent
 
+from app.core.index.availability import folder_problem
 from app.core.index.report import Cancelled, IndexReport, Progress
 from app.core.ingest.loaders import is_supported
 from app.core.ingest.scanning import is_within, no_longer_watched, normalize
+from app.core.watch.backoff import Backoff
 from app.core.watch.change_queue import MAX_WAIT_S, QUIET_S, Batch, ChangeQueue
 from app.core.watch.observers import POLL_S, FolderWatches, inotify_watches, top_folders
-from app.core.watch.status import (
-    WatchState,
-    WatchStats,
-    WatchStatus,
-    missing_message,
-    plural,
-)
+from app.core.watch.retrying import Retrier
+from app.core.watch.status import FolderProblems, WatchState, WatchStats, WatchStatus, plural
 
 if TYPE_CHECKING:
     from app.core.engine import Engine
@@ -65,7 +64,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RECHECK_S = 5.0  # how often watched folders are checked for disappearing and coming back
-RETRY_S = 5.0  # a change whose update failed (store unreachable, disk full) is retried after
+PROBE_ID = "footnotes-probe"  # looked up to see whether the store answers again
 FolderOp = Literal["add", "remove"]
 
 
@@ -83,6 +82,7 @@ class Watcher:
         poll_interval: float = POLL_S,
         force_polling: bool = False,
         writer_name: str = "footnotes watch",
+        backoff: Backoff | None = None,
     ) -> None:
         self.engine = engine
         self.on_progress = on_progress or (lambda p: None)
@@ -102,6 +102,15 @@ class Watcher:
         self._busy = True
         self._thread: threading.Thread | None = None
         self._folders: tuple[str, ...] = ()  # written by the writer thread only
+        self._problems = FolderProblems(self._status)  # watched folders that cannot be read
+        server = bool(engine.settings.chroma_url)
+        self._retrier = Retrier(
+            backoff or Backoff(),
+            server=server,
+            probe=lambda: engine.store().existing([PROBE_ID]),  # one look-up, nothing read
+            say=self._status,
+            state_dir=engine.data.root,
+        )
         self._watches = FolderWatches(
             self._on_event,
             self._rules,
@@ -129,6 +138,7 @@ class Watcher:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
         self._watches.join(timeout)
+        self._retrier.clear()
         self._status("stopped", "Stopped watching.")
 
     def add_folder(self, path: str) -> str:
@@ -145,6 +155,11 @@ class Watcher:
     def folders(self) -> list[str]:
         """The watched folders, as the writer thread last saw them."""
         return list(self._folders)
+
+    @property
+    def unavailable(self) -> dict[str, str]:
+        """Watched folders that cannot be read now, with the reason (as last checked)."""
+        return dict(self._problems.reasons)
 
     @property
     def polling_folders(self) -> list[str]:
@@ -218,7 +233,7 @@ class Watcher:
     def _run(self) -> None:
         """The writer thread: the start-up sync, then the loop, until stopped or failed."""
         try:
-            self._startup()
+            self._retrier.start(self._startup, self._stop, self._cond)
             self._loop()
         except Cancelled:
             pass
@@ -231,7 +246,7 @@ class Watcher:
                 self._cond.notify_all()
 
     def _startup(self) -> None:
-        """Repair the store, then sync every watched folder that is there."""
+        """Repair the store, then sync every watched folder that can be read."""
         self._status("starting", "Loading the embedding model and checking the index...")
         indexer = self.engine.indexer(self._progress)
         indexer.repair()
@@ -239,9 +254,8 @@ class Watcher:
         self._folders = tuple(folders)
         self._watches.reschedule(self._folders)
         for folder in folders:  # an unplugged drive: its passages stay until it is back
-            if not os.path.isdir(folder):
-                self._status("missing", missing_message(folder), folder)
-        folders = [f for f in folders if os.path.isdir(f)]
+            self._problems.mark(folder, folder_problem(folder))
+        folders = [f for f in folders if f not in self._problems.reasons]
         if folders:
             self._status("syncing", f"Looking for changes in {plural(len(folders), 'folder')}...")
             self.last_sync = report = indexer.sync(folders, cancel=self._stop)
@@ -263,26 +277,36 @@ class Watcher:
                 while not self._stop.is_set():
                     now = time.monotonic()
                     due = self._queue.next_due()
-                    if self._ops or (due is not None and due <= now) or now >= next_check:
+                    wake = min(t for t in (next_check, due, self._retrier.retry_at) if t)
+                    if self._ops or wake <= now:
                         break
                     if self._busy:
                         self._busy = False
                         self._cond.notify_all()
-                    self._cond.wait(min(next_check, due if due is not None else next_check) - now)
+                    self._cond.wait(wake - now)
                 if self._stop.is_set():
                     return
                 was_busy, self._busy = self._busy, True
                 ops = list(self._ops)
                 self._ops.clear()
                 batch = self._queue.take(time.monotonic())
-            for op, folder in ops:
-                self._guarded(self._folder_op, op, folder)
-            if (batch.moves or batch.paths) and not self._guarded(self._apply, batch):
-                self._retry(batch)
+            for op, folder in ops:  # a folder added while the store is away: on the schedule
+                if op == "add":
+                    add = lambda b: self._folder_op("add", b.paths[0])  # noqa: E731
+                    self._retrier.attempt(add, Batch([], [folder]))
+                else:
+                    self._guarded(self._folder_op, op, folder)
+            if batch.moves or batch.paths:
+                if self._retrier.waiting:  # the store is away: wait for the scheduled try
+                    self._retrier.hold(batch.touched())
+                else:
+                    self._retrier.attempt(self._apply, batch)
+            if self._retrier.due(time.monotonic()):
+                self._retrier.retry(self._apply)
             if time.monotonic() >= next_check:
                 self._guarded(self._check_folders)
                 next_check = time.monotonic() + RECHECK_S
-            if (ops or batch.moves or batch.paths) and not was_busy:
+            if (ops or batch.moves or batch.paths) and not (was_busy or self._retrier.waiting):
                 self._status("watching", f"Watching {plural(len(self._folders), 'folder')}.")
 
     def _guarded(self, fn: Callable[..., None], *args: Any) -> bool:
@@ -295,13 +319,6 @@ class Watcher:
         except Exception as exc:
             self._status("error", f"Could not update the index: {exc}")
             return False
-
-    def _retry(self, batch: Batch) -> None:
-        """Check a failed batch's paths again a little later (a moved file: both its names)."""
-        later = time.monotonic() + RETRY_S
-        with self._cond:
-            for path in [p for move in batch.moves for p in move] + batch.paths:
-                self._queue.touch(path, later)
 
     def _apply(self, batch: Batch) -> None:
         """Renames first (nothing embedded), then the changed paths, then links gone out."""
@@ -335,9 +352,12 @@ class Watcher:
         return is_within(real, root) and not (os.path.islink(path) and os.path.isdir(real))
 
     def _count(self, report: IndexReport) -> None:
-        """Add a sync's counts to the running totals."""
+        """Add a sync's counts to the running totals; note the folders it could not read."""
         for name in ("files_indexed", "files_removed", "files_failed", "chunks_embedded"):
             setattr(self.stats, name, getattr(self.stats, name) + getattr(report, name))
+        for folder, reason in report.unavailable:
+            if folder in self._folders:
+                self._problems.mark(folder, reason)
 
     def _progress(self, p: Progress) -> None:
         """Pass an indexer event to ``on_progress``, logging (not raising) a listener's error."""
@@ -359,6 +379,7 @@ class Watcher:
             self._count(indexer.update_paths([folder], cancel=self._stop))
             return
         self.engine.manifest.remove_folder(folder)
+        self._problems.reasons.pop(folder, None)
         self._folders = tuple(f for f in self._folders if f != folder)
         self._watches.reschedule(self._folders)
         known = self.engine.manifest.files_under(folder)
@@ -367,9 +388,10 @@ class Watcher:
             self.stats.files_removed += indexer.remove(doomed)
 
     def _check_folders(self) -> None:
-        """Notice a watched folder that disappeared (unmounted, deleted) or came back."""
+        """Notice a watched folder that became unreadable (unmounted, denied) or came back."""
         now = time.monotonic()
-        back = self._watches.check(self._folders)
+        back = set(self._watches.check(self._folders))
+        back.update(f for f in self._folders if self._problems.mark(f, folder_problem(f)))
         with self._cond:  # back: whatever changed meanwhile is picked up
             for folder in back:
                 self._queue.touch(folder, now - self._queue.max_wait)
