@@ -110,11 +110,6 @@ def test_an_undecidable_file_is_indexed_and_parsed_with_a_warning(
     assert parse_file(str(docs / "moscow.txt"), None, ParseLimits()).warning is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the indexer does not store ParseResult.warning yet: the FileRecord it writes for "
-    "an indexed file needs r.warning where it has None (issue 16, item 4); then drop this mark",
-)
 def test_status_lists_the_undecidable_file_with_its_warning(indexed: tuple[Path, Path]) -> None:
     data, docs = indexed
     proc = footnotes("--data-dir", str(data), "status", "--json")

@@ -44,6 +44,11 @@ def indexed(path_end: str = "") -> Any:
     return lambda e: e.progress.event == "indexed" and e.progress.path.endswith(path_end)
 
 
+def vectors_ready(e: Any) -> bool:
+    """A test for ``Inbox.wait``: the embedding stage computed every waiting vector."""
+    return e.progress.event == "embedded" and e.progress.done >= e.progress.total
+
+
 def data_dir(tmp_path: Path, models_dir: Path, name: str = "data") -> Path:
     data = tmp_path / name
     data.mkdir()
@@ -116,7 +121,8 @@ def test_second_host_is_read_only_but_searches(
     assert second.call(Search("what does the starter eat", 1)).hits[0].path.endswith("a.md")
 
     (docs / "b.md").write_text("The lighthouse lamp is trimmed at dusk by the keeper.\n")
-    first_inbox.wait(IndexProgress, indexed("b.md"))
+    first_inbox.wait(IndexProgress, indexed("b.md"))  # searchable by its words from here
+    first_inbox.wait(IndexProgress, vectors_ready)
     # dense search alone: the reader must see vectors the writer added after it opened
     found = second.call(Search("who looks after the lighthouse light", 1, "dense"))
     assert found.hits and found.hits[0].path.endswith("b.md")

@@ -192,7 +192,7 @@ def sync_reads(manifest: Manifest, folder: Path, limits: ParseLimits) -> list[st
         indexer.sync([str(folder)])
     finally:
         indexer.close()
-    return sorted(os.path.basename(p.path) for p in events if p.event != "planned")
+    return sorted(os.path.basename(p.path) for p in events if p.path)
 
 
 def write_v1_manifest(path: Path, folder: Path, reasons: dict[str, str]) -> None:
@@ -233,7 +233,7 @@ def test_a_version_1_manifest_is_migrated_on_open_and_retries_as_before(tmp_path
 
     manifest = Manifest(db)
     version = manifest.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0]
-    assert int(version) == SCHEMA_VERSION == 4
+    assert int(version) == SCHEMA_VERSION == 5
     records = manifest.files_under(str(folder))
     assert {os.path.basename(p): (r.error_kind, r.error_limit) for p, r in records.items()} == {
         "locked.md": (K.PERMISSION, None),

@@ -151,7 +151,8 @@ def test_crash_leftovers_are_repaired(tmp_path: Path, make_engine) -> None:
     report = engine.index([str(corpus)])
     assert "orphan-hash" not in store.all_ids()
     assert some_hash in store.all_ids()
-    assert report.chunks_embedded == 0  # the repair re-embedded from stored text, not files
+    # the repair re-embedded from stored text, without reading a file again
+    assert report.chunks_embedded == 1 and report.files_indexed == 0
     assert_consistent(engine)
 
 

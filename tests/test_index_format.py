@@ -40,13 +40,15 @@ def write_notes(root: Path, count: int = 6) -> Path:
     return root
 
 
-def cli(data: Path, *args: str, kill_after: int | None = None) -> subprocess.CompletedProcess:
+def cli(
+    data: Path, *args: str, kill_after: int | None = None, python: tuple[str, ...] = ("-m", "app")
+) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
     env.pop("FOOTNOTES_TEST_KILL_AFTER", None)
     if kill_after is not None:
         env["FOOTNOTES_TEST_KILL_AFTER"] = str(kill_after)
     return subprocess.run(
-        [sys.executable, "-m", "app", "--data-dir", str(data), *args],
+        [sys.executable, *python, "--data-dir", str(data), *args],
         capture_output=True,
         text=True,
         env=env,

@@ -53,14 +53,22 @@ def write_notes(folder: Path, names: list[str], paragraphs: int = 6) -> None:
         (folder / f"{name}.md").write_text(long_markdown(seed=seed, paragraphs=paragraphs))
 
 
+def waiting(engine: Engine) -> set[str]:
+    """Texts written (searchable by their words) whose vector is still to be computed."""
+    rows = engine.manifest.conn.execute("SELECT text_hash FROM vectors_pending")
+    return {r[0] for r in rows}
+
+
 def assert_consistent(engine: Engine) -> None:
-    """No file is marked indexed whose vectors are missing; the manifest agrees with itself."""
+    """Every passage of an indexed file has its vector or waits for it in the list the next
+    sync drains; the manifest agrees with itself."""
     assert engine.manifest.check() == []
     store = engine.store()
+    listed = waiting(engine)
     for path, rec in engine.manifest.files_under().items():
         hashes = {c.text_hash for c in engine.manifest.chunks_of(path)}
         assert rec.status == "indexed" and hashes, path
-        assert store.existing(hashes) == hashes, path
+        assert store.existing(hashes) | (hashes & listed) == hashes, path
 
 
 def one_line(stderr: str) -> str:
@@ -87,13 +95,16 @@ def test_injected_write_faults_leave_a_consistent_index(make_engine, tmp_path, c
         engine.index([str(docs)])
     msg = str(err.value)
     assert words in msg and str(engine.data.chroma_path) in msg and "\n" not in msg
-    assert engine.manifest.file(str(docs / "gamma.md")) is None
+    # read and searchable by their words; their new texts wait for vectors
+    assert engine.manifest.file(str(docs / "gamma.md")) is not None
+    assert waiting(engine) == engine.manifest.all_hashes() - before
     store._col = real
     assert_consistent(engine)
 
-    report = engine.index([str(docs)])  # the fault is gone: only the missing texts are embedded
-    assert report.files_indexed == 2 and report.files_unchanged == 2
+    report = engine.index([str(docs)])  # the fault is gone: only the waiting texts are embedded
+    assert report.files_indexed == 0 and report.files_unchanged == 4
     assert report.chunks_embedded == len(engine.manifest.all_hashes() - before) > 0
+    assert waiting(engine) == set()
     assert_consistent(engine)
 
     (docs / "alpha.md").unlink()  # the manifest forgets it, then deleting its vectors fails
@@ -138,13 +149,15 @@ def indexed_data_dir(data: Path, docs: Path, embedder: Any) -> tuple[Engine, set
     return engine, hashes
 
 
-def rerun_embeds_only_the_new_file(data: Path, docs: Path, embedder: Any, before: set[str]):
+def rerun_embeds_only_the_new_texts(data: Path, docs: Path, embedder: Any, before: set[str]):
     engine = Engine(data, embedder=embedder)
     try:
-        assert engine.manifest.file(str(docs / "gamma.md")) is None
+        # the failed run wrote the new file (searchable by its words); its vectors wait
+        assert engine.manifest.file(str(docs / "gamma.md")) is not None
+        assert waiting(engine) == engine.manifest.all_hashes() - before
         assert_consistent(engine)
         report = engine.index([str(docs)])
-        assert report.files_indexed == 1 and report.files_unchanged == 2
+        assert report.files_indexed == 0 and report.files_unchanged == 3
         assert report.chunks_embedded == len(engine.manifest.all_hashes() - before) > 0
         assert_consistent(engine)
     finally:
@@ -173,7 +186,7 @@ def test_read_only_store_folder_is_named_and_nothing_is_lost(
     assert done.returncode == 1 and not done.stdout, done.stderr
     line = one_line(done.stderr)
     assert "is read-only" in line and str(chroma) in line and "writable" in line
-    rerun_embeds_only_the_new_file(cli_data_dir, docs, torch_embedder, before)
+    rerun_embeds_only_the_new_texts(cli_data_dir, docs, torch_embedder, before)
 
 
 @pytest.mark.slow
@@ -206,4 +219,4 @@ def test_full_disk_under_the_store_is_named_and_nothing_is_lost(
     assert "is full" in line and str(chroma) in line and "Free some space" in line
     shutil.rmtree(chroma)  # the store as the failed run left it, now on a disk with room
     shutil.move(out / "after", chroma)
-    rerun_embeds_only_the_new_file(cli_data_dir, docs, torch_embedder, before)
+    rerun_embeds_only_the_new_texts(cli_data_dir, docs, torch_embedder, before)

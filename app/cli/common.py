@@ -108,13 +108,17 @@ class ProgressBar:
         if not self.enabled:
             return
         if p.event == "planned":
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=p.total, unit="file", desc="Indexing", file=sys.stderr)
+            self.bar = tqdm_bar(p.total, "file", "Reading")
         elif self.bar is not None and p.event in ("indexed", "failed", "unchanged"):
-            self.embedded += p.chunks_embedded if p.event == "indexed" else 0
             self.bar.n = p.done
-            self.bar.set_postfix(embedded=self.embedded, refresh=False)
+            self.bar.refresh()
+        elif self.bar is not None and p.event == "embedded":
+            if self.bar.unit == "file":  # every file is read and searchable: now the vectors
+                self.bar.close()
+                self.bar = tqdm_bar(p.total, "passage", "Embedding")
+            self.embedded += p.chunks_embedded
+            self.bar.n = p.done
+            self.bar.set_postfix(encoded=self.embedded, refresh=False)
             self.bar.refresh()
         elif self.bar is not None and p.event == "ocr":
             self.bar.set_postfix(embedded=self.embedded, ocr=p.detail, refresh=False)
@@ -123,3 +127,10 @@ class ProgressBar:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def tqdm_bar(total: int, unit: str, desc: str) -> Any:
+    """A progress bar on stderr."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr)

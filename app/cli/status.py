@@ -36,6 +36,11 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             f"Rebuilding: {status['files_outdated']} files were indexed with an older format; "
             "the next sync reads and embeds them again (search works meanwhile)."
         )
+    if status.get("chunks_waiting"):
+        print(
+            f"Embedding: {status['chunks_waiting']} passages are searchable by their words and "
+            "wait for their vectors (the next sync or the running watcher computes them)."
+        )
     for f in status["failures"]:
         print(f"  failed: {f['path']}: {f['reason']}")
     for f in status["unavailable"]:

@@ -22,9 +22,12 @@ def _print(line: str) -> None:
 
 
 def progress_line(p: Progress) -> str | None:
-    """One log line per file indexed, removed, moved or failed; None for other events."""
+    """One log line per file indexed, removed, moved or failed, and one when the vectors are
+    complete; None for other events."""
     if p.event == "indexed":
-        return f"indexed {p.path} ({p.detail}, {p.chunks_embedded} embedded)"
+        return f"indexed {p.path} ({p.detail}, searchable)"
+    if p.event == "embedded" and p.done >= p.total:
+        return f"vectors ready for {p.total} new passages"
     if p.event == "removed":
         return f"removed {p.path}"
     if p.event == "moved":

@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from app.core.config import DataDir, Settings
+from app.core.index import meta
 from app.core.index.indexer import Embedder, Indexer, IndexReport, ProgressFn
 from app.core.index.manifest import Manifest
+from app.core.index.matrix_cache import store_fingerprint
+from app.core.index.meta import ModelRecord
 from app.core.index.store import VectorStore, check_server, data_dir_namespace
 from app.core.ingest.parsing import ParseLimits
 from app.core.ingest.scanning import IgnoreRules, normalize
@@ -67,18 +70,44 @@ class Engine:
                     self.settings.embedding_backend,
                     models_dir=self.data.models_path,
                 )
+                self._remember_model(self._embedder)
             return self._embedder
+
+    def _remember_model(self, embedder: Embedder) -> None:
+        """Record what the configured model loaded as; a store opened from an older record
+        (another model id) is closed, so the next use opens the model's own collection."""
+        loaded = ModelRecord(embedder.model_id, embedder.dim)
+        name, backend = self.settings.embedding_model, self.settings.embedding_backend
+        if meta.model(self.manifest.conn, name, backend) != loaded:
+            meta.remember_model(self.manifest.conn, name, backend, loaded)
+        if self._store is not None and (self._store.model_id, self._store.dim) != (
+            loaded.model_id,
+            loaded.dim,
+        ):
+            self._store.close()
+            self._store = None
+
+    def _model(self) -> ModelRecord:
+        """The model's id and dimension: from the manifest's record without loading it when
+        one exists (a rescan that embeds nothing loads no model)."""
+        if self._embedder is None:
+            name, backend = self.settings.embedding_model, self.settings.embedding_backend
+            known = meta.model(self.manifest.conn, name, backend)
+            if known is not None:
+                return known
+        embedder = self.embedder()
+        return ModelRecord(embedder.model_id, embedder.dim)
 
     def store(self) -> VectorStore:
         url = self.settings.chroma_url
         if url and self._store is None:
             check_server(url)  # a server that is down is reported before the model loads
-        embedder = self.embedder()
+        model = self._model()
         with self._lock:
             if self._store is None:
                 self._store = VectorStore(
-                    embedder.model_id,
-                    embedder.dim,
+                    model.model_id,
+                    model.dim,
                     path=None if url else self.data.chroma_path,
                     url=url,
                     namespace=data_dir_namespace(self.data.root) if url else None,
@@ -109,10 +138,19 @@ class Engine:
                     ocr_cache=str(self.data.ocr_cache_path),
                 ),
                 max_file_bytes=int(s.max_file_mb * 1_000_000),
+                fingerprint=self._store_fingerprint,
             )
         if progress is not None:
             self._indexer.progress = progress
         return self._indexer
+
+    def _store_fingerprint(self) -> str | None:
+        """The embedded store's state without opening it; None for a Chroma server."""
+        if self.settings.chroma_url:
+            return None
+        fp = store_fingerprint(self.data.root, self.data.chroma_path)
+        name, backend = self.settings.embedding_model, self.settings.embedding_backend
+        return None if fp is None else f"{backend}:{name}:{fp}"
 
     @property
     def retriever(self) -> Retriever:

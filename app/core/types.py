@@ -95,11 +95,14 @@ class Support:
     score: float
     reason: str
     features: dict[str, float] = field(default_factory=dict)
+    # Some passages had no vector yet (the index is still being built), so a miss may be ours.
+    building: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
             "supported": self.supported,
             "score": round(self.score, 4),
             "reason": self.reason,
+            "building": self.building,
             "features": {k: round(v, 4) for k, v in self.features.items()},
         }

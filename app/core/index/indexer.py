@@ -1,9 +1,13 @@
-"""The sync engine: scan → diff → parse (worker process) → embed new texts only → write.
+"""The sync engine: scan → diff → parse (worker process) → write passages → embed behind.
 
-Write order keeps the index consistent if the process dies at any moment: vectors go to the
-store before the manifest transaction that references them; manifest rows are dropped before
-the vectors they referenced are garbage-collected. Vectors nobody references (left by a crash)
-are removed at the end of a full sync, after they had the chance to be reused.
+Two stages. Each file read is written at once — its row, its passages and their full-text
+rows in one transaction — so it is found by its words seconds after it is read; the texts no
+stored vector covers are listed (``pending``). The embedding stage then drains that list in
+batches: vectors go to the store, then the list forgets them. A process killed at any moment
+leaves a consistent index: a listed text without its vector is embedded by the next sync, a
+vector stored but still listed is recognised and not embedded twice. Manifest rows are dropped
+before the vectors they referenced are garbage-collected; vectors nobody references (left by a
+crash) are removed at the end of a full sync, after they had the chance to be reused.
 """
 
 from __future__ import annotations
@@ -17,12 +21,12 @@ from typing import Protocol
 
 import numpy as np
 
+from app.core.index import meta, pending
 from app.core.index.embedding import Embedder
 from app.core.index.manifest import FileRecord, Manifest
 from app.core.index.plan import plan
 from app.core.index.report import Cancelled, IndexReport, Progress, ProgressEvent, ProgressFn
 from app.core.index.schema import INDEX_FORMAT
-from app.core.ingest.context import embedding_text
 from app.core.ingest.failures import FailureKind, is_retried
 from app.core.ingest.parsing import (
     ParseLimits,
@@ -46,7 +50,7 @@ __all__ = [
     "Store",
 ]
 
-EMBED_BATCH = 256  # new texts gathered across files before one call to the model
+EMBED_BATCH = 256  # waiting texts encoded in one call to the model
 
 
 class Store(Protocol):
@@ -86,6 +90,7 @@ class Indexer:
         limits: ParseLimits | None = None,
         max_file_bytes: int | None = None,
         progress: ProgressFn | None = None,
+        fingerprint: Callable[[], str | None] | None = None,
     ) -> None:
         self.manifest = manifest
         self._embedder = embedder
@@ -95,6 +100,9 @@ class Indexer:
         self._limit_values = limit_values(self.limits)
         self.max_file_bytes = max_file_bytes
         self.progress = progress or (lambda p: None)
+        # The store's state without opening it (embedded store only): unchanged since it was
+        # last found to match the manifest means no id comparison is needed.
+        self._fingerprint = fingerprint or (lambda: None)
         self._pool: ParserPool | None = None
         self._ocr_at = (0, 0)  # (files done, files planned) while a scan is read, for progress
         self._cancel: threading.Event | None = None  # the running sync's, checked per OCR page
@@ -154,24 +162,71 @@ class Indexer:
             return len(paths)
 
     def repair(self) -> int:
-        """Embed texts the manifest references but the store lacks (store lost, model changed)."""
+        """List texts the manifest references but the store lacks (store lost, model changed)
+        for the embedding stage; returns how many. Their files are not read again.
+
+        A store untouched since it was last found complete is not compared id by id (an
+        unchanged rescan opens neither the store nor the model).
+        """
         with self.lock:
-            missing = self.manifest.all_hashes() - self._store().all_ids()
-            texts = self.manifest.texts_for_hashes(missing)
-            ids = list(texts)
-            for i in range(0, len(ids), EMBED_BATCH):
-                part = ids[i : i + EMBED_BATCH]
-                self._store().add(part, self._embedder().encode([texts[h] for h in part]))
+            if self._verified():
+                return 0
+            hashes = self.manifest.all_hashes()
+            if not hashes:
+                return 0
+            missing = hashes - self._store().all_ids()
+            if missing:
+                pending.add(self.manifest.conn, missing)
                 index_write()
-            return len(ids)
+            return len(missing)
+
+    def _verified(self) -> bool:
+        """The store is as it was when it last matched the manifest, and nothing waits."""
+        now = self._fingerprint()
+        if now is None or pending.count(self.manifest.conn):
+            return False
+        return meta.get(self.manifest.conn, meta.STORE_VERIFIED) == now
+
+    def embed_pending(self, cancel: threading.Event | None = None) -> int:
+        """The embedding stage: compute the vectors of listed texts, oldest first; returns
+        how many were encoded (texts another file already had a vector for cost nothing)."""
+        with self.lock:
+            encoded = 0
+            total = pending.count(self.manifest.conn)
+            done = 0
+            while total:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                batch = pending.take(self.manifest.conn, EMBED_BATCH)
+                if not batch:
+                    break
+                texts = self.manifest.texts_for_hashes(batch)  # gone from every file: skipped
+                have = self._store().existing(texts) if texts else set()
+                missing = [h for h in texts if h not in have]
+                if missing:
+                    vectors = self._embedder().encode([texts[h] for h in missing])
+                    self._store().add(missing, vectors)
+                    index_write()
+                pending.clear(self.manifest.conn, batch)
+                index_write()
+                encoded += len(missing)
+                done += len(batch)
+                self.progress(Progress("embedded", "", done, total, len(missing)))
+            return encoded
 
     def collect_garbage(self) -> int:
         """Delete vectors no chunk references (left by a crash between the two writes)."""
         with self.lock:
-            orphans = self._store().all_ids() - self.manifest.all_hashes()
+            if self._verified():
+                return 0
+            ids = self._store().all_ids()
+            hashes = self.manifest.all_hashes()
+            orphans = ids - hashes
             if orphans:
                 self._store().delete(orphans)
                 index_write()
+            if hashes <= ids and not pending.count(self.manifest.conn):
+                meta.put(self.manifest.conn, meta.STORE_VERIFIED, self._fingerprint())
             return len(orphans)
 
     # -- the sync -------------------------------------------------------------------------
@@ -184,14 +239,13 @@ class Indexer:
         return (rec.status == "indexed" or not self._retried(rec)) and not self._outdated(rec)
 
     def _sync(self, roots: list[str], cancel: threading.Event | None, full_gc: bool) -> IndexReport:
-        """Read changed files, embed only new texts, write each file atomically, drop the gone."""
+        """Read changed files and write each atomically, drop the gone, then embed new texts."""
         started = time.perf_counter()
         report = IndexReport()
         changed, removed = self._plan(roots, report)
         self.progress(Progress("planned", total=len(changed)))
         stats = {fs.path: fs for fs in changed}
         garbage: list[str] = []
-        pending: list[ParseResult] = []
         done = 0
 
         def requests() -> Iterable[tuple[str, str | None]]:
@@ -227,15 +281,11 @@ class Indexer:
                 report.files_unchanged += 1
                 self.progress(Progress("unchanged", fs.path, done, len(changed)))
             else:
-                pending.append(result)
-                if sum(len(r.chunks) for r in pending) >= EMBED_BATCH:
-                    self._flush(pending, stats, report, garbage, done, len(changed))
-                    pending = []
+                self._write(result, fs, report, garbage, done, len(changed))
             if cancel is not None and cancel.is_set():
                 break
-        self._flush(pending, stats, report, garbage, done, len(changed))
         if cancel is not None and cancel.is_set():
-            self._gc(garbage)
+            self._gc(garbage)  # what was read stays searchable; its vectors come next time
             report.seconds = time.perf_counter() - started
             raise Cancelled()
 
@@ -246,6 +296,8 @@ class Indexer:
             for path in removed:
                 self.progress(Progress("removed", path))
         self._gc(garbage)
+        report.chunks_embedded = self.embed_pending(cancel)
+        report.chunks_reused = max(0, report.chunks_written - report.chunks_embedded)
         if full_gc:
             self.collect_garbage()
             self._collect_ocr_cache()
@@ -294,50 +346,28 @@ class Indexer:
         report.files_failed += 1
         report.failures.append((fs.path, reason))
 
-    def _flush(
+    def _write(
         self,
-        results: list[ParseResult],
-        stats: dict[str, FileStat],
+        r: ParseResult,
+        fs: FileStat,
         report: IndexReport,
         garbage: list[str],
         done: int,
         total: int,
     ) -> None:
-        """Embed the new texts of parsed files in one call, then write each file's rows."""
-        if not results:
-            return
-        texts = {c.text_hash: embedding_text(c.context, c.text) for r in results for c in r.chunks}
-        have = self._store().existing(texts) if texts else set()
-        missing = [h for h in texts if h not in have]
-        if missing:
-            vectors = self._embedder().encode([texts[h] for h in missing])
-            self._store().add(missing, vectors)
-            index_write()
-        n_chunks = sum(len(r.chunks) for r in results)
-        report.chunks_embedded += len(missing)
-        report.chunks_reused += n_chunks - len(missing)
-        fresh = set(missing)  # each new text is counted once, for the first file that has it
-        for r in results:
-            fs = stats[r.path]
-            record = FileRecord(
-                r.path,
-                fs.size,
-                fs.mtime_ns,
-                r.hash,
-                "indexed",
-                None,
-                r.kind,
-                r.pages,
-                format=INDEX_FORMAT,
-            )
-            garbage += self.manifest.replace_file(record, r.chunks, r.ocr_pages)
-            index_write()
-            report.files_indexed += 1
-            report.pages_ocr += len(r.ocr_pages)
-            mine = fresh & {c.text_hash for c in r.chunks}
-            fresh -= mine
-            detail = f"{len(r.chunks)} passages"
-            self.progress(Progress("indexed", r.path, done, total, len(mine), detail))
+        """Write a parsed file's row and passages: searchable by their words from now on."""
+        record = FileRecord(
+            r.path, fs.size, fs.mtime_ns, r.hash, "indexed", r.warning, r.kind, r.pages,
+            format=INDEX_FORMAT,
+        )  # fmt: skip
+        fresh: list[str] = []
+        garbage += self.manifest.replace_file(record, r.chunks, r.ocr_pages, fresh)
+        index_write()
+        report.files_indexed += 1
+        report.chunks_written += len(r.chunks)
+        report.pages_ocr += len(r.ocr_pages)
+        detail = f"{len(r.chunks)} passages"
+        self.progress(Progress("indexed", r.path, done, total, len(fresh), detail))
 
     def _parsed(self, requests: Iterable[tuple[str, str | None]]) -> Iterator[ParseResult]:
         """The pool's results; ends early when a cancel stops a long scan between pages."""

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from app.core.index import schema
+from app.core.index import pending, schema
 from app.core.index.records import ChunkRow, FileRecord, make_chunk_id
 from app.core.index.schema import SCHEMA_VERSION
 from app.core.ingest.context import embedding_text, file_label
@@ -119,10 +119,15 @@ class Manifest:
         return {r[0]: FileRecord.from_row(r) for r in rows}
 
     def replace_file(
-        self, record: FileRecord, chunks: Sequence[Chunk], ocr_pages: Sequence[int] = ()
+        self,
+        record: FileRecord,
+        chunks: Sequence[Chunk],
+        ocr_pages: Sequence[int] = (),
+        fresh: list[str] | None = None,
     ) -> list[str]:
         """Atomically store a file's row, its chunks and the pages OCR read; returns the text
-        hashes it dropped."""
+        hashes it dropped. Texts new to the index are listed for the embedding stage (and
+        added to ``fresh``)."""
         with self.transaction() as c:
             old = self._drop_chunks(c, record.path)
             c.execute(
@@ -178,6 +183,9 @@ class Manifest:
                     for ch in chunks
                 ],
             )
+            listed = pending.mark(c, file_id, (ch.text_hash for ch in chunks), old)
+            if fresh is not None:
+                fresh += listed
         return old
 
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
@@ -328,6 +336,8 @@ class Manifest:
             ],
             "folders_watched": c.execute("SELECT COUNT(*) FROM folders").fetchone()[0],
             "files_outdated": self.outdated(),
+            "vectors_pending": pending.count(c),
+            "chunks_waiting": pending.chunks_waiting(c),
             "pages_ocr": self.pages_ocr(),
             "index_format": schema.INDEX_FORMAT,
         }

@@ -10,6 +10,7 @@ a Chroma server's collection has writers this process does not see.
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
@@ -63,3 +64,15 @@ class MatrixCache:
     def save(self, matrix: VectorMatrix) -> None:
         with contextlib.suppress(OSError):  # a cache: a full disk costs speed, not data
             vectors.save(matrix, self.folder / CACHE_FILE, self.generation())
+
+
+def store_fingerprint(folder: Path, chroma: Path) -> str | None:
+    """The embedded store as it is now: the generation token every write replaces, and its
+    database file's size and time (a store deleted or restored by hand changes them). None
+    when there is no token yet."""
+    token = MatrixCache(folder, 0).generation()
+    try:
+        st = os.stat(chroma / "chroma.sqlite3")
+    except OSError:
+        return None
+    return f"{token}:{st.st_size}:{st.st_mtime_ns}" if token else None

@@ -8,7 +8,13 @@ from typing import Any, Literal
 
 # planned: the scan is done and ``total`` files will be read; then one event per file.
 # ocr: a page of a scanned file is being read by OCR (``detail`` says which of how many).
-ProgressEvent = Literal["planned", "indexed", "unchanged", "failed", "removed", "moved", "ocr"]
+# indexed: a file's passages are written and searchable by their words; ``chunks_embedded``
+# counts its texts new to the index, whose vectors the embedding stage computes next.
+# embedded: the embedding stage computed vectors: ``done`` of ``total`` waiting texts, of
+# which ``chunks_embedded`` were encoded in this step (the rest had a vector already).
+ProgressEvent = Literal[
+    "planned", "indexed", "unchanged", "failed", "removed", "moved", "ocr", "embedded"
+]
 
 
 class Cancelled(Exception):
@@ -28,6 +34,7 @@ class IndexReport:
     chunks_total: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    chunks_written: int = 0  # passages of the files read in this run (not in the JSON)
     pages_ocr: int = 0  # pages read by OCR in this run (cached results included)
     seconds: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)

@@ -7,7 +7,9 @@ passage's context line and its file's name beside it, indexes both for BM25, and
 which index format each file's passages were built with (``files.format``): a file built
 with an older format is read and embedded again by the next sync, while search goes on
 over what is there. Version 4 records which pages of each file OCR read (``ocr_pages``), so
-hits from them say so and ``status`` counts them.
+hits from them say so and ``status`` counts them. Version 5 lists the texts whose vector is
+still to be computed (``index.pending``), so passages are searchable by their words before
+their vectors exist, and records which embedding model built the vectors (``meta``).
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from app.core.index import lexical
+from app.core.index import lexical, pending
 from app.core.ingest.context import file_label
 from app.core.ingest.failures import FailureKind
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # What each passage's vector is made of. 1: the passage alone; 2: its context line and the
 # passage (``ingest.context``). A file whose rows are older is rebuilt by the next sync.
 INDEX_FORMAT = 2
@@ -100,7 +102,7 @@ def prepare(conn: sqlite3.Connection) -> None:
     if version is None:
         # executescript commits first, so the schema gets its own BEGIN ... COMMIT.
         conn.executescript(
-            f"BEGIN IMMEDIATE; {SCHEMA} {lexical.SCHEMA} "
+            f"BEGIN IMMEDIATE; {SCHEMA} {lexical.SCHEMA} {pending.SCHEMA} "
             "INSERT OR IGNORE INTO meta(key, value) "
             f"VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
         )
@@ -142,6 +144,9 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if version is not None and version < 4:
             conn.execute(OCR_PAGES_SCHEMA)
             conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
+        if version is not None and version < 5:
+            conn.execute(pending.SCHEMA)
+            conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
     except BaseException:
         conn.execute("ROLLBACK")
         raise

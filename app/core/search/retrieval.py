@@ -6,13 +6,14 @@ chunks in scope, the lexical search to their rows), so a scoped search still get
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from app.core.index import lexical
+from app.core.index import lexical, pending
 from app.core.index.indexer import Embedder
 from app.core.index.manifest import ChunkRow, Manifest
 from app.core.index.store import DenseHit, VectorStore
@@ -24,6 +25,7 @@ from app.core.types import Hit, Support
 # A scope's own vectors are ranked when reading their ids (one chunk row each) costs less than
 # ranking the whole index and reading the rows of ~2n/share texts: chunks * share <= 5n.
 READ_HASHES_BELOW = 5
+BUILDING = "The index is still being built — answers may miss passages."
 # Verbatim holders of a pasted sentence put first: a few, so that copies of the same text in
 # other files (a manual as PDF and HTML) do not push the rest of the evidence out of sight.
 PINNED = 3
@@ -146,14 +148,22 @@ class Retriever:
         hits = fuse(dense, lex, k, mode, first=[row for row, _ in exact])
         self._fill_dense_scores(hits, qvec)
         self.manifest.mark_ocr(hits)  # a passage from a scanned page says so
-        return SearchResult(query, hits, support.assess(query, hits, index=self.manifest), scope)
+        verdict = support.assess(query, hits, index=self.manifest)
+        if not verdict.supported and pending.chunks_waiting(self.manifest.conn):
+            verdict = dataclasses.replace(verdict, reason=BUILDING, building=True)
+        return SearchResult(query, hits, verdict, scope)
 
     def _fill_dense_scores(self, hits: list[Hit], qvec: np.ndarray) -> None:
         """Hits found only lexically still get their cosine similarity (the support needs it)."""
         lacking = [h for h in hits if h.dense_score is None and h.text_hash]
         if not lacking:
             return
-        vectors = self._store().vectors({h.text_hash for h in lacking if h.text_hash})
+        wanted = {h.text_hash for h in lacking if h.text_hash}
+        vectors = self._store().vectors(wanted)
+        waiting = self.manifest.texts_for_hashes(wanted - set(vectors))
+        if waiting:  # passages read but not embedded yet: encoded now, for this question only
+            encoded = self._embedder().encode(list(waiting.values()))
+            vectors.update(zip(waiting, encoded, strict=True))
         for h in lacking:
             vec = vectors.get(h.text_hash or "")
             if vec is not None:

@@ -1,0 +1,78 @@
+"""Searchable before embedded: a file is found by its words as soon as it is read, its vectors
+fill in behind, and the support flag says the index is still being built meanwhile.
+
+The kill is real: ``footnotes index`` runs in its own process and is SIGKILLed by the crash-test
+hook right after it wrote the last file's passages, before the embedding stage stored a vector.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from tests.test_index_format import cli, write_notes
+
+NOTES = 6  # write_notes: six harbour logs and the kelp handbook
+
+
+def pending(data: Path) -> int:
+    with sqlite3.connect(data / "manifest.sqlite3") as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM vectors_pending").fetchone()[0])
+
+
+def test_a_kill_between_the_stages_leaves_a_searchable_index_whose_vectors_come_next(
+    cli_data_dir: Path, tmp_path: Path
+) -> None:
+    data = cli_data_dir
+    docs = write_notes(tmp_path / "docs", count=NOTES)
+
+    # One write per file read (its row, passages and full-text rows); the next would be vectors.
+    killed = cli(data, "index", str(docs), "--json", kill_after=NOTES + 1)
+    assert killed.returncode == -9, killed.stderr
+    waiting = pending(data)
+    assert waiting > 0
+
+    status = json.loads(cli(data, "status", "--json").stdout)
+    assert status["files_indexed"] == NOTES + 1
+    assert status["vectors_pending"] == waiting and status["chunks_waiting"] >= waiting
+
+    # Found by its words although no vector exists; an unanswerable question is not called
+    # unsupported outright while passages lack their vectors.
+    found = json.loads(cli(data, "search", "fronds holdfast", "--json").stdout)
+    assert found["hits"][0]["path"].endswith("kelp.md")
+    assert found["hits"][0]["dense_score"] is not None  # scored from its text on the spot
+    off = json.loads(cli(data, "search", "who won the 1954 world cup final", "--json").stdout)
+    assert off["support"]["supported"] is False and off["support"]["building"] is True
+    assert "still being built" in off["support"]["reason"]
+
+    resumed = json.loads(cli(data, "index", str(docs), "--json").stdout)
+    assert resumed["files_unchanged"] == NOTES + 1 and resumed["chunks_embedded"] == waiting
+    assert pending(data) == 0
+    doctor = cli(data, "doctor")
+    assert "manifest and vector store agree" in doctor.stdout, doctor.stdout
+    dense = json.loads(cli(data, "search", "cutting kelp so it regrows", "--json").stdout)
+    assert any(h["path"].endswith("kelp.md") and h["dense_rank"] for h in dense["hits"])
+    off = json.loads(cli(data, "search", "who won the 1954 world cup final", "--json").stdout)
+    assert (
+        off["support"]["building"] is False and "still being built" not in off["support"]["reason"]
+    )
+
+
+def test_an_unchanged_rescan_opens_neither_the_model_nor_the_store(
+    cli_data_dir: Path, tmp_path: Path
+) -> None:
+    data = cli_data_dir
+    docs = write_notes(tmp_path / "docs", count=2)
+    assert cli(data, "index", str(docs), "--json").returncode == 0
+    # A child that imports chromadb or loads the model prints it: sys.modules at exit.
+    probe = (
+        "import sys, atexit; "
+        "atexit.register(lambda: print('LOADED', 'chromadb' in sys.modules, "
+        "'sentence_transformers' in sys.modules, file=sys.stderr)); "
+        "from app.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    again = cli(data, "index", str(docs), "--json", python=("-c", probe))
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["files_unchanged"] == 3
+    assert "LOADED False False" in again.stderr, again.stderr
