@@ -278,3 +278,34 @@ def test_dropped_files_are_copied_never_moved_or_changed(
     qtbot.waitUntil(lambda: indexed_file(gui, loose), timeout=60_000)
     assert (loose.read_bytes(), loose.stat().st_mtime_ns) == before
     assert sorted(os.listdir(outside)) == ["ferry.txt"]  # nothing written beside it
+
+
+def test_the_vectors_stage_shows_after_every_file_is_searchable(bare: Any, qtbot: Any) -> None:
+    """Files are searchable as soon as they are read; the status bar then counts the
+    passages whose vectors are being computed, and the run ends only when they are done."""
+    from app.core.host.messages import IndexProgress
+    from app.core.index.report import Progress
+
+    service, status = bare.service, bare.window.status
+    finished: list[Any] = []
+    service.sync_finished.connect(finished.append)
+    steps = [
+        Progress("planned", total=2),
+        Progress("indexed", "/docs/a.md", 1, 2, 300, "300 passages"),
+        Progress("indexed", "/docs/b.md", 2, 2, 300, "300 passages"),
+    ]
+    for p in steps:
+        service.indexing.on_event(IndexProgress(p))
+    settle(qtbot)
+    assert not finished and service.state.syncing  # readable, not done: vectors follow
+    service.indexing.on_event(IndexProgress(Progress("embedded", "", 256, 600, 256)))
+    settle(qtbot)
+    text = status.progress_label.text()
+    assert text.startswith("Computing vectors: 256 of 600 new passages"), text
+    assert "searchable by words already" in text and status.progress.value() == 256
+    service.indexing.on_event(IndexProgress(Progress("embedded", "", 600, 600, 344)))
+    settle(qtbot)
+    assert finished and not service.state.syncing
+
+    status.show_counts(IndexSnapshot([], 2, 600, [], 344))
+    assert status.counts_label.text().endswith("344 without vectors yet")

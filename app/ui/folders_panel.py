@@ -63,6 +63,11 @@ def progress_text(p: SyncProgress) -> str:
     if not p.total:
         return "Checking for changes…"
     eta = format_eta(p.eta_s)
+    if p.event == "embedded":  # every file is searchable by its words already
+        return (
+            f"Computing vectors: {p.done:,} of {p.total:,} new passages  ·  searchable by "
+            "words already" + (f"  ·  {eta}" if eta else "")
+        )
     if p.event == "ocr":  # a long scan: which page OCR is reading
         name = os.path.basename(p.path)
         return f"Indexing {p.done:,} of {p.total:,} files  ·  {name}: {p.detail}"

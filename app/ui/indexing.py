@@ -120,6 +120,9 @@ class Indexing:
         self.reports = reports
         self._eta: EtaClock | None = None
         self._pages = PageClock()
+        self._new_texts = 0  # texts the run's files added: a vectors stage follows the reading
+        self._embed_eta: EtaClock | None = None
+        self._embedded = 0
         self._last_snapshot = 0.0
         self._snapshot_pending = False
         self._watch_busy = False
@@ -212,12 +215,18 @@ class Indexing:
         self.refresh_snapshot()
 
     def _on_progress(self, p: Progress) -> None:
+        if p.event == "embedded":
+            self._on_embedded(p)
+            return
         eta = self._eta or EtaClock()
         self._eta = eta
         if p.event == "planned":
             eta.plan(p.total)
+            self._new_texts = 0
             if p.total:
                 self.state.update(syncing=True)
+        elif p.event == "indexed":
+            self._new_texts += p.chunks_embedded
         page, pages, page_eta = 0, 0, None
         within = page_of(p.detail) if p.event in ("ocr", "page") else None
         if within is not None:
@@ -237,7 +246,9 @@ class Indexing:
             )
         )
         finished = p.event in ("indexed", "unchanged", "failed") and p.done >= p.total > 0
-        if finished or (p.event == "planned" and not p.total):
+        if finished and self._new_texts:  # every file is searchable; its vectors come next
+            self.refresh_snapshot()
+        elif finished or (p.event == "planned" and not p.total):
             # the run's last file (or nothing to do): the watcher may not report idle for it
             self.state.update(syncing=False)
             self.reports.finished(SyncDone())
@@ -246,6 +257,23 @@ class Indexing:
             overdue = time.monotonic() - self._last_snapshot > SNAPSHOT_EVERY_S
             if overdue or p.event in ("removed", "moved"):
                 self.refresh_snapshot()
+
+    def _on_embedded(self, p: Progress) -> None:
+        """The vectors stage: passages done of those waiting, with its own time estimate."""
+        if self._embed_eta is None or p.done < self._embedded:  # a new stage began
+            self._embed_eta = EtaClock()
+            self._embed_eta.plan(p.total)
+        self._embedded = p.done
+        self.reports.progressed(
+            SyncProgress(p.done, p.total, "", "embedded", self._embed_eta.eta(p.done))
+        )
+        if p.done >= p.total:
+            self._embed_eta, self._new_texts = None, 0
+            self.state.update(syncing=False)
+            self.reports.finished(SyncDone())
+            self.refresh_snapshot()
+        elif time.monotonic() - self._last_snapshot > SNAPSHOT_EVERY_S:
+            self.refresh_snapshot()
 
     def _on_dropped(self, done: DropDone) -> None:
         if done.error:
@@ -286,7 +314,13 @@ class Indexing:
             )
         counts = manifest.counts()
         self.reports.snapshot(
-            IndexSnapshot(folders, counts["files"], counts["chunks"], manifest.failures())
+            IndexSnapshot(
+                folders,
+                counts["files"],
+                counts["chunks"],
+                manifest.failures(),
+                counts["chunks_waiting"],
+            )
         )
 
     def _folder_status(self, folder: str, problem: str | None) -> str:

@@ -104,6 +104,7 @@ class IndexSnapshot:
     files: int = 0
     passages: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
+    waiting: int = 0  # passages searchable by their words whose vectors are not computed yet
 
 
 @dataclass(frozen=True)

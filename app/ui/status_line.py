@@ -10,7 +10,7 @@ from app.ui.folders_panel import progress_text
 from app.ui.payloads import IndexSnapshot, SyncProgress
 from app.ui.widgets import plain_label
 
-PROGRESS_EVENTS = ("planned", "indexed", "unchanged", "failed")
+PROGRESS_EVENTS = ("planned", "indexed", "unchanged", "failed", "embedded")
 PAGE_EVENTS = ("ocr", "page")  # progress inside one long file
 
 
@@ -82,6 +82,7 @@ class StatusLine:
     def show_counts(self, snapshot: IndexSnapshot) -> None:
         """Files and passages in the index, and how many files failed."""
         failed = f"  ·  {len(snapshot.failures)} failed" if snapshot.failures else ""
+        waiting = f"  ·  {snapshot.waiting:,} without vectors yet" if snapshot.waiting else ""
         self.counts_label.setText(
-            f"{snapshot.files:,} files  ·  {snapshot.passages:,} passages{failed}"
+            f"{snapshot.files:,} files  ·  {snapshot.passages:,} passages{failed}{waiting}"
         )
