@@ -68,13 +68,46 @@ def test_a_sentence_copied_from_a_file_finds_its_passage_first(tmp_path: Path, m
     assert engine.search(asked, k=3).hits[0].path.endswith("harbour.md")
 
 
-def test_phrases_are_quoted_parts_or_a_long_query_whole() -> None:
+def test_phrases_are_a_long_query_whole_then_its_quoted_parts() -> None:
     from app.core.index.lexical import phrases
 
-    assert phrases('where does it say "spring tide peaks" in my notes') == ["spring tide peaks"]
+    assert phrases('say "spring tide peaks" here') == ["spring tide peaks"]
+    asked = 'where does it say "spring tide peaks" in my notes'
+    assert phrases(asked) == [asked, "spring tide peaks"]
     long = "the north jetty spring tide peaks at dawn every month of the year"
     assert phrases(long) == [long]
     assert phrases("spring tide jetty") == []
+
+
+def test_a_pasted_sentence_with_quotation_marks_finds_its_own_passage(
+    tmp_path: Path, make_engine
+) -> None:
+    """Quotation marks inside a pasted sentence do not turn it into a search for the quoted
+    words; a near copy that differs only in case and punctuation comes after the exact one."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    defined = (
+        "The terms “Harbour Holdings,” the “Company,” “we” and “our” are used to refer "
+        "collectively to Harbour Holdings, Inc. and its subsidiaries."
+    )
+    (docs / "harbour.md").write_text(f"# Harbour Holdings 10-K\n\n{defined}\n")
+    (docs / "staff.md").write_text(
+        "# Officers\n\nThe officers of Harbour Holdings are listed below; “Harbour Holdings,” "
+        "as used here, means Harbour Holdings, Inc. and its subsidiaries, and Harbour Holdings "
+        "officers serve at the board's pleasure.\n"
+    )
+    boiler = (
+        "Indicate by check mark whether the registrant is a large accelerated filer, an "
+        "accelerated filer, a non-accelerated filer, a smaller reporting company{} or an "
+        "emerging growth company."
+    )
+    (docs / "cover2017.md").write_text(f"# Cover 2017\n\n{boiler.format(',')}\n")
+    (docs / "cover2018.md").write_text(f"# Cover 2018\n\n{boiler.format('')}\n")
+    engine = make_engine()
+    engine.index([str(docs)])
+    assert engine.search(defined, k=3).hits[0].path.endswith("harbour.md")
+    assert engine.search(boiler.format(""), k=3).hits[0].path.endswith("cover2018.md")
+    assert engine.search(boiler.format(","), k=3).hits[0].path.endswith("cover2017.md")
 
 
 def test_a_passage_holding_the_phrase_verbatim_is_put_first() -> None:

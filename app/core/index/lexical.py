@@ -71,11 +71,11 @@ _QUOTED = re.compile(r'["“”]([^"“”]{3,300})["“”]')
 
 
 def phrases(text: str) -> list[str]:
-    """Exact phrases to look for: each quoted part of the query, or a long query as a whole."""
-    quoted = [q for q in _QUOTED.findall(text) if len(WORD.findall(q)) >= 2]
-    if quoted:
-        return quoted
-    return [text] if len(WORD.findall(text)) >= PHRASE_MIN_WORDS else []
+    """Exact phrases to look for, most telling first: a long query as a whole (a sentence
+    pasted from a file, quotation marks and all), then each quoted part of the query."""
+    whole = [text] if len(WORD.findall(text)) >= PHRASE_MIN_WORDS else []
+    quoted = [q for q in _QUOTED.findall(text) if len(WORD.findall(q)) >= 2 and q != text]
+    return whole + quoted
 
 
 def phrase_search(
@@ -84,18 +84,20 @@ def phrase_search(
     k: int,
     within: tuple[str, Sequence[object]] | None = None,
 ) -> list[LexicalHit]:
-    """Chunk rows whose passage holds one of the query's phrases word for word (BM25 order).
+    """Chunk rows whose passage holds one of the query's phrases word for word: those holding
+    the whole of a long query first, then those holding a quoted part; BM25 order within.
 
     FTS5 tokenizes the phrase as it tokenized the passage, so punctuation and case do not
     matter; a phrase split between two passages matches neither.
     """
-    found: dict[int, float] = {}
-    for phrase in phrases(text):
+    found: dict[int, tuple[int, float]] = {}
+    for rank, phrase in enumerate(phrases(text)):
         words = WORD.findall(phrase)
         match = 'text : "' + " ".join(words).replace('"', '""') + '"'
         for hit in _match(conn, match, k, within):
-            found[hit.row_id] = max(found.get(hit.row_id, 0.0), hit.score)
-    return [LexicalHit(r, s) for r, s in sorted(found.items(), key=lambda x: -x[1])][:k]
+            found.setdefault(hit.row_id, (rank, hit.score))
+    ordered = sorted(found.items(), key=lambda x: (x[1][0], -x[1][1]))
+    return [LexicalHit(r, s) for r, (_, s) in ordered][:k]
 
 
 def create_schema(conn: sqlite3.Connection) -> None:

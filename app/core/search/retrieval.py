@@ -29,6 +29,9 @@ BUILDING = "The index is still being built — answers may miss passages."
 # Verbatim holders of a pasted sentence put first: a few, so that copies of the same text in
 # other files (a manual as PDF and HTML) do not push the rest of the evidence out of sight.
 PINNED = 3
+# Word-for-word holders looked at before the exact ones are picked (boilerplate such as a
+# filing's cover page sits in dozens of files, nearly identical).
+PHRASE_POOL = 50
 
 
 @dataclass
@@ -104,9 +107,19 @@ def lexical_rows(
 def phrase_rows(
     manifest: Manifest, query: str, n: int, scope: Scope | None = None
 ) -> list[tuple[ChunkRow, float]]:
-    """Passages holding a quoted phrase of the query, or the whole of a long query, verbatim."""
+    """Passages holding the whole of a long query, or a quoted phrase of it, word for word.
+
+    Among them, those that hold the query character for character (case and punctuation
+    too; runs of spaces aside) come first: near-identical boilerplate in other files (a
+    filing's cover page) matches word for word but not to the letter.
+    """
     within = None if scope is None or scope.everything else scope.files_where("f")
-    return _lexical_rows(manifest, lexical.phrase_search(manifest.conn, query, n, within))
+    found = lexical.phrase_search(manifest.conn, query, max(n, PHRASE_POOL), within)
+    exact = " ".join(query.split())
+    rows = sorted(
+        _lexical_rows(manifest, found), key=lambda r: exact not in " ".join(r[0].text.split())
+    )
+    return rows[:n]
 
 
 def _lexical_rows(
