@@ -125,3 +125,28 @@ def test_stale_when_grown_or_for_another_model() -> None:
     assert calibration.stale(cal, 1000, "other")
     assert calibration.stale(None, 1000, "m")
     assert not calibration.stale(None, calibration.MIN_PASSAGES - 1, "m")
+
+
+def test_the_watcher_measures_again_after_a_folder_is_added(
+    tmp_path: Path, make_engine, small_calibration
+) -> None:
+    """The window and ``footnotes watch`` add folders through the watcher, not ``index``: the
+    calibration follows the index there too."""
+    from app.core.watch.watcher import Watcher
+
+    engine = make_engine()
+    watcher = Watcher(engine, quiet=0.2, max_wait=1.0)
+    watcher.start()
+    try:
+        watcher.add_folder(str(write_notes(tmp_path / "first", 30, seed=4)))
+        assert watcher.wait_idle(120)
+        before = calibration.load(engine.data.root)
+        assert before is not None and before.passages == engine.manifest.counts()["chunks"]
+
+        watcher.add_folder(str(write_notes(tmp_path / "second", 30, seed=5)))
+        assert watcher.wait_idle(120)
+        after = calibration.load(engine.data.root)
+        assert after is not None and after.passages == engine.manifest.counts()["chunks"]
+        assert after.passages > before.passages
+    finally:
+        watcher.stop()

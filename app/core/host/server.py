@@ -302,6 +302,7 @@ class HostServer:
             self.send(DropDone(error=reason))
         else:
             self.send(DropDone(report=report))
+            self.engine.refresh_calibration()  # the support flag's measure, if it grew enough
 
     def pause(self) -> None:
         """Stop the watcher after its write in hand, and say so."""

@@ -260,6 +260,7 @@ class Watcher:
             self._status("syncing", f"Looking for changes in {plural(len(folders), 'folder')}...")
             self.last_sync = report = indexer.sync(folders, cancel=self._stop)
             self._count(report)
+            self.engine.refresh_calibration()
             self._status(
                 "watching",
                 f"Watching {plural(len(folders), 'folder')}; start-up check: "
@@ -340,6 +341,8 @@ class Watcher:
             self._count(indexer.update_paths(keep, cancel=self._stop))
         if drop:
             self.stats.files_removed += indexer.remove(drop)
+        if keep or drop:  # measured again only once the index grew or shrank by a fifth
+            self.engine.refresh_calibration()
 
     def _admissible(self, path: str) -> bool:
         """False for what a scan would skip: symlinked folders, anything resolving outside."""
@@ -377,6 +380,7 @@ class Watcher:
                 self._watches.reschedule(self._folders)
             self._status("syncing", f"Indexing {folder}...", folder)
             self._count(indexer.update_paths([folder], cancel=self._stop))
+            self.engine.refresh_calibration()
             return
         self.engine.manifest.remove_folder(folder)
         self._problems.reasons.pop(folder, None)
