@@ -36,6 +36,8 @@ def test_a_kill_between_the_stages_leaves_a_searchable_index_whose_vectors_come_
     status = json.loads(cli(data, "status", "--json").stdout)
     assert status["files_indexed"] == NOTES + 1
     assert status["vectors_pending"] == waiting and status["chunks_waiting"] >= waiting
+    doctor = cli(data, "doctor").stdout  # waiting is a stage, not damage
+    assert "manifest and vector store agree" in doctor and "wait for their vectors" in doctor
 
     # Found by its words although no vector exists; an unanswerable question is not called
     # unsupported outright while passages lack their vectors.

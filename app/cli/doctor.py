@@ -11,6 +11,7 @@ from app.core.answer.answering import AnswerError, server_version
 from app.core.answer.models import ModelInfo, installed_models, pick_chat_model
 from app.core.answer.ollama_client import display_host, has_model
 from app.core.engine import Engine
+from app.core.index import pending
 from app.core.search import probes
 
 MIN_FREE_BYTES = 500_000_000  # below this, indexing a few large PDFs can fill the disk
@@ -61,9 +62,10 @@ def _check_index(engine: Engine) -> tuple[bool, str]:
     except Exception as exc:  # a StoreError, or a model that cannot load: reported on its own line
         return False, f"index: cannot read the vector store: {exc}"
     known = engine.manifest.all_hashes()
-    if missing := len(known - stored):
+    waiting = pending.listed(engine.manifest.conn)  # written, their vectors being computed
+    if missing := len(known - stored - waiting):
         problems.append(
-            f"{missing} passages have no vector (run `footnotes index` on your folders)"
+            f"{missing} passage texts have no vector (run `footnotes index` on your folders)"
         )
     if (orphans := len(stored - known)) and not store.shared:  # shared: others' vectors
         problems.append(
@@ -72,6 +74,11 @@ def _check_index(engine: Engine) -> tuple[bool, str]:
     if problems:
         return False, "index: " + "; ".join(problems)
     fmt = f"format {counts['index_format']} (passages embedded with their title and headings)"
+    if counts["chunks_waiting"]:
+        fmt += (
+            f"; {counts['chunks_waiting']} passages searchable by their words wait for their "
+            "vectors (the running watcher or the next `footnotes index` computes them)"
+        )
     if counts["files_outdated"]:
         fmt += (
             f"; {counts['files_outdated']} files still in an older format, rebuilt by the next "

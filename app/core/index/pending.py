@@ -83,6 +83,14 @@ def count(conn: sqlite3.Connection) -> int:
         return 0
 
 
+def listed(conn: sqlite3.Connection) -> set[str]:
+    """Every listed hash."""
+    try:
+        return {r[0] for r in conn.execute("SELECT text_hash FROM vectors_pending")}
+    except sqlite3.OperationalError:
+        return set()
+
+
 def chunks_waiting(conn: sqlite3.Connection) -> int:
     """Passages (chunk rows) whose text has no vector yet: what dense search cannot see."""
     try:
