@@ -217,3 +217,16 @@ def test_a_folder_never_catches_a_sibling_whose_name_differs_in_case(tmp_path: P
         assert sorted(manifest.files_under("/d")) == ["/d/Notes_old/c.md", "/d/notes/b.md"]
     finally:
         manifest.close()
+
+
+def test_a_long_pdf_reports_its_pages_as_they_are_read(tmp_path: Path, make_engine) -> None:
+    """Progress inside one long file: the window turns these into "page 21 of 35 — about
+    10 s left" while the file is read."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    make_pdf(folder / "long.pdf", [f"Chapter {n} of the tide tables." for n in range(1, 36)])
+    make_pdf(folder / "short.pdf", ["One page only."])
+    events: list[Progress] = []
+    make_engine().index([str(folder)], progress=events.append)
+    pages = [(os.path.basename(p.path), p.detail) for p in events if p.event == "page"]
+    assert pages == [("long.pdf", f"page {n} of 35") for n in (11, 21, 31)]

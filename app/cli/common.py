@@ -120,8 +120,8 @@ class ProgressBar:
             self.bar.n = p.done
             self.bar.set_postfix(encoded=self.embedded, refresh=False)
             self.bar.refresh()
-        elif self.bar is not None and p.event == "ocr":
-            self.bar.set_postfix(embedded=self.embedded, ocr=p.detail, refresh=False)
+        elif self.bar is not None and p.event in ("ocr", "page"):
+            self.bar.set_postfix_str(p.detail, refresh=False)
             self.bar.refresh()
 
     def close(self) -> None:

@@ -120,6 +120,7 @@ class Indexer:
         if self._pool is None:
             self._pool = ParserPool(self.limits)
             self._pool.on_page = self._on_ocr_page
+            self._pool.on_read = self._on_page_read
         return self._pool
 
     # -- public entry points ---------------------------------------------------------------
@@ -413,6 +414,15 @@ class Indexer:
         files_done, files_total = self._ocr_at
         detail = f"OCR page {min(done + 1, total)} of {total}" if done < total else "OCR done"
         self.progress(Progress("ocr", path, files_done, files_total, detail=detail))
+
+    def _on_page_read(self, path: str, page: int, pages: int) -> None:
+        """Report a long document's text being read: "page 40 of 200" (the window's estimate
+        of the time this file still needs comes from these)."""
+        if self._cancel is not None and self._cancel.is_set():
+            raise _ScanStopped
+        files_done, files_total = self._ocr_at
+        detail = f"page {page:,} of {pages:,}"
+        self.progress(Progress("page", path, files_done, files_total, detail=detail))
 
     def _gc(self, candidates: list[str]) -> None:
         """Delete the vectors of those texts that no chunk references any more."""

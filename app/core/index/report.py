@@ -8,12 +8,13 @@ from typing import Any, Literal
 
 # planned: the scan is done and ``total`` files will be read; then one event per file.
 # ocr: a page of a scanned file is being read by OCR (``detail`` says which of how many).
+# page: a long document's text is being read (``detail``: "page 40 of 200").
 # indexed: a file's passages are written and searchable by their words; ``chunks_embedded``
 # counts its texts new to the index, whose vectors the embedding stage computes next.
 # embedded: the embedding stage computed vectors: ``done`` of ``total`` waiting texts, of
 # which ``chunks_embedded`` were encoded in this step (the rest had a vector already).
 ProgressEvent = Literal[
-    "planned", "indexed", "unchanged", "failed", "removed", "moved", "ocr", "embedded"
+    "planned", "indexed", "unchanged", "failed", "removed", "moved", "ocr", "page", "embedded"
 ]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from app.core.ingest.context import clean_title, html_title, markdown_title, outline_sections
@@ -25,6 +25,8 @@ from app.core.ingest.images import IMAGE_SUFFIXES, image_pdf
 from app.core.ingest.ocr import PageOcr, needs_ocr, ocr_page_text
 from app.core.ingest.pdftext import pdf_page_chars, pdf_page_text
 from app.core.types import Document, Page
+
+READ_EVERY = 10  # pages between two reports of a long document being read
 
 if TYPE_CHECKING:
     import pymupdf
@@ -141,12 +143,18 @@ def kind_of(path: str) -> str:
 
 
 def load_bytes(
-    path: str, data: bytes, *, max_pages: int | None = None, ocr: PageOcr | None = None
+    path: str,
+    data: bytes,
+    *,
+    max_pages: int | None = None,
+    ocr: PageOcr | None = None,
+    on_read: Callable[[int, int], None] | None = None,
 ) -> Document:
     """Turn the bytes read from ``path`` into a Document (the suffix decides the format).
 
     Scanned pages are OCR'd through ``ocr``; without one (or with OCR off) they stay empty
-    and are counted in ``Document.scanned_unread``.
+    and are counted in ``Document.scanned_unread``. ``on_read(page, pages)`` hears every
+    tenth page of a long PDF or book as its text is read.
     """
     abspath = os.path.abspath(path)
     kind = kind_of(abspath)
@@ -154,7 +162,7 @@ def load_bytes(
     unread = 0
     warning: str | None = None
     if kind in ("pdf", "epub", "image"):
-        pages, title, unread = _paged_pages(data, kind, max_pages, ocr)
+        pages, title, unread = _paged_pages(data, kind, max_pages, ocr, on_read)
     elif kind == "docx":
         text, title = _docx_text(data)
         pages = [Page(None, text)]
@@ -211,7 +219,11 @@ def open_paged(path: str | os.PathLike[str]) -> pymupdf.Document:
 
 
 def _paged_pages(
-    data: bytes, kind: str, max_pages: int | None, ocr: PageOcr | None
+    data: bytes,
+    kind: str,
+    max_pages: int | None,
+    ocr: PageOcr | None,
+    on_read: Callable[[int, int], None] | None = None,
 ) -> tuple[list[Page], str | None, int]:
     """One Page per page, numbered from 1, with its outline section; the title; and the
     number of scanned pages left unread (no OCR)."""
@@ -233,6 +245,8 @@ def _paged_pages(
         pages = []
         scanned: list[int] = []
         for index in range(count):
+            if on_read is not None and index and index % READ_EVERY == 0:
+                on_read(index + 1, count)
             try:
                 page = doc.load_page(index)
                 text = pdf_page_text(page)

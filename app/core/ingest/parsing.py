@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 START_METHOD_ENV = "FOOTNOTES_START_METHOD"  # spawn, forkserver or fork: forces one (tests)
 STARTED = "started"
 PAGE = "page"  # ("page", done, total): OCR progress inside one file; extends its time limit
+READ = "read"  # ("read", page, pages): a long document's text being read; no extra time
 STARTUP_TIMEOUT_S = 120.0  # a worker process that cannot even start is a broken install
 
 
@@ -131,13 +132,18 @@ def set_memory_cap(memory_mb: int) -> bool:
 
 
 def parse_file(
-    path: str, known_hash: str | None, limits: ParseLimits, on_page: PageProgress | None = None
+    path: str,
+    known_hash: str | None,
+    limits: ParseLimits,
+    on_page: PageProgress | None = None,
+    on_read: PageProgress | None = None,
 ) -> ParseResult:
     """Read, hash, load and chunk one file (runs inside the worker; usable in-process in tests).
 
     The file is read once: the hash and the text come from the same bytes, so a file replaced
     while it is parsed can never be stored with one version's hash and another's passages.
-    Scanned pages are OCR'd (``on_page`` hears of each), through the cache of the file's hash.
+    Scanned pages are OCR'd (``on_page`` hears of each), through the cache of the file's hash;
+    ``on_read`` hears every tenth page of a long document as its text is read.
     """
     from app.core.ingest.chunking import chunk_document
     from app.core.ingest.loaders import DocumentError, load_bytes, read_file
@@ -153,7 +159,7 @@ def parse_file(
         return ParseResult(path, hash=digest, unchanged=True)
     ocr = PageOcr(OcrOptions(enabled=limits.ocr, cache_dir=limits.ocr_cache), digest, on_page)
     try:
-        doc = load_bytes(path, data, max_pages=limits.max_pages, ocr=ocr)
+        doc = load_bytes(path, data, max_pages=limits.max_pages, ocr=ocr, on_read=on_read)
     except DocumentError as exc:
         ocr.save()  # pages read before a later page failed are not read again
         return failed(path, exc.reason, exc.kind, digest)
@@ -213,7 +219,9 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
         path, known = request
         conn.send(STARTED)  # the caller's time limit runs from here, not from our start-up
         try:
-            result = parse_file(path, known, limits, _progress_sender(conn))
+            result = parse_file(
+                path, known, limits, _progress_sender(conn), _progress_sender(conn, READ)
+            )
         except MemoryError:
             memory = f"reading it needed more than the {limits.memory_mb:,} MB memory limit"
             result = failed(path, memory, FailureKind.MEMORY)
@@ -232,11 +240,11 @@ def _worker(conn: Connection, limits: ParseLimits) -> None:
             return  # the caller went away (it was stopped, or gave up on this file)
 
 
-def _progress_sender(conn: Connection) -> PageProgress:
-    """Send OCR page progress to the caller (which also extends the file's time limit)."""
+def _progress_sender(conn: Connection, tag: str = PAGE) -> PageProgress:
+    """Send page progress to the caller (OCR pages also extend the file's time limit)."""
 
     def send(done: int, total: int) -> None:
-        conn.send((PAGE, done, total))
+        conn.send((tag, done, total))
 
     return send
 
@@ -251,6 +259,7 @@ class ParserPool:
         self._proc: Any = None
         self._conn: Connection | None = None
         self.on_page: Callable[[str, int, int], None] | None = None  # (path, done, total)
+        self.on_read: Callable[[str, int, int], None] | None = None  # (path, page, pages)
 
     def _start(self) -> Connection:
         """The connection to the worker, started if none is running."""
@@ -362,6 +371,10 @@ class ParserPool:
                 deadline = max(deadline, time.monotonic() + self.limits.ocr_page_s)
                 if self.on_page is not None:
                     self.on_page(path, message[1], message[2])
+                continue
+            if isinstance(message, tuple) and message and message[0] == READ:
+                if self.on_read is not None:
+                    self.on_read(path, message[1], message[2])
                 continue
             return message
 
