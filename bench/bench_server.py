@@ -41,7 +41,8 @@ from _common import peak_rss_mb, print_table
 from bench_dense import percentile, questions
 
 from app.core.engine import Engine
-from app.core.index.store import StoreError, check_server, collection_name, data_dir_namespace
+from app.core.index.namespace import data_dir_namespace
+from app.core.index.store import StoreError, check_server, collection_name
 
 COPY_BATCH = 4096
 T = TypeVar("T")

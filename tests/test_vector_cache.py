@@ -64,3 +64,20 @@ def test_a_store_folder_that_cannot_be_written_still_searches(tmp_path: Path) ->
     m.add(["a"], np.ones((1, 4), np.float32))
     cache = MatrixCache(blocker / "data", 4)  # every write there fails, even as root
     assert [i for i, _ in cache.load(lambda: m).nearest(np.ones(4, np.float32), 1)] == ["a"]
+
+
+def test_vectors_of_lexical_hits_come_from_the_loaded_matrix(tmp_path: Path, make_engine) -> None:
+    """A hit found only by its words gets its cosine from the matrix already in memory: no
+    request to the store (over a Chroma server, one HTTP round trip per question saved)."""
+    from tests.test_store_faults import FaultyCollection
+
+    docs = tmp_path / "docs"
+    write(docs, "tides.md", "# Tides\n\nThe spring tide at the north jetty peaks at dawn.\n")
+    write(docs, "kelp.md", "# Kelp\n\nCut the fronds a hand above the holdfast.\n")
+    engine = make_engine()
+    engine.index([str(docs)])
+    store = engine.store()
+    hashes = engine.manifest.all_hashes()
+    store.nearest(np.ones(store.dim, np.float32), 1)  # the matrix is in memory from here
+    store._col = FaultyCollection(store._col, OSError(5, "I/O error"), ("get",))
+    assert set(store.vectors(hashes)) == hashes

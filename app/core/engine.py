@@ -16,7 +16,8 @@ from app.core.index.indexer import Embedder, Indexer, IndexReport, ProgressFn
 from app.core.index.manifest import Manifest
 from app.core.index.matrix_cache import store_fingerprint
 from app.core.index.meta import ModelRecord
-from app.core.index.store import VectorStore, check_server, data_dir_namespace
+from app.core.index.namespace import NamespaceError, data_dir_namespace
+from app.core.index.store import StoreError, VectorStore, check_server
 from app.core.ingest.parsing import ParseLimits
 from app.core.ingest.scanning import IgnoreRules, normalize
 from app.core.locking import WriterLock
@@ -110,9 +111,16 @@ class Engine:
                     model.dim,
                     path=None if url else self.data.chroma_path,
                     url=url,
-                    namespace=data_dir_namespace(self.data.root) if url else None,
+                    namespace=self._namespace() if url else None,
                 )
             return self._store
+
+    def _namespace(self) -> str:
+        """This data directory's own collection on the Chroma server."""
+        try:
+            return data_dir_namespace(self.data.root)
+        except NamespaceError as exc:
+            raise StoreError(str(exc)) from None
 
     def refresh_store(self) -> None:
         """Reopen the vector store on next use: an embedded Chroma client keeps the vector

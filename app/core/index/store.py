@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import os
 import re
-import secrets
 import shutil
-import tempfile
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +32,6 @@ import numpy as np
 from app.core.index.matrix_cache import MatrixCache
 from app.core.index.vectors import VectorMatrix
 
-NAMESPACE_FILE = "chroma-server-id"  # in the data directory; names this directory's collection
 CONNECT_TIMEOUT_S = 10.0
 REQUEST_TIMEOUT_S = 300.0  # one request; large batches on a busy server take a while
 LOW_SPACE_BYTES = 8 * 1024 * 1024
@@ -60,29 +56,6 @@ def collection_name(model_id: str, dim: int, namespace: str | None = None) -> st
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", model_id).strip("-_")[:48] or "model"
     tail = re.sub(r"[^A-Za-z0-9]+", "", namespace or "")[:32]
     return f"footnotes_{slug}_{dim}" + (f"_{tail}" if tail else "")
-
-
-def data_dir_namespace(root: Path) -> str:
-    """This data directory's server namespace: a random id created once and kept in it."""
-    path = Path(root) / NAMESPACE_FILE
-    for _ in range(3):
-        with contextlib.suppress(FileNotFoundError):
-            found = path.read_text(encoding="utf-8").strip()
-            if re.fullmatch(r"[0-9a-f]{16}", found):
-                return found
-            path.unlink()  # damaged: a new id means a new, empty collection (repair refills it)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{NAMESPACE_FILE}.", dir=path.parent)
-        try:
-            os.write(fd, (secrets.token_hex(8) + "\n").encode())
-            os.fsync(fd)
-            os.close(fd)
-            os.link(tmp, path)  # never replaces: of two first runs at once, one id wins
-        except FileExistsError:
-            pass
-        finally:
-            os.unlink(tmp)
-    raise StoreError(f"Cannot keep the Chroma server namespace in {path}.")
 
 
 def _one_line(exc: BaseException, limit: int = 200) -> str:
@@ -325,9 +298,11 @@ class VectorStore:
             offset += self._batch
 
     def vectors(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
-        """Stored vectors by text hash (those that exist)."""
-        wanted = list(ids)
-        out: dict[str, np.ndarray] = {}
+        """Stored vectors by text hash (those that exist): from the loaded matrix when it
+        holds them (no request to the store), else read."""
+        asked = list(ids)
+        out: dict[str, np.ndarray] = self._matrix.get(asked) if self._matrix is not None else {}
+        wanted = [i for i in asked if i not in out]
         for i in range(0, len(wanted), self._batch):
             res = self._call(
                 "read vectors",
@@ -365,7 +340,9 @@ class VectorStore:
         return [DenseHit(i, s) for i, s in matrix.nearest(vector, k)]
 
     def _load_matrix(self) -> VectorMatrix:
-        matrix = VectorMatrix(self.dim)
+        """Every stored vector, read page by page and added at once (a matrix of their size)."""
+        ids: list[str] = []
+        parts: list[np.ndarray] = []
         offset = 0
         while True:
             res = self._call(
@@ -376,10 +353,15 @@ class VectorStore:
                 offset=offset,
             )
             if res["ids"]:
-                matrix.add(res["ids"], np.asarray(res["embeddings"], dtype=np.float32))
+                ids += res["ids"]
+                parts.append(np.asarray(res["embeddings"], dtype=np.float32))
             if len(res["ids"]) < self._batch:
-                return matrix
+                break
             offset += self._batch
+        matrix = VectorMatrix(self.dim)
+        if ids:
+            matrix.add(ids, np.concatenate(parts))
+        return matrix
 
     def count(self) -> int:
         return int(self._call("count vectors", self._col.count))

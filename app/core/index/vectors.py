@@ -54,6 +54,10 @@ class VectorMatrix:
                 self._valid[row] = True
             self._matrix[row] = vecs[i]
 
+    def get(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
+        """The (unit) vectors of those ``ids`` held here."""
+        return {i: self._matrix[self._rows[i]].copy() for i in ids if i in self._rows}
+
     def remove(self, ids: Iterable[str]) -> None:
         for id_ in ids:
             row = self._rows.pop(id_, None)
