@@ -78,3 +78,20 @@ def test_an_unchanged_rescan_opens_neither_the_model_nor_the_store(
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["files_unchanged"] == 3
     assert "LOADED False False" in again.stderr, again.stderr
+
+
+def test_a_kill_after_a_removal_leaves_no_orphan_vector_behind(
+    cli_data_dir: Path, tmp_path: Path
+) -> None:
+    """The store was found complete by the last sync; a file is deleted and the next sync is
+    killed right after it dropped the file's passages, before their vectors were deleted.
+    The sync after that must still find and remove those vectors."""
+    data = cli_data_dir
+    docs = write_notes(tmp_path / "docs", count=2)
+    assert cli(data, "index", str(docs), "--json").returncode == 0
+    (docs / "kelp.md").unlink()
+    killed = cli(data, "index", str(docs), "--json", kill_after=1)
+    assert killed.returncode == -9, killed.stderr
+    assert cli(data, "index", str(docs), "--json").returncode == 0
+    doctor = cli(data, "doctor").stdout
+    assert "manifest and vector store agree" in doctor, doctor

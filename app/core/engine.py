@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
+import sqlite3
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -76,11 +78,20 @@ class Engine:
 
     def _remember_model(self, embedder: Embedder) -> None:
         """Record what the configured model loaded as; a store opened from an older record
-        (another model id) is closed, so the next use opens the model's own collection."""
+        (another model id) is closed, so the next use opens the model's own collection.
+
+        Written through a connection of its own: this runs on whichever thread asked first
+        (a question), while the writer thread may be inside a transaction on the manifest's.
+        """
         loaded = ModelRecord(embedder.model_id, embedder.dim)
         name, backend = self.settings.embedding_model, self.settings.embedding_backend
         if meta.model(self.manifest.conn, name, backend) != loaded:
-            meta.remember_model(self.manifest.conn, name, backend, loaded)
+            with contextlib.closing(
+                sqlite3.connect(self.data.manifest_path, timeout=self.settings.busy_timeout_s)
+            ) as conn:
+                conn.isolation_level = None
+                meta.remember_model(conn, name, backend, loaded)
+                meta.put(conn, meta.STORE_VERIFIED, None)  # another collection: check it
         if self._store is not None and (self._store.model_id, self._store.dim) != (
             loaded.model_id,
             loaded.dim,

@@ -139,6 +139,7 @@ class Indexer:
     def move(self, old: str, new: str) -> int:
         """A file or folder was renamed/moved: re-point its rows, embedding nothing."""
         with self.lock:
+            self._unverify()
             replaced: list[str] = []
             moved = self.manifest.move(os.path.abspath(old), os.path.abspath(new), replaced)
             index_write()
@@ -155,6 +156,7 @@ class Indexer:
                 paths += list(self.manifest.files_under(os.path.abspath(root)))
             if not paths:
                 return 0
+            self._unverify()
             dropped = self.manifest.remove_files(paths)
             index_write()
             for path in paths:
@@ -187,6 +189,12 @@ class Indexer:
         if now is None or pending.count(self.manifest.conn):
             return False
         return meta.get(self.manifest.conn, meta.STORE_VERIFIED) == now
+
+    def _unverify(self) -> None:
+        """Before a write that may leave vectors unreferenced: a kill before their clean-up
+        must not leave a store that looks checked (the next full sync compares every id)."""
+        if meta.get(self.manifest.conn, meta.STORE_VERIFIED) is not None:
+            meta.put(self.manifest.conn, meta.STORE_VERIFIED, None)
 
     def embed_pending(self, cancel: threading.Event | None = None) -> int:
         """The embedding stage: compute the vectors of listed texts, oldest first; returns
@@ -244,6 +252,8 @@ class Indexer:
         started = time.perf_counter()
         report = IndexReport()
         changed, removed = self._plan(roots, report)
+        if changed or removed:
+            self._unverify()
         self.progress(Progress("planned", total=len(changed)))
         stats = {fs.path: fs for fs in changed}
         garbage: list[str] = []

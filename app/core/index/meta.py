@@ -50,6 +50,9 @@ def put(conn: sqlite3.Connection, key: str, value: str | None) -> None:
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 (key, value),
             )
+    except sqlite3.OperationalError:  # read-only database, full disk: only speed is lost
+        conn.execute("ROLLBACK")
+        return
     except BaseException:
         conn.execute("ROLLBACK")
         raise
