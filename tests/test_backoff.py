@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import errno
 import json
+import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,8 @@ from app.core.watch.backoff import (
     probed,
     retry_message,
 )
+from app.core.watch.change_queue import Batch
+from app.core.watch.retrying import Retrier
 from app.core.watch.watcher import Watcher, WatchStatus
 from tests.helpers import eventually, footnotes
 from tests.test_chroma_server import ChromaServer, free_port
@@ -69,8 +73,46 @@ def test_failures_are_sorted_by_kind(tmp_path: Path) -> None:
         OutageKind.DISK_FULL
     )
     assert outage_kind(ValueError("a bug"), server=True) is OutageKind.OTHER
+    assert outage_kind(sqlite_full(tmp_path), server=False) is OutageKind.DISK_FULL
     assert probed(OutageKind.SERVER) and probed(OutageKind.STORE)
     assert not probed(OutageKind.DISK_FULL) and not probed(OutageKind.OTHER)
+
+
+def sqlite_full(tmp_path: Path) -> sqlite3.OperationalError:
+    """The error SQLite raises when the manifest cannot grow (a real one: a page limit)."""
+    conn = sqlite3.connect(tmp_path / "tiny.sqlite3")
+    conn.execute("PRAGMA max_page_count = 8")
+    conn.execute("CREATE TABLE t (x TEXT)")
+    try:
+        for _ in range(1000):
+            conn.execute("INSERT INTO t VALUES (?)", ("x" * 4000,))
+    except sqlite3.OperationalError as exc:
+        return exc
+    finally:
+        conn.close()
+    raise AssertionError("the database never filled up")
+
+
+def test_changes_held_during_an_outage_go_in_once_a_write_succeeds() -> None:
+    """A change that fails is held; when the next write goes through (a folder added, say),
+    the held changes are due at once, not stranded until the next failure."""
+    said: list[tuple[str, str]] = []
+    retrier = Retrier(
+        Backoff(), server=False, probe=lambda: None, say=lambda s, m: said.append((s, m))
+    )
+
+    def down(batch: Batch) -> None:
+        raise StoreError("The vector store in /x failed to open")
+
+    applied: list[list[str]] = []
+    assert not retrier.attempt(down, Batch([], ["/w/a.md"]))
+    assert retrier.held == {"/w/a.md"} and not retrier.due(time.monotonic())
+    assert retrier.attempt(lambda b: applied.append(b.paths), Batch([], ["/w/docs"]))
+    assert retrier.due(time.monotonic())
+    assert said[-1][1].endswith("the changes held meanwhile go in next.")
+    retrier.retry(lambda b: applied.append(b.paths))
+    assert applied == [["/w/docs"], ["/w/a.md"]] and not retrier.held
+    assert not retrier.due(time.monotonic()) and said[-1][1].endswith("all changes are in.")
 
 
 def retrying(statuses: list[WatchStatus]) -> list[str]:

@@ -160,3 +160,33 @@ def test_the_watcher_the_index_command_and_status_agree(
     assert removed.returncode == 0 and "removed 6 files" in removed.stdout
     status = json.loads(footnotes("--data-dir", data, "status", "--json").stdout)
     assert status["chunks"] == 0 and status["unavailable"] == [] and status["folders"] == []
+
+
+def test_a_sub_folder_that_cannot_be_read_keeps_its_files(
+    tmp_path: Path, make_engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sub-folder refused by the OS (here os.scandir raises EACCES for it, as it does for
+    a user without permission: tests may run as root, whom chmod does not stop) is not gone."""
+    engine = make_engine()
+    docs = make_corpus(tmp_path / "docs")
+    sub = docs / "sub"
+    sub.mkdir()
+    (sub / "deep.md").write_text("# Deep\n\nThe kiln fires stoneware at 1240 degrees.\n")
+    engine.add_folder(str(docs))
+    engine.index([str(docs)])
+    before = passages(engine)
+    assert before[str(sub / "deep.md")] > 0
+    real = os.scandir
+
+    def refusing(path: str = ".") -> object:
+        if os.fspath(path) == str(sub):
+            raise PermissionError(errno.EACCES, "Permission denied", str(sub))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    report = engine.index([str(docs)])
+    monkeypatch.undo()
+    assert report.files_removed == 0
+    assert [p for p, _ in report.unavailable] == [str(sub)]
+    assert {p: n for p, n in passages(engine).items() if p in before} == before
+    assert engine.search("how hot does the kiln fire", k=1).hits[0].path == str(sub / "deep.md")

@@ -63,8 +63,9 @@ class HostServer:
         conn: Connection, data_dir: str, settings: Settings, writer_name: str, write: bool
     ) -> None:
         """The child process's entry point: lower its priority, serve until told to stop."""
-        with contextlib.suppress(OSError):
-            os.nice(BACKGROUND_NICE)
+        if hasattr(os, "nice"):  # not on Windows
+            with contextlib.suppress(OSError):
+                os.nice(BACKGROUND_NICE)
         HostServer(conn, Path(data_dir), settings, writer_name, write).run()
 
     def __init__(

@@ -65,6 +65,8 @@ def plan(
             for fs in scan(scan_root, ignore):
                 path = root + fs.path[len(scan_root) :]
                 found[path] = dataclasses.replace(fs, path=path)
+                if fs.folder and fs.error is not None:  # a sub-folder refused: keep its files
+                    unavailable[path] = fs.error
             continue
         known.update(manifest.files_under(root))
         if stat.S_ISREG(st.st_mode) and not ignore.ignores_name(os.path.basename(root)):

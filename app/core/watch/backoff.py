@@ -10,6 +10,7 @@ answer before the work is tried again (nothing is read or embedded while the sto
 from __future__ import annotations
 
 import errno
+import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -36,6 +37,12 @@ def outage_kind(exc: BaseException, *, server: bool) -> OutageKind:
         return OutageKind.SERVER if server else OutageKind.STORE
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return OutageKind.DISK_FULL
+    if isinstance(exc, sqlite3.OperationalError):  # the manifest: written first nowadays
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
+            return OutageKind.DISK_FULL
+        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc):
+            return OutageKind.STORE  # another program holds it for longer than we waited
     return OutageKind.OTHER
 
 

@@ -115,8 +115,11 @@ class Retrier:
             except Exception as exc:
                 self.failed(exc)
 
-    def attempt(self, apply: Callable[[Batch], None], batch: Batch) -> bool:
-        """Apply a batch; if it fails, hold its paths for a try on the schedule."""
+    def attempt(
+        self, apply: Callable[[Batch], None], batch: Batch, *, replay: bool = False
+    ) -> bool:
+        """Apply a batch; if it fails, hold its paths for a try on the schedule. ``replay``:
+        the batch is the held paths (their success is said even after the outage ended)."""
         try:
             apply(batch)
         except Cancelled:
@@ -125,8 +128,11 @@ class Retrier:
             self.hold(batch.touched())
             self.failed(exc)
             return False
-        if self.succeeded():
-            self.say("watching", "The index is being written again; all changes are in.")
+        if self.succeeded() or replay:
+            held = (
+                "; the changes held meanwhile go in next" if self.held else "; all changes are in"
+            )
+            self.say("watching", f"The index is being written again{held}.")
         return True
 
     def retry(self, apply: Callable[[Batch], None]) -> None:
@@ -142,17 +148,22 @@ class Retrier:
         paths = sorted(self.held)
         self.held.clear()
         self.retry_at = None
-        self.attempt(apply, Batch([], paths))
+        self.attempt(apply, Batch([], paths), replay=True)
 
     def due(self, now: float) -> bool:
         """True once the scheduled try is due."""
         return self.retry_at is not None and now >= self.retry_at
 
     def succeeded(self) -> bool:
-        """A write went through: the schedule starts over; True if this ends an outage."""
+        """A write went through: the schedule starts over; True if this ends an outage.
+
+        Paths still held (changes that came while the store was away) are due at once: the
+        write that just went through shows the store is back.
+        """
         was = self.backoff.active
         self.backoff.reset()
-        self.kind, self.retry_at = None, None
+        self.kind = None
+        self.retry_at = time.monotonic() if self.held else None
         if was:
             self.clear()
         return was
