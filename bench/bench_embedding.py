@@ -1,60 +1,155 @@
-"""Embedding speed and quality: torch fp32 vs the shipped int8 ONNX path, in one run.
+"""Embedding speed and quality: today's int8 ONNX path vs the new one, per CPU family, in one run.
 
-Prints chunks/s on ~100-word SciFact abstracts for each backend and their ratio, then
-SciFact dev nDCG@10 (brute-force cosine over the whole corpus) for both and the difference.
+Today's path is ``app/core/index/embedding.py`` as of ``BASELINE_REV`` (read from git), the new
+one is the working tree's. Each int8 family the machine can run is measured: on an AVX-512
+VNNI machine both the VNNI export and the AVX2 one (forced with FOOTNOTES_INT8_ARCH), on
+other x86 machines AVX2 only, on ARM arm64. Speed is passages/s on real passages, the two
+paths interleaved round by round (today, new, new, today, ...), with the ratio new/today of
+each round: the cores are shared, so only a ratio measured side by side means anything.
+Quality is SciFact dev nDCG@10 by brute-force cosine over the whole corpus.
 
-    .venv/bin/python bench/bench_embedding.py [--limit N] [--models-dir DIR]
+    .venv/bin/python bench/bench_embedding.py [--passages N] [--repeats R] [--speed-only]
+        [--arch avx512_vnni,avx2] [--limit N] [--models-dir DIR] [--baseline-rev REV]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from _common import peak_rss_mb, print_table, read_jsonl, require_data
+from _common import REPO_ROOT, peak_rss_mb, print_table, read_jsonl, require_data
 
-from app.core.index.embedding import Embedder, load_embedder
+from app.core.index import embedding
+from app.core.ingest.chunking import chunk_text
+from app.core.ingest.context import embedding_text, markdown_title, passage_context
 
-WORDS_PER_CHUNK = 100
+BASELINE_REV = "59db5bf"  # the last commit with the export recipe and runner of before
 
 
-def chunk_texts(corpus: Path, count: int) -> list[str]:
-    """``count`` abstracts of at least 100 words, clipped to their first 100 words."""
-    texts = []
+def baseline_module(rev: str) -> Any:
+    """``app.core.index.embedding`` as it was at ``rev``, imported under another name."""
+    source = subprocess.run(
+        ["git", "show", f"{rev}:app/core/index/embedding.py"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    path = Path(tempfile.mkdtemp(prefix="footnotes-bench-baseline-")) / "embedding_baseline.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("embedding_baseline", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["embedding_baseline"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def machine_arches() -> list[str]:
+    """The int8 exports this CPU runs: VNNI machines run the AVX2 export too."""
+    if platform.machine().lower() in {"aarch64", "arm64"}:
+        return ["arm64"]
+    flags = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    return ["avx512_vnni", "avx2"] if re.search(r"\bavx512_?vnni\b", flags) else ["avx2"]
+
+
+def note_passages(notes: Path, count: int) -> list[str]:
+    """The first ``count`` passages of the notes, cut and given context as the indexer does."""
+    out: list[str] = []
+    for path in sorted(notes.rglob("*.md")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        title = markdown_title(text) or path.stem
+        for c in chunk_text(text, path=str(path), page=None, markdown=True):
+            out.append(embedding_text(passage_context(title, c.heading), c.text))
+            if len(out) == count:
+                return out
+    return out
+
+
+def scifact_passages(corpus: Path, count: int) -> list[str]:
+    """The first ``count`` passages of the SciFact abstracts, cut and titled as the indexer
+    cuts a text file (the eval indexes them so)."""
+    out: list[str] = []
     for doc in read_jsonl(corpus):
-        words = str(doc["text"]).split()
-        if len(words) >= WORDS_PER_CHUNK:
-            texts.append(" ".join(words[:WORDS_PER_CHUNK]))
-            if len(texts) == count:
-                break
-    return texts
+        for c in chunk_text(doc["text"], path=doc["_id"], page=None):
+            out.append(embedding_text(passage_context(doc["title"], None), c.text))
+            if len(out) == count:
+                return out
+    return out
 
 
-def throughput(
-    embedders: dict[str, Embedder], texts: list[str], repeats: int
-) -> dict[str, tuple[float, float]]:
-    """Best (chunks/s, CPU ms/chunk) of each embedder over interleaved rounds.
+def load_new(models: Path, fuse: bool) -> Any:
+    """The working tree's int8 embedder, its export made with or without the graph fusions."""
+    default = embedding.FUSE_GRAPH
+    embedding.FUSE_GRAPH = fuse
+    try:
+        return embedding.load_embedder(backend="onnx-int8", models_dir=models)
+    finally:
+        embedding.FUSE_GRAPH = default
 
-    CPU time is reported too because the cores are shared: other processes slow the wall
-    clock, much less the CPU seconds this process needs per chunk.
-    """
-    for emb in embedders.values():
-        emb.encode(texts[:32])  # warm-up: first-call allocations and graph set-up
-    best = dict.fromkeys(embedders, (0.0, math.inf))
-    for _ in range(repeats):
-        for name, emb in embedders.items():
-            wall, cpu = time.perf_counter(), time.process_time()
-            emb.encode(texts, batch_size=32)
-            rate = len(texts) / (time.perf_counter() - wall)
-            cpu_ms = 1000 * (time.process_time() - cpu) / len(texts)
-            best[name] = (max(best[name][0], rate), min(best[name][1], cpu_ms))
-    return best
+
+def load_with_arch(arch: str, loader: Callable[..., Any], **kwargs: Any) -> Any:
+    """``loader(**kwargs)`` with the int8 family forced to ``arch``."""
+    os.environ["FOOTNOTES_INT8_ARCH"] = arch
+    try:
+        return loader(**kwargs)
+    finally:
+        os.environ.pop("FOOTNOTES_INT8_ARCH", None)
+
+
+def timed(emb: Any, texts: list[str]) -> tuple[float, float]:
+    """(passages/s, CPU ms/passage) of one encode of ``texts``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    emb.encode(texts, batch_size=32)
+    return len(texts) / (time.perf_counter() - wall), 1000 * (time.process_time() - cpu) / len(
+        texts
+    )
+
+
+def compare_speed(paths: dict[str, dict[str, Any]], texts: list[str], repeats: int) -> list[list]:
+    """Rows per arch and path: median passages/s and CPU ms, and the median (min-max) of the
+    per-round ratios to today's; each round rotates which path goes first."""
+    for variants in paths.values():
+        for emb in variants.values():
+            emb.encode(texts[:32])  # warm-up: first-call allocations and graph set-up
+    runs: dict[str, dict[str, list[tuple[float, float]]]] = {
+        arch: {label: [] for label in v} for arch, v in paths.items()
+    }
+    for r in range(repeats):
+        for arch, variants in paths.items():
+            order = list(variants.items())
+            shift = r % len(order)
+            for label, emb in order[shift:] + order[:shift]:
+                runs[arch][label].append(timed(emb, texts))
+    rows = []
+    for arch, got in runs.items():
+        today = got["today"]
+        for label, mine in got.items():
+            rate = [m[0] / t[0] for t, m in zip(today, mine, strict=True)]
+            cpu = [t[1] / m[1] for t, m in zip(today, mine, strict=True)]
+            rows.append(
+                [
+                    f"{arch} {label}",
+                    f"{statistics.median(m[0] for m in mine):.1f}",
+                    f"{statistics.median(rate):.2f}x ({min(rate):.2f}-{max(rate):.2f})",
+                    f"{statistics.median(m[1] for m in mine):.1f}",
+                    f"{statistics.median(cpu):.2f}x",
+                ]
+            )
+    return rows
 
 
 def ndcg_at_k(ranked: Sequence[str], rels: dict[str, int], k: int = 10) -> float:
@@ -83,7 +178,7 @@ def load_scifact(root: Path, limit: int | None) -> tuple[list[str], list[str], d
 
 
 def retrieval_quality(
-    emb: Embedder, doc_ids: list[str], doc_texts: list[str], queries: dict, qrels: dict
+    emb: Any, doc_ids: list[str], doc_texts: list[str], queries: dict, qrels: dict
 ) -> tuple[float, float, float]:
     """(nDCG@10, Recall@100, docs/s) for one embedder by exact cosine search in numpy."""
     start = time.perf_counter()
@@ -103,37 +198,63 @@ def retrieval_quality(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, help="quick run: N chunks and N queries")
-    parser.add_argument("--chunks", type=int, default=256, help="texts for the speed test")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved speed rounds")
+    parser.add_argument("--passages", type=int, default=256, help="passages per speed set")
+    parser.add_argument("--repeats", type=int, default=4, help="interleaved speed rounds")
+    parser.add_argument("--arch", help="comma-separated int8 families (default: the machine's)")
+    parser.add_argument("--limit", type=int, help="quality on N queries only (quick run)")
     parser.add_argument("--speed-only", action="store_true", help="skip the SciFact nDCG part")
-    parser.add_argument("--models-dir", type=Path, help="keep the int8 export here (reused)")
+    parser.add_argument("--models-dir", type=Path, help="keep the int8 exports here (reused)")
+    parser.add_argument("--no-fused", action="store_true", help="skip the fused-graph path")
+    parser.add_argument("--baseline-rev", default=BASELINE_REV, help="git revision of today")
     args = parser.parse_args()
     scifact = require_data("scifact")
+    notes = require_data("corpus", "notes")
     models = args.models_dir or Path(tempfile.mkdtemp(prefix="footnotes-bench-models-"))
+    old_mod = baseline_module(args.baseline_rev)
+    arches = args.arch.split(",") if args.arch else machine_arches()
 
-    start = time.perf_counter()
-    int8 = load_embedder(backend="onnx-int8", models_dir=models)
-    load_int8 = time.perf_counter() - start
-    start = time.perf_counter()
-    fp32 = load_embedder(backend="torch", models_dir=models)
-    load_fp32 = time.perf_counter() - start
-    embedders: dict[str, Embedder] = {"torch fp32": fp32, "onnx int8 (shipped)": int8}
-    print(f"int8 export {'made' if int8.exported else 'reused'} in {int8.path}")
-    print(f"load: int8 {load_int8:.1f} s, fp32 {load_fp32:.1f} s\n")
-
-    texts = chunk_texts(scifact / "corpus.jsonl", args.limit or args.chunks)
-    tokens = [len(ids) for ids in fp32.model.tokenizer(texts)["input_ids"]]
+    paths: dict[str, dict[str, Any]] = {}
+    for arch in arches:
+        today = models / "today"
+        paths[arch] = {
+            "today": load_with_arch(
+                arch, old_mod.load_embedder, backend="onnx-int8", models_dir=today
+            ),
+            "new": load_with_arch(arch, load_new, models=models / "new", fuse=False),
+        }
+        if not args.no_fused:
+            fused = load_with_arch(arch, load_new, models=models / "new-fused", fuse=True)
+            paths[arch]["new, fused"] = fused
+        for label, emb in paths[arch].items():
+            made = "made" if emb.exported else "reused"
+            print(f"{arch} {label}: {emb.model_id}, export {made} in {emb.path}")
     print(
-        f"Speed: {len(texts)} chunks of {WORDS_PER_CHUNK} words "
-        f"(mean {np.mean(tokens):.0f} word pieces), batch 32, best of {args.repeats}"
+        f"ONNX threads: today {old_mod.compute_threads()} (spinning), "
+        f"new {embedding.physical_cores()} (physical cores, no spinning)\n"
     )
-    speed = throughput(embedders, texts, args.repeats)
-    rows = [[name, f"{rate:.1f}", f"{cpu:.1f}"] for name, (rate, cpu) in speed.items()]
-    print_table(["backend", "chunks/s", "CPU ms/chunk"], rows)
-    (rate8, cpu8), (rate32, cpu32) = speed["onnx int8 (shipped)"], speed["torch fp32"]
-    print(f"int8 / fp32: {rate8 / rate32:.2f}x chunks/s, {cpu32 / cpu8:.2f}x less CPU per chunk")
-    print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+
+    sets = {
+        "notes": note_passages(notes, args.passages),
+        "scifact": scifact_passages(scifact / "corpus.jsonl", args.passages),
+    }
+    tokenizer = next(iter(paths.values()))["new"].tokenizer
+    for name, texts in sets.items():
+        tokens = [len(e.ids) for e in tokenizer.encode_batch(texts)]
+        print(
+            f"Speed, {name}: {len(texts)} passages, word pieces mean {np.mean(tokens):.0f} "
+            f"(min {min(tokens)}, max {max(tokens)}), batch 32, {args.repeats} interleaved "
+            f"rounds; load average before: {os.getloadavg()[0]:.1f}"
+        )
+        rows = compare_speed(paths, texts, args.repeats)
+        headers = ["int8 arch, path", "passages/s", "vs today (min-max)", "CPU ms/passage"]
+        print_table([*headers, "CPU today/this"], rows)
+        print(f"load average after: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        for arch, variants in paths.items():
+            today = variants["today"].encode(texts)
+            for label, emb in list(variants.items())[1:]:
+                cos = np.sum(today * emb.encode(texts), axis=1)
+                print(f"cosine {arch} {label} to today: min {cos.min():.4f}, mean {cos.mean():.4f}")
+        print()
 
     if args.speed_only:
         print(f"peak RSS: {peak_rss_mb():.0f} MiB")
@@ -141,13 +262,20 @@ def main() -> None:
     doc_ids, doc_texts, queries, qrels = load_scifact(scifact, args.limit)
     scope = "subset (--limit)" if args.limit else "full"
     print(f"SciFact dev, {scope}: {len(queries)} queries over {len(doc_ids)} docs")
-    rows, ndcg = [], {}
-    for name, emb in embedders.items():
-        ndcg[name], recall, docs_s = retrieval_quality(emb, doc_ids, doc_texts, queries, qrels)
-        rows.append([name, f"{ndcg[name]:.4f}", f"{recall:.4f}", f"{docs_s:.1f}"])
-    print_table(["backend", "nDCG@10", "Recall@100", "docs/s"], rows)
-    diff = ndcg["onnx int8 (shipped)"] - ndcg["torch fp32"]
-    print(f"nDCG@10 int8 - fp32: {diff:+.4f} (budget: no worse than -0.01)")
+    rows = []
+    for arch, variants in paths.items():
+        got = {}
+        for label, emb in variants.items():
+            if label not in ("today", "new"):
+                continue  # the fused graph is here for its speed; its vectors are as close
+            got[label] = retrieval_quality(emb, doc_ids, doc_texts, queries, qrels)
+            ndcg, recall, docs_s = got[label]
+            rows.append([f"{arch} {label}", f"{ndcg:.4f}", f"{recall:.4f}", f"{docs_s:.1f}"])
+        for label in list(got)[1:]:
+            diff = got[label][0] - got["today"][0]
+            rows.append([f"{arch} {label} - today", f"{diff:+.4f}", "", ""])
+    print_table(["int8 path", "nDCG@10", "Recall@100", "docs/s"], rows)
+    print("budget: nDCG@10 within 0.005 of today's")
     print(f"peak RSS: {peak_rss_mb():.0f} MiB")
 
 

@@ -1,5 +1,9 @@
 """Sentence embeddings, offline: the packaged all-MiniLM-L6-v2 as torch fp32 or int8 ONNX.
 
+The int8 export is the ONNX graph with ONNX Runtime's BERT fusions (attention, GELU,
+LayerNorm), then dynamically quantised; it runs straight on an ONNX Runtime session with the
+model's own fast tokenizer, texts bucketed by token length (``OnnxEmbedder``).
+
 Heavy libraries (torch, sentence-transformers, onnxruntime) are imported inside
 ``load_embedder`` only, so importing this module keeps the command line fast.
 """
@@ -35,7 +39,15 @@ BACKENDS = ("auto", "torch", "onnx-int8")
 EXPORT_MARKER = "footnotes-export.json"  # written last: a folder without it is never reused
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
 _STALE_TMP_S = 3600.0
-EXPORT_FORMAT = 2  # bump when the export recipe changes, so old exports are re-made
+EXPORT_FORMAT = 4  # bump when the export recipe changes, so old exports are re-made
+# Padded tokens in one ONNX run. Small runs stay in cache and pad little (passages ran as
+# fast one to a run as 512 tokens a run, 1024 was ~10% slower, queries want to share runs);
+# a passage of 129+ tokens runs alone, so its vector does not depend on its neighbours
+# (activations are quantised per run).
+TOKEN_BUDGET = 256
+# ONNX Runtime's BERT fusions before quantising: measured slower here (bench_embedding.py
+# "new, fused" row), since the session fuses LayerNorm/GELU itself and QAttention is slower.
+FUSE_GRAPH = False
 
 
 class EmbeddingError(RuntimeError):
@@ -101,6 +113,46 @@ def compute_threads() -> int:
     return max(1, min(4, cores))
 
 
+def physical_cores() -> int:
+    """Physical cores among the CPUs this process may use (SMT siblings count once)."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return max(1, (os.cpu_count() or 2) // 2)
+    cores = set()
+    for cpu in cpus:
+        topo = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+        try:
+            package = (topo / "physical_package_id").read_text().strip()
+            cores.add((package, (topo / "core_id").read_text().strip()))
+        except OSError:
+            cores.add(("cpu", str(cpu)))
+    return max(1, len(cores))
+
+
+def length_buckets(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices longest first, cut into runs of similar token length.
+
+    A run holds at most ``batch_size`` texts and ``TOKEN_BUDGET`` padded tokens, and starts
+    afresh when a text is under 3/4 of the run's longest, so little of a run is padding.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    runs: list[list[int]] = []
+    for i in order:
+        run = runs[-1] if runs else []
+        longest = lengths[run[0]] if run else 0
+        if (
+            not run
+            or len(run) >= max(1, batch_size)
+            or (len(run) + 1) * longest > TOKEN_BUDGET
+            or 4 * lengths[i] < 3 * longest
+        ):
+            runs.append([i])
+        else:
+            run.append(i)
+    return runs
+
+
 @dataclass
 class SentenceEmbedder:
     """A loaded sentence-transformers model (torch or ONNX) behind the ``Embedder`` protocol."""
@@ -135,9 +187,68 @@ class SentenceEmbedder:
         return out
 
 
+@dataclass
+class OnnxEmbedder:
+    """The int8 export on a bare ONNX Runtime session: tokenizer, model, pooling in numpy.
+
+    The session is thread-safe, so a question runs beside an indexing batch instead of
+    waiting for it; only the tokenizer call is serialised.
+    """
+
+    session: Any
+    tokenizer: Any  # tokenizers.Tokenizer, truncating at max_tokens, no padding
+    model_id: str
+    dim: int
+    max_tokens: int
+    path: Path
+    pooling: str  # "mean" or "cls"
+    normalize: bool
+    lower_case: bool
+    backend: str = "onnx-int8"
+    exported: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Vectors in input order, run in buckets of similar token length."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        batch = [t.lower() for t in texts] if self.lower_case else list(texts)
+        with self._lock:
+            ids = [enc.ids for enc in self.tokenizer.encode_batch(batch)]
+        for idx in length_buckets([len(x) for x in ids], batch_size):
+            out[idx] = self._run([ids[i] for i in idx])
+        return out
+
+    def _run(self, rows: list[list[int]]) -> np.ndarray:
+        width = max(len(r) for r in rows)
+        input_ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for r, row in enumerate(rows):
+            input_ids[r, : len(row)] = row
+            mask[r, : len(row)] = 1
+        feeds = {
+            name: input_ids
+            if name == "input_ids"
+            else mask
+            if name == "attention_mask"
+            else np.zeros_like(input_ids)  # token_type_ids: one segment
+            for name in (i.name for i in self.session.get_inputs())
+        }
+        hidden = self.session.run(None, feeds)[0].astype(np.float32, copy=False)
+        if self.pooling == "cls":
+            vecs = hidden[:, 0]
+        else:
+            weights = mask[..., None].astype(np.float32)
+            vecs = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        if self.normalize:
+            vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        return vecs
+
+
 def load_embedder(
     name: str = DEFAULT_MODEL, backend: str = "auto", models_dir: Path | None = None
-) -> SentenceEmbedder:
+) -> SentenceEmbedder | OnnxEmbedder:
     """Load ``name`` (default: the packaged model) as torch fp32 or int8 ONNX, offline."""
     if backend not in BACKENDS:
         raise EmbeddingError(
@@ -173,37 +284,85 @@ def _load_torch(name: str, models: Path) -> SentenceEmbedder:
     return _wrap(model, f"{_model_key(name)}-fp32", "torch", Path(source))
 
 
-def _load_int8(name: str, models: Path) -> SentenceEmbedder:
+def _load_int8(name: str, models: Path) -> SentenceEmbedder | OnnxEmbedder:
     source = _resolve_source(name)
     target = int8_export_dir(models, name)
-    file_name = _export_file(target)
-    exported = file_name is None
-    if file_name is None:
+    marker = _export_marker(target)
+    exported = marker is None
+    if marker is None:
         _export_int8(name, source, target, models)
-        file_name = _export_file(target)
-    if file_name is None:
+        marker = _export_marker(target)
+    if marker is None:
         raise EmbeddingError(
             f"The int8 model export in {target} is damaged; deleting that folder makes "
             "Footnotes re-create it."
         )
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = compute_threads()
-    options.inter_op_num_threads = 1
-    kwargs = {"file_name": file_name, "provider": "CPUExecutionProvider"}
-    kwargs["session_options"] = options
+    model_id = f"{_model_key(name)}-int8"
     try:
-        model = _open_model(name, str(target), models, backend="onnx", model_kwargs=kwargs)
+        if marker.get("runner"):
+            embedder: SentenceEmbedder | OnnxEmbedder = _onnx_embedder(target, marker, model_id)
+        else:  # a model this runner does not cover: sentence-transformers runs the export
+            kwargs = {"file_name": marker["file_name"], "provider": "CPUExecutionProvider"}
+            kwargs["session_options"] = session_options()
+            model = _open_model(name, str(target), models, backend="onnx", model_kwargs=kwargs)
+            embedder = _wrap(model, model_id, "onnx-int8", target)
     except EmbeddingError as exc:
         raise EmbeddingError(f"{exc} Deleting {target} makes Footnotes re-create it.") from exc
-    embedder = _wrap(model, f"{_model_key(name)}-int8", "onnx-int8", target)
     embedder.exported = exported
     return embedder
 
 
+def session_options() -> Any:
+    """One run uses every physical core, one operator at a time, and idle threads sleep.
+
+    Spinning threads would win a little on an idle machine, but on a loaded one (two cores
+    shared with the UI, a watcher, other programs) they burn the time the run waits for.
+    """
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = physical_cores()
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return options
+
+
+def _onnx_embedder(target: Path, marker: dict[str, Any], model_id: str) -> OnnxEmbedder:
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    spec = marker["runner"]
+    try:
+        session = ort.InferenceSession(
+            str(target / "onnx" / marker["file_name"]),
+            session_options(),
+            providers=["CPUExecutionProvider"],
+        )
+        tokenizer = Tokenizer.from_file(str(target / "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(int(spec["max_tokens"]))
+        return OnnxEmbedder(
+            session,
+            tokenizer,
+            model_id,
+            int(spec["dim"]),
+            int(spec["max_tokens"]),
+            target,
+            str(spec["pooling"]),
+            bool(spec["normalize"]),
+            bool(spec["lower_case"]),
+        )
+    except Exception as exc:
+        raise EmbeddingError(
+            f"Could not load the int8 embedding model in {target}: {exc}."
+        ) from exc
+
+
 def _export_int8(name: str, source: str, target: Path, models: Path) -> None:
-    """Export ONNX, quantise to int8 in a temp folder beside ``target``, then rename it in."""
+    """Export ONNX, fuse, quantise to int8 in a temp folder beside ``target``, rename it in."""
     from sentence_transformers import export_dynamic_quantized_onnx_model
 
     arch = quantization_arch()
@@ -211,6 +370,7 @@ def _export_int8(name: str, source: str, target: Path, models: Path) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}-", dir=models))
     log.info("Making the int8 ONNX copy of %s in %s (once)", name, target)
     noisy = [logging.getLogger(n) for n in ("sentence_transformers", "transformers", "optimum")]
+    noisy.append(logging.getLogger())  # the quantiser and the optimiser log on the root logger
     levels = [logger.level for logger in noisy]
     try:
         # The libraries warn "export again unless you save" (we save) and about deprecations.
@@ -220,28 +380,38 @@ def _export_int8(name: str, source: str, target: Path, models: Path) -> None:
             warnings.simplefilter("ignore")
             model = _open_model(name, source, models, backend="onnx")
             model.save_pretrained(str(tmp))
+            plain = tmp / "onnx" / "model.onnx"
+            fused = _fuse(plain, model) if FUSE_GRAPH else None
             config = _quantization_config(arch)
-            suffix = f"qint8_{arch}"
-            export_dynamic_quantized_onnx_model(model, config, str(tmp), file_suffix=suffix)
-        quantised = tmp / "onnx" / f"model_{suffix}.onnx"
+            quantised = tmp / "onnx" / f"model_qint8_{arch}.onnx"
+            if fused is None:  # optimum's quantiser, as before: the same int8 weights
+                export_dynamic_quantized_onnx_model(
+                    model, config, str(tmp), file_suffix=f"qint8_{arch}"
+                )
+            else:  # optimum's quantiser cannot type the fused operators
+                _quantise(fused, quantised, config)
         if not quantised.is_file():
             raise EmbeddingError(f"Quantising the embedding model produced no file in {tmp}.")
-        (tmp / "onnx" / "model.onnx").unlink(missing_ok=True)  # the fp32 copy is not used
+        for fp32 in (plain, tmp / "onnx" / "model_fused.onnx"):
+            fp32.unlink(missing_ok=True)  # the fp32 copies are not used
         marker = {
             "format": EXPORT_FORMAT,
             "source": name,
             "arch": arch,
+            "fuse_graph": FUSE_GRAPH,  # the recipe asked for the fusions
+            "fused": fused is not None,  # and they fitted this model
             "config": repr(config),
             "file_name": quantised.name,
+            "runner": _runner_spec(model),
             "time": time.time(),
         }
         (tmp / EXPORT_MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
-        if target.exists() and _export_file(target) is None:
+        if target.exists() and _export_marker(target) is None:
             shutil.rmtree(target)  # left by a crash, or made by an older version
         try:
             os.rename(tmp, target)
         except OSError:
-            if _export_file(target) is None:
+            if _export_marker(target) is None:
                 raise
         testhooks.MODEL_EXPORTS.add()
     except EmbeddingError:
@@ -257,15 +427,86 @@ def _export_int8(name: str, source: str, target: Path, models: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _export_file(target: Path) -> str | None:
-    """The int8 file named by a complete export of the current format, else None."""
+def _fuse(plain: Path, model: Any) -> Path | None:
+    """ONNX Runtime's BERT fusions (attention, GELU, LayerNorm) into ``model_fused.onnx``.
+
+    None for a model they do not fit (it is then quantised unfused): the fused graph must
+    keep the plain one's inputs and output, and fuse at least one attention.
+    """
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    config = getattr(model[0].auto_model, "config", None)
+    heads = int(getattr(config, "num_attention_heads", 0) or 0)
+    hidden = int(getattr(config, "hidden_size", 0) or 0)
+    try:
+        fused = optimize_model(
+            str(plain), model_type="bert", num_heads=heads, hidden_size=hidden, opt_level=0
+        )
+        stats = fused.get_fused_operator_statistics()
+        if not stats.get("Attention") and not stats.get("MultiHeadAttention"):
+            return None
+        out = plain.with_name("model_fused.onnx")
+        fused.save_model_to_file(str(out))
+    except Exception as exc:  # an architecture the BERT fusions do not know
+        log.info("ONNX graph fusion skipped for this model: %s", exc)
+        return None
+    return out
+
+
+def _quantise(src: Path, dst: Path, config: Any) -> None:
+    """Dynamic int8 quantisation of ``src`` with optimum's preset ``config``."""
+    import onnx
+    from onnxruntime.quantization import quantize_dynamic
+
+    quantize_dynamic(
+        str(src),
+        str(dst),
+        op_types_to_quantize=list(config.operators_to_quantize),
+        per_channel=config.per_channel,
+        reduce_range=config.reduce_range,
+        weight_type=config.weights_dtype,
+        nodes_to_exclude=list(config.nodes_to_exclude),
+        extra_options={
+            "WeightSymmetric": config.weights_symmetric,
+            "ActivationSymmetric": config.activations_symmetric,
+            # Fused operators (Attention, ...) have no ONNX type inference: float outputs.
+            "DefaultTensorType": onnx.TensorProto.FLOAT,
+        },
+    )
+
+
+def _runner_spec(model: Any) -> dict[str, Any] | None:
+    """What ``OnnxEmbedder`` needs to stand in for ``model``; None unless it is the plain
+    Transformer → mean or CLS Pooling (→ Normalize) stack with a fast tokenizer."""
+    mods = list(model)
+    kinds = [type(m).__name__ for m in mods]
+    if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+        return None
+    pooling = getattr(mods[1], "pooling_mode", None)
+    tokenizer = getattr(mods[0], "tokenizer", None)
+    if pooling not in ("mean", "cls") or not getattr(tokenizer, "is_fast", False):
+        return None
+    return {
+        "max_tokens": int(model.max_seq_length or 512),
+        "dim": int(model.get_embedding_dimension()),
+        "pooling": pooling,
+        "normalize": len(mods) == 3,
+        "lower_case": bool(getattr(mods[0], "do_lower_case", False)),
+    }
+
+
+def _export_marker(target: Path) -> dict[str, Any] | None:
+    """The marker of a complete export of the current format, else None."""
     try:
         marker = json.loads((target / EXPORT_MARKER).read_text(encoding="utf-8"))
-        file_name = str(marker["file_name"])
-        ok = marker.get("format") == EXPORT_FORMAT and (target / "onnx" / file_name).is_file()
+        ok = (
+            marker.get("format") == EXPORT_FORMAT
+            and marker.get("fuse_graph") == FUSE_GRAPH
+            and (target / "onnx" / str(marker["file_name"])).is_file()
+        )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    return file_name if ok else None
+    return marker if ok else None
 
 
 def _quantization_config(arch: str) -> Any:
