@@ -25,7 +25,8 @@ from _common import print_table, require_data
 from app.core.engine import Engine
 from app.core.index.embedding import load_embedder
 from app.core.index.indexer import Progress
-from app.core.watch.watcher import QUIET_S, Watcher, WatchStatus
+from app.core.watch.change_queue import QUIET_S
+from app.core.watch.watcher import Watcher, WatchStatus
 
 DEADLINE_S = 30.0
 WORDS = ["amber", "basalt", "cirrus", "dynamo", "fennel", "gossamer", "halcyon", "jasper"]

@@ -40,7 +40,8 @@ from app.core.engine import Engine
 from app.core.index.embedding import load_embedder
 from app.core.index.indexer import Embedder, Progress
 from app.core.index.manifest import Manifest
-from app.core.watch.watcher import QUIET_S, Watcher, WatchStatus
+from app.core.watch.change_queue import QUIET_S
+from app.core.watch.watcher import Watcher, WatchStatus
 
 _ADJ = (
     "amber brisk calm dusty eager faint gentle hollow icy jagged keen lucid mellow narrow odd "

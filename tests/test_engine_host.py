@@ -28,6 +28,12 @@ class Inbox:
     def __call__(self, event: Event) -> None:
         self.messages.put(event)
 
+    def forget(self) -> None:
+        """Drop every event so far: a later ``wait`` sees only what comes after."""
+        self.seen.clear()
+        while not self.messages.empty():
+            self.messages.get_nowait()
+
     def wait(self, kind: type, test: Any = lambda e: True, timeout: float = 120.0) -> Any:
         for event in self.seen:
             if isinstance(event, kind) and test(event):
@@ -120,6 +126,8 @@ def test_second_host_is_read_only_but_searches(
     assert "Indexing is off" in second_inbox.wait(Failed).message
     assert second.call(Search("what does the starter eat", 1)).hits[0].path.endswith("a.md")
 
+    first_inbox.wait(IndexProgress, vectors_ready)  # a.md's stage, so it is not taken for b.md's
+    first_inbox.forget()
     (docs / "b.md").write_text("The lighthouse lamp is trimmed at dusk by the keeper.\n")
     first_inbox.wait(IndexProgress, indexed("b.md"))  # searchable by its words from here
     first_inbox.wait(IndexProgress, vectors_ready)

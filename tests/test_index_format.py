@@ -89,7 +89,8 @@ def downgrade_to_format_1(data: Path) -> int:
     # Vectors for the bare passages, as format 1 stored them; the context ones are orphans.
     script = (
         "import sys; from app.core.engine import Engine; e = Engine(sys.argv[1]); "
-        "e.acquire_writer('test'); i = e.indexer(); i.repair(); i.collect_garbage(); e.close()"
+        "e.acquire_writer('test'); v = e.indexer().vectors; v.repair(); v.collect_garbage(); "
+        "e.close()"
     )
     subprocess.run(
         [sys.executable, "-c", script, str(data)],

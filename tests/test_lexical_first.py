@@ -11,6 +11,9 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from tests.helpers import eventually, long_markdown
 from tests.test_index_format import cli, write_notes
 
 NOTES = 6  # write_notes: six harbour logs and the kelp handbook
@@ -95,3 +98,40 @@ def test_a_kill_after_a_removal_leaves_no_orphan_vector_behind(
     assert cli(data, "index", str(docs), "--json").returncode == 0
     doctor = cli(data, "doctor").stdout
     assert "manifest and vector store agree" in doctor, doctor
+
+
+@pytest.mark.slow
+def test_a_file_saved_while_a_folder_is_embedded_is_searchable_before_the_vectors_end(
+    tmp_path: Path, make_engine
+) -> None:
+    """The watcher computes vectors in slices between changes: a note saved while a large
+    folder's vectors are being computed is written (searchable by its words) at the next
+    slice boundary, long before the folder's vectors are done."""
+    from app.core.index.report import Progress
+    from app.core.watch.watcher import Watcher
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(60):  # ~1,500 passages: several slices of vectors
+        (docs / f"log{i:02d}.md").write_text(long_markdown(seed=i, paragraphs=24))
+    events: list[Progress] = []
+    engine = make_engine()
+    engine.add_folder(str(docs))
+    watcher = Watcher(engine, on_progress=events.append, quiet=0.2, max_wait=1.0)
+    watcher.start()
+    try:
+        eventually(lambda: any(p.event == "embedded" for p in events), "the vectors stage began")
+        (docs / "ferry.md").write_text("# Ferry\n\nThe harbour ferry leaves at seven.\n")
+        eventually(
+            lambda: any(p.event == "indexed" and p.path.endswith("ferry.md") for p in events),
+            "the new note is written",
+        )
+        written = next(
+            i for i, p in enumerate(events) if p.event == "indexed" and p.path.endswith("ferry.md")
+        )
+        stage_end = [i for i, p in enumerate(events) if p.event == "embedded" and p.done >= p.total]
+        assert not stage_end or stage_end[0] > written, "the note waited for every vector"
+        assert watcher.wait_idle(600)
+        assert engine.manifest.counts()["vectors_pending"] == 0
+    finally:
+        watcher.stop()

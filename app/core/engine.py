@@ -191,7 +191,7 @@ class Engine:
         """Bring the index up to date for these files and folders."""
         self.acquire_writer("footnotes index")
         indexer = self.indexer(progress)
-        indexer.repair()
+        indexer.vectors.repair()
         report = indexer.sync(paths, cancel=cancel)
         if cancel is None or not cancel.is_set():
             self.refresh_calibration()

@@ -2,12 +2,12 @@
 
 Two stages. Each file read is written at once — its row, its passages and their full-text
 rows in one transaction — so it is found by its words seconds after it is read; the texts no
-stored vector covers are listed (``pending``). The embedding stage then drains that list in
-batches: vectors go to the store, then the list forgets them. A process killed at any moment
-leaves a consistent index: a listed text without its vector is embedded by the next sync, a
-vector stored but still listed is recognised and not embedded twice. Manifest rows are dropped
-before the vectors they referenced are garbage-collected; vectors nobody references (left by a
-crash) are removed at the end of a full sync, after they had the chance to be reused.
+stored vector covers are listed (``pending``). The embedding stage (``vector_stage``) drains
+that list in batches: vectors go to the store, then the list forgets them. A process killed
+at any moment leaves a consistent index: a listed text without its vector is embedded by the
+next sync; a vector stored but still listed is recognised and not embedded twice. Manifest
+rows are dropped before the vectors they referenced are deleted; vectors nobody references
+(left by a crash) are removed at the end of a full sync.
 """
 
 from __future__ import annotations
@@ -16,17 +16,14 @@ import dataclasses
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Protocol
+from collections.abc import Callable, Iterable, Iterator
 
-import numpy as np
-
-from app.core.index import meta, pending
 from app.core.index.embedding import Embedder
 from app.core.index.manifest import FileRecord, Manifest
 from app.core.index.plan import plan
 from app.core.index.report import Cancelled, IndexReport, Progress, ProgressEvent, ProgressFn
 from app.core.index.schema import INDEX_FORMAT
+from app.core.index.vector_stage import EMBED_BATCH, Store, VectorStage
 from app.core.ingest.failures import FailureKind, is_retried
 from app.core.ingest.parsing import (
     ParseLimits,
@@ -49,28 +46,6 @@ __all__ = [
     "ProgressFn",
     "Store",
 ]
-
-EMBED_BATCH = 256  # waiting texts encoded in one call to the model
-
-
-class Store(Protocol):
-    """One vector per distinct passage text, keyed by its hash (``store.VectorStore``)."""
-
-    def existing(self, ids: Iterable[str]) -> set[str]:
-        """Those of ``ids`` that have a vector (they need no embedding)."""
-        ...
-
-    def add(self, ids: Sequence[str], vectors: np.ndarray) -> None:
-        """Store one vector per id (row i of ``vectors`` for ``ids[i]``)."""
-        ...
-
-    def delete(self, ids: Iterable[str]) -> None:
-        """Drop these ids' vectors."""
-        ...
-
-    def all_ids(self) -> set[str]:
-        """Every id with a vector."""
-        ...
 
 
 class _ScanStopped(Exception):
@@ -99,14 +74,22 @@ class Indexer:
         self.limits = dataclasses.replace(limits or ParseLimits(), max_bytes=max_file_bytes)
         self._limit_values = limit_values(self.limits)
         self.max_file_bytes = max_file_bytes
-        self.progress = progress or (lambda p: None)
-        # The store's state without opening it (embedded store only): unchanged since it was
-        # last found to match the manifest means no id comparison is needed.
-        self._fingerprint = fingerprint or (lambda: None)
+        self._progress: ProgressFn = progress or (lambda p: None)
         self._pool: ParserPool | None = None
         self._ocr_at = (0, 0)  # (files done, files planned) while a scan is read, for progress
         self._cancel: threading.Event | None = None  # the running sync's, checked per OCR page
         self.lock = threading.RLock()
+        self.vectors = VectorStage(manifest, embedder, store, self.lock, fingerprint)
+        self.vectors.progress = self._progress
+
+    @property
+    def progress(self) -> ProgressFn:
+        """Where progress events go (both stages)."""
+        return self._progress
+
+    @progress.setter
+    def progress(self, fn: ProgressFn) -> None:
+        self._progress = self.vectors.progress = fn
 
     def close(self) -> None:
         """Stop the parser worker (a later sync starts a new one)."""
@@ -124,28 +107,32 @@ class Indexer:
         return self._pool
 
     # -- public entry points ---------------------------------------------------------------
-    def sync(self, roots: Iterable[str], *, cancel: threading.Event | None = None) -> IndexReport:
-        """Make the index match these files/folders as they are now (removals included)."""
+    def sync(
+        self, roots: Iterable[str], *, cancel: threading.Event | None = None, drain: bool = True
+    ) -> IndexReport:
+        """Make the index match these files/folders as they are now (removals included);
+        ``drain``: compute every waiting vector before returning (else the caller does, in
+        slices: ``vectors.embed_pending``)."""
         with self.lock:
-            return self._sync([normalize(r) for r in roots], cancel, full_gc=True)
+            return self._sync([normalize(r) for r in roots], cancel, True, drain)
 
     def update_paths(
-        self, paths: Iterable[str], *, cancel: threading.Event | None = None
+        self, paths: Iterable[str], *, cancel: threading.Event | None = None, drain: bool = True
     ) -> IndexReport:
         """Re-check just these paths (files or folders), e.g. from watcher events."""
         with self.lock:
-            return self._sync([os.path.abspath(p) for p in paths], cancel, full_gc=False)
+            return self._sync([os.path.abspath(p) for p in paths], cancel, False, drain)
 
     def move(self, old: str, new: str) -> int:
         """A file or folder was renamed/moved: re-point its rows, embedding nothing."""
         with self.lock:
-            self._unverify()
+            self.vectors.unverify()
             replaced: list[str] = []
             moved = self.manifest.move(os.path.abspath(old), os.path.abspath(new), replaced)
             index_write()
             if moved:
                 self.progress(Progress("moved", new, detail=old))
-            self._gc(replaced)  # texts of files the move overwrote
+            self.vectors.forget(replaced)  # texts of files the move overwrote
             return moved
 
     def remove(self, roots: Iterable[str]) -> int:
@@ -156,87 +143,13 @@ class Indexer:
                 paths += list(self.manifest.files_under(os.path.abspath(root)))
             if not paths:
                 return 0
-            self._unverify()
+            self.vectors.unverify()
             dropped = self.manifest.remove_files(paths)
             index_write()
             for path in paths:
                 self.progress(Progress("removed", path))
-            self._gc(dropped)
+            self.vectors.forget(dropped)
             return len(paths)
-
-    def repair(self) -> int:
-        """List texts the manifest references but the store lacks (store lost, model changed)
-        for the embedding stage; returns how many. Their files are not read again.
-
-        A store untouched since it was last found complete is not compared id by id (an
-        unchanged rescan opens neither the store nor the model).
-        """
-        with self.lock:
-            if self._verified():
-                return 0
-            hashes = self.manifest.all_hashes()
-            if not hashes:
-                return 0
-            missing = hashes - self._store().all_ids()
-            if missing:
-                pending.add(self.manifest.conn, missing)
-                index_write()
-            return len(missing)
-
-    def _verified(self) -> bool:
-        """The store is as it was when it last matched the manifest, and nothing waits."""
-        now = self._fingerprint()
-        if now is None or pending.count(self.manifest.conn):
-            return False
-        return meta.get(self.manifest.conn, meta.STORE_VERIFIED) == now
-
-    def _unverify(self) -> None:
-        """Before a write that may leave vectors unreferenced: a kill before their clean-up
-        must not leave a store that looks checked (the next full sync compares every id)."""
-        if meta.get(self.manifest.conn, meta.STORE_VERIFIED) is not None:
-            meta.put(self.manifest.conn, meta.STORE_VERIFIED, None)
-
-    def embed_pending(self, cancel: threading.Event | None = None) -> int:
-        """The embedding stage: compute the vectors of listed texts, oldest first; returns
-        how many were encoded (texts another file already had a vector for cost nothing)."""
-        with self.lock:
-            encoded = 0
-            total = pending.count(self.manifest.conn)
-            done = 0
-            while total:
-                if cancel is not None and cancel.is_set():
-                    raise Cancelled()
-                batch = pending.take(self.manifest.conn, EMBED_BATCH)
-                if not batch:
-                    break
-                texts = self.manifest.texts_for_hashes(batch)  # gone from every file: skipped
-                have = self._store().existing(texts) if texts else set()
-                missing = [h for h in texts if h not in have]
-                if missing:
-                    vectors = self._embedder().encode([texts[h] for h in missing])
-                    self._store().add(missing, vectors)
-                    index_write()
-                pending.clear(self.manifest.conn, batch)
-                index_write()
-                encoded += len(missing)
-                done += len(batch)
-                self.progress(Progress("embedded", "", done, total, len(missing)))
-            return encoded
-
-    def collect_garbage(self) -> int:
-        """Delete vectors no chunk references (left by a crash between the two writes)."""
-        with self.lock:
-            if self._verified():
-                return 0
-            ids = self._store().all_ids()
-            hashes = self.manifest.all_hashes()
-            orphans = ids - hashes
-            if orphans:
-                self._store().delete(orphans)
-                index_write()
-            if hashes <= ids and not pending.count(self.manifest.conn):
-                meta.put(self.manifest.conn, meta.STORE_VERIFIED, self._fingerprint())
-            return len(orphans)
 
     # -- the sync -------------------------------------------------------------------------
     def _plan(self, roots: list[str], report: IndexReport) -> tuple[list[FileStat], list[str]]:
@@ -247,13 +160,15 @@ class Indexer:
         """A file whose record stands while its size and mtime do (nothing to retry, rebuild)."""
         return (rec.status == "indexed" or not self._retried(rec)) and not self._outdated(rec)
 
-    def _sync(self, roots: list[str], cancel: threading.Event | None, full_gc: bool) -> IndexReport:
+    def _sync(
+        self, roots: list[str], cancel: threading.Event | None, full_gc: bool, drain: bool
+    ) -> IndexReport:
         """Read changed files and write each atomically, drop the gone, then embed new texts."""
         started = time.perf_counter()
         report = IndexReport()
         changed, removed = self._plan(roots, report)
         if changed or removed:
-            self._unverify()
+            self.vectors.unverify()
         self.progress(Progress("planned", total=len(changed)))
         stats = {fs.path: fs for fs in changed}
         garbage: list[str] = []
@@ -296,7 +211,9 @@ class Indexer:
             if cancel is not None and cancel.is_set():
                 break
         if cancel is not None and cancel.is_set():
-            self._gc(garbage)  # what was read stays searchable; its vectors come next time
+            self.vectors.forget(
+                garbage
+            )  # what was read stays searchable; its vectors come next time
             report.seconds = time.perf_counter() - started
             raise Cancelled()
 
@@ -306,11 +223,11 @@ class Indexer:
             report.files_removed = len(removed)
             for path in removed:
                 self.progress(Progress("removed", path))
-        self._gc(garbage)
-        report.chunks_embedded = self.embed_pending(cancel)
+        self.vectors.forget(garbage)
+        report.chunks_embedded = self.vectors.embed_pending(cancel) if drain else 0
         report.chunks_reused = max(0, report.chunks_written - report.chunks_embedded)
         if full_gc:
-            self.collect_garbage()
+            self.vectors.collect_garbage()
             self._collect_ocr_cache()
         report.chunks_total = self._count_chunks(roots)
         report.seconds = time.perf_counter() - started
@@ -433,13 +350,6 @@ class Indexer:
         files_done, files_total = self._ocr_at
         detail = f"page {page:,} of {pages:,}"
         self.progress(Progress("page", path, files_done, files_total, detail=detail))
-
-    def _gc(self, candidates: list[str]) -> None:
-        """Delete the vectors of those texts that no chunk references any more."""
-        unused = self.manifest.unreferenced(candidates) if candidates else []
-        if unused:
-            self._store().delete(unused)
-            index_write()
 
     def _count_chunks(self, roots: list[str]) -> int:
         """Chunks stored for files at or below the roots."""

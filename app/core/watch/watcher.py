@@ -5,23 +5,20 @@
     watcher.add_folder(path)    # saved in the manifest, watched and indexed
     watcher.remove_folder(path) # no longer watched; its passages leave the index
     watcher.wait_idle(timeout)  # True once nothing is pending (tests, benchmarks)
-    watcher.stop()              # cancels the work in hand; what was written stays consistent
+    watcher.stop()              # cancels the work in hand (the writer lock stays: engine.close)
 
 Threads: watchdog's threads only record paths in a ChangeQueue; one writer thread makes every
-index write (indexer, manifest connection) in order. ``on_progress`` (indexer ``Progress``
-events: indexed, removed, moved, failed, ...) and ``on_status`` (``WatchStatus``) run on that
-writer thread, so a GUI re-emits them as signals. Search from a second Engine over the same
-data directory: it has its own SQLite connection, and WAL lets it read while the watcher writes.
+index write in order, and computes waiting vectors in slices between changes, so a file saved
+while a large folder is being embedded is searchable within seconds. ``on_progress`` and
+``on_status`` run on that writer thread (a GUI re-emits them as signals). A second Engine over
+the same data directory searches meanwhile (its own SQLite connection; WAL).
 
-A path is re-indexed once no event touched it for ``quiet`` seconds (an editor's save storm is
-one re-index), or ``max_wait`` after its first event if it keeps changing. A rename or move
-inside the watched folders re-points manifest rows (``Indexer.move``: nothing is embedded); a
-move out is a delete, a move in a create (a folder is scanned). If the OS refuses a native
-watch (inotify limits: ENOSPC, EMFILE), that folder is polled instead and ``on_status`` says so
-once. Symlinks are not followed out of a folder; the ignore rules apply to events too.
-A watched folder that cannot be read is unavailable, not gone: its passages stay and
-``on_status`` says so. A failed write is retried on a backoff schedule (``retrying``).
-The engine keeps the writer lock after ``stop()`` until ``engine.close()``.
+A path is re-indexed once no event touched it for ``quiet`` seconds (a save storm is one
+re-index), or ``max_wait`` after its first event. A rename or move inside the watched folders
+re-points manifest rows (nothing is embedded); a move out is a delete, a move in a create. A
+folder whose native watch the OS refuses (inotify limits) is polled, and ``on_status`` says so.
+Symlinks are not followed out; ignore rules apply to events. A folder that cannot be read is
+unavailable, not gone (its passages stay); failed writes are retried on a backoff schedule.
 """
 
 from __future__ import annotations
@@ -42,29 +39,20 @@ from app.core.ingest.loaders import is_supported
 from app.core.ingest.scanning import is_within, no_longer_watched, normalize
 from app.core.watch.backoff import Backoff
 from app.core.watch.change_queue import MAX_WAIT_S, QUIET_S, Batch, ChangeQueue
-from app.core.watch.observers import POLL_S, FolderWatches, inotify_watches, top_folders
+from app.core.watch.observers import POLL_S, FolderWatches
 from app.core.watch.retrying import Retrier
 from app.core.watch.status import FolderProblems, WatchState, WatchStats, WatchStatus, plural
 
 if TYPE_CHECKING:
     from app.core.engine import Engine
 
-__all__ = [
-    "MAX_WAIT_S",
-    "POLL_S",
-    "QUIET_S",
-    "WatchState",
-    "WatchStats",
-    "WatchStatus",
-    "Watcher",
-    "inotify_watches",
-    "top_folders",
-]
+__all__ = ["WatchState", "WatchStats", "WatchStatus", "Watcher"]
 
 log = logging.getLogger(__name__)
 
 RECHECK_S = 5.0  # how often watched folders are checked for disappearing and coming back
 PROBE_ID = "footnotes-probe"  # looked up to see whether the store answers again
+SLICE = 2  # batches of vectors computed between two looks at new changes (a few seconds)
 FolderOp = Literal["add", "remove"]
 
 
@@ -102,6 +90,7 @@ class Watcher:
         self._busy = True
         self._thread: threading.Thread | None = None
         self._folders: tuple[str, ...] = ()  # written by the writer thread only
+        self._vectors_waiting = False  # texts written wait for vectors: slices between changes
         self._problems = FolderProblems(self._status)  # watched folders that cannot be read
         server = bool(engine.settings.chroma_url)
         self._retrier = Retrier(
@@ -249,7 +238,7 @@ class Watcher:
         """Repair the store, then sync every watched folder that can be read."""
         self._status("starting", "Loading the embedding model and checking the index...")
         indexer = self.engine.indexer(self._progress)
-        indexer.repair()
+        self._vectors_waiting = indexer.vectors.repair() > 0
         folders = self.engine.manifest.folders()
         self._folders = tuple(folders)
         self._watches.reschedule(self._folders)
@@ -258,9 +247,8 @@ class Watcher:
         folders = [f for f in folders if f not in self._problems.reasons]
         if folders:
             self._status("syncing", f"Looking for changes in {plural(len(folders), 'folder')}...")
-            self.last_sync = report = indexer.sync(folders, cancel=self._stop)
+            self.last_sync = report = indexer.sync(folders, cancel=self._stop, drain=False)
             self._count(report)
-            self.engine.refresh_calibration()
             self._status(
                 "watching",
                 f"Watching {plural(len(folders), 'folder')}; start-up check: "
@@ -279,7 +267,8 @@ class Watcher:
                     now = time.monotonic()
                     due = self._queue.next_due()
                     wake = min(t for t in (next_check, due, self._retrier.retry_at) if t)
-                    if self._ops or wake <= now:
+                    embedding = self._vectors_waiting and not self._retrier.waiting
+                    if self._ops or wake <= now or embedding:
                         break
                     if self._busy:
                         self._busy = False
@@ -307,6 +296,8 @@ class Watcher:
             if time.monotonic() >= next_check:
                 self._guarded(self._check_folders)
                 next_check = time.monotonic() + RECHECK_S
+            if self._vectors_waiting and not self._retrier.waiting:  # between changes, a slice
+                self._retrier.attempt(self._embed_slice, Batch([], []))
             if (ops or batch.moves or batch.paths) and not (was_busy or self._retrier.waiting):
                 self._status("watching", f"Watching {plural(len(self._folders), 'folder')}.")
 
@@ -338,11 +329,10 @@ class Watcher:
                 drop.append(path)
         if keep:
             self._status("updating", f"Updating {plural(len(keep), 'path')}...")
-            self._count(indexer.update_paths(keep, cancel=self._stop))
+            self._count(indexer.update_paths(keep, cancel=self._stop, drain=False))
         if drop:
             self.stats.files_removed += indexer.remove(drop)
-        if keep or drop:  # measured again only once the index grew or shrank by a fifth
-            self.engine.refresh_calibration()
+            self._vectors_waiting = True  # (the slice finds out) then the calibration
 
     def _admissible(self, path: str) -> bool:
         """False for what a scan would skip: symlinked folders, anything resolving outside."""
@@ -354,10 +344,20 @@ class Watcher:
         real = os.path.realpath(path)
         return is_within(real, root) and not (os.path.islink(path) and os.path.isdir(real))
 
+    def _embed_slice(self, batch: Batch) -> None:
+        """A few batches of waiting vectors; once none wait, the support flag's calibration
+        is brought up to date (it measures only when the index grew or shrank by a fifth)."""
+        vectors = self.engine.indexer().vectors
+        self.stats.chunks_embedded += vectors.embed_pending(self._stop, max_batches=SLICE)
+        self._vectors_waiting = vectors.waiting() > 0
+        if not self._vectors_waiting:
+            self.engine.refresh_calibration()
+
     def _count(self, report: IndexReport) -> None:
         """Add a sync's counts to the running totals; note the folders it could not read."""
         for name in ("files_indexed", "files_removed", "files_failed", "chunks_embedded"):
             setattr(self.stats, name, getattr(self.stats, name) + getattr(report, name))
+        self._vectors_waiting = True  # the next slice finds out how many
         for folder, reason in report.unavailable:
             if folder in self._folders:
                 self._problems.mark(folder, reason)
@@ -379,8 +379,7 @@ class Watcher:
                 self._folders = (*self._folders, folder)
                 self._watches.reschedule(self._folders)
             self._status("syncing", f"Indexing {folder}...", folder)
-            self._count(indexer.update_paths([folder], cancel=self._stop))
-            self.engine.refresh_calibration()
+            self._count(indexer.update_paths([folder], cancel=self._stop, drain=False))
             return
         self.engine.manifest.remove_folder(folder)
         self._problems.reasons.pop(folder, None)
