@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import math
 import os
 import platform
@@ -99,6 +100,14 @@ def load_new(models: Path, fuse: bool) -> Any:
         return embedding.load_embedder(backend="onnx-int8", models_dir=models)
     finally:
         embedding.FUSE_GRAPH = default
+
+
+def intra_op_variant(emb: Any) -> Any:
+    """The new runner as one run at a time on every physical core (intra-op threads), for
+    comparison with its default of single-threaded runs side by side."""
+    marker = json.loads((emb.path / embedding.EXPORT_MARKER).read_text(encoding="utf-8"))
+    cores = embedding.physical_cores()
+    return embedding._onnx_embedder(emb.path, marker, emb.model_id, workers=1, run_threads=cores)
 
 
 def load_with_arch(arch: str, loader: Callable[..., Any], **kwargs: Any) -> Any:
@@ -222,6 +231,7 @@ def main() -> None:
             ),
             "new": load_with_arch(arch, load_new, models=models / "new", fuse=False),
         }
+        paths[arch]["new, intra-op threads"] = intra_op_variant(paths[arch]["new"])
         if not args.no_fused:
             fused = load_with_arch(arch, load_new, models=models / "new-fused", fuse=True)
             paths[arch]["new, fused"] = fused
@@ -230,14 +240,19 @@ def main() -> None:
             print(f"{arch} {label}: {emb.model_id}, export {made} in {emb.path}")
     print(
         f"ONNX threads: today {old_mod.compute_threads()} (spinning), "
-        f"new {embedding.physical_cores()} (physical cores, no spinning)\n"
+        f"new {embedding.physical_cores()} single-threaded runs at once (no spinning)\n"
     )
 
+    docs = read_jsonl(scifact / "corpus.jsonl")
     sets = {
         "notes": note_passages(notes, args.passages),
         "scifact": scifact_passages(scifact / "corpus.jsonl", args.passages),
+        "whole abstracts": [  # uncut, most past the 256-token limit: no padding to save
+            f"{d['title']} {d['text']}" for _, d in zip(range(args.passages), docs, strict=False)
+        ],
     }
     tokenizer = next(iter(paths.values()))["new"].tokenizer
+
     for name, texts in sets.items():
         tokens = [len(e.ids) for e in tokenizer.encode_batch(texts)]
         print(

@@ -3,9 +3,11 @@ sentence-transformers gives for the same export."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
+import threading
 
 import numpy as np
 import pytest
@@ -49,12 +51,18 @@ def test_buckets_are_stable_and_respect_small_batches() -> None:
     assert length_buckets([10, 300], batch_size=0) == [[1], [0]]
 
 
-def test_threads_are_the_physical_cores_and_do_not_spin() -> None:
+def test_runs_are_single_threaded_one_per_physical_core(runner: OnnxEmbedder) -> None:
     cores = embedding.physical_cores()
-    assert 1 <= cores <= (os.cpu_count() or 1)
-    options = embedding.session_options()
-    assert options.intra_op_num_threads == cores and options.inter_op_num_threads == 1
+    assert 1 <= cores <= (os.cpu_count() or 1) and runner.workers == cores
+    options = embedding.session_options(3)
+    assert options.intra_op_num_threads == 3 and options.inter_op_num_threads == 1
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    serial = dataclasses.replace(runner, workers=1, _lock=threading.Lock())
+    many = ["Kelp lines held through the squall at the harbour mouth. " * n for n in range(1, 30)]
+    np.testing.assert_array_equal(
+        serial.encode(many),
+        dataclasses.replace(runner, workers=3, _lock=threading.Lock()).encode(many),
+    )
 
 
 def test_runner_loads_from_the_export_marker(runner: OnnxEmbedder) -> None:

@@ -23,6 +23,7 @@ import threading
 import time
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -191,7 +192,9 @@ class SentenceEmbedder:
 class OnnxEmbedder:
     """The int8 export on a bare ONNX Runtime session: tokenizer, model, pooling in numpy.
 
-    The session is thread-safe, so a question runs beside an indexing batch instead of
+    Each run is single-threaded and ``workers`` runs go at once: no thread of a run waits
+    for another at every operator, which on shared cores costs more than it parallelises.
+    The session is thread-safe, so a question also runs beside an indexing batch instead of
     waiting for it; only the tokenizer call is serialised.
     """
 
@@ -204,6 +207,7 @@ class OnnxEmbedder:
     pooling: str  # "mean" or "cls"
     normalize: bool
     lower_case: bool
+    workers: int = 1  # runs at once, each on its own thread (the session runs them in parallel)
     backend: str = "onnx-int8"
     exported: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -216,8 +220,17 @@ class OnnxEmbedder:
         batch = [t.lower() for t in texts] if self.lower_case else list(texts)
         with self._lock:
             ids = [enc.ids for enc in self.tokenizer.encode_batch(batch)]
-        for idx in length_buckets([len(x) for x in ids], batch_size):
+        runs = length_buckets([len(x) for x in ids], batch_size)
+
+        def run(idx: list[int]) -> None:
             out[idx] = self._run([ids[i] for i in idx])
+
+        if self.workers > 1 and len(runs) > 1:
+            with ThreadPoolExecutor(min(self.workers, len(runs))) as pool:
+                list(pool.map(run, runs))
+        else:
+            for idx in runs:
+                run(idx)
         return out
 
     def _run(self, rows: list[list[int]]) -> np.ndarray:
@@ -303,7 +316,7 @@ def _load_int8(name: str, models: Path) -> SentenceEmbedder | OnnxEmbedder:
             embedder: SentenceEmbedder | OnnxEmbedder = _onnx_embedder(target, marker, model_id)
         else:  # a model this runner does not cover: sentence-transformers runs the export
             kwargs = {"file_name": marker["file_name"], "provider": "CPUExecutionProvider"}
-            kwargs["session_options"] = session_options()
+            kwargs["session_options"] = session_options(physical_cores())
             model = _open_model(name, str(target), models, backend="onnx", model_kwargs=kwargs)
             embedder = _wrap(model, model_id, "onnx-int8", target)
     except EmbeddingError as exc:
@@ -312,8 +325,8 @@ def _load_int8(name: str, models: Path) -> SentenceEmbedder | OnnxEmbedder:
     return embedder
 
 
-def session_options() -> Any:
-    """One run uses every physical core, one operator at a time, and idle threads sleep.
+def session_options(threads: int) -> Any:
+    """``threads`` per run, one operator at a time, and idle threads sleep.
 
     Spinning threads would win a little on an idle machine, but on a loaded one (two cores
     shared with the UI, a watcher, other programs) they burn the time the run waits for.
@@ -321,7 +334,7 @@ def session_options() -> Any:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = physical_cores()
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -330,7 +343,14 @@ def session_options() -> Any:
     return options
 
 
-def _onnx_embedder(target: Path, marker: dict[str, Any], model_id: str) -> OnnxEmbedder:
+def _onnx_embedder(
+    target: Path,
+    marker: dict[str, Any],
+    model_id: str,
+    workers: int | None = None,
+    run_threads: int = 1,
+) -> OnnxEmbedder:
+    """The runner for an export; by default one thread a run and a run per physical core."""
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
@@ -338,7 +358,7 @@ def _onnx_embedder(target: Path, marker: dict[str, Any], model_id: str) -> OnnxE
     try:
         session = ort.InferenceSession(
             str(target / "onnx" / marker["file_name"]),
-            session_options(),
+            session_options(run_threads),
             providers=["CPUExecutionProvider"],
         )
         tokenizer = Tokenizer.from_file(str(target / "tokenizer.json"))
@@ -354,6 +374,7 @@ def _onnx_embedder(target: Path, marker: dict[str, Any], model_id: str) -> OnnxE
             str(spec["pooling"]),
             bool(spec["normalize"]),
             bool(spec["lower_case"]),
+            workers or physical_cores(),
         )
     except Exception as exc:
         raise EmbeddingError(
