@@ -1,8 +1,9 @@
 """Sentence embeddings, offline: the packaged all-MiniLM-L6-v2 as torch fp32 or int8 ONNX.
 
-The int8 export is the ONNX graph with ONNX Runtime's BERT fusions (attention, GELU,
-LayerNorm), then dynamically quantised; it runs straight on an ONNX Runtime session with the
-model's own fast tokenizer, texts bucketed by token length (``OnnxEmbedder``).
+The int8 export is the ONNX graph dynamically quantised (with ONNX Runtime's BERT fusions
+first when ``FUSE_GRAPH`` is set); it runs straight on an ONNX Runtime session with the
+model's own fast tokenizer, texts bucketed by token length, single-threaded runs one per
+physical core at once (``OnnxEmbedder``).
 
 Heavy libraries (torch, sentence-transformers, onnxruntime) are imported inside
 ``load_embedder`` only, so importing this module keeps the command line fast.
