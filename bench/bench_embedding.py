@@ -1,11 +1,12 @@
 """Embedding speed and quality: today's int8 ONNX path vs the new one, per CPU family, in one run.
 
 Today's path is ``app/core/index/embedding.py`` as of ``BASELINE_REV`` (read from git), the new
-one is the working tree's. Each int8 family the machine can run is measured: on an AVX-512
-VNNI machine both the VNNI export and the AVX2 one (forced with FOOTNOTES_INT8_ARCH), on
-other x86 machines AVX2 only, on ARM arm64. Speed is passages/s on real passages, the two
-paths interleaved round by round (today, new, new, today, ...), with the ratio new/today of
-each round: the cores are shared, so only a ratio measured side by side means anything.
+one is the working tree's (``embedding`` with ``int8_export`` and ``onnx_runner``). Each int8
+family the machine can run is measured: on an AVX-512 VNNI machine both the VNNI export and the
+AVX2 one (forced with FOOTNOTES_INT8_ARCH), on other x86 machines AVX2 only, on ARM arm64.
+Speed is passages/s on real passages, the two paths interleaved round by round (today, new,
+new, today, ...), with the ratio new/today of each round: the cores are shared, so only a ratio
+measured side by side means anything.
 Quality is SciFact dev nDCG@10 by brute-force cosine over the whole corpus.
 
     .venv/bin/python bench/bench_embedding.py [--passages N] [--repeats R] [--speed-only]
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 from _common import REPO_ROOT, peak_rss_mb, print_table, read_jsonl, require_data
 
-from app.core.index import embedding
+from app.core.index import embedding, int8_export, onnx_runner
 from app.core.ingest.chunking import chunk_text
 from app.core.ingest.context import embedding_text, markdown_title, passage_context
 
@@ -41,7 +42,11 @@ BASELINE_REV = "59db5bf"  # the last commit with the export recipe and runner of
 
 
 def baseline_module(rev: str) -> Any:
-    """``app.core.index.embedding`` as it was at ``rev``, imported under another name."""
+    """``app.core.index.embedding`` as it was at ``rev``, imported under another name.
+
+    ``rev`` must predate the module's split into ``model_source``, ``int8_export`` and
+    ``onnx_runner``: only then is the file whole, needing nothing else of that revision.
+    """
     source = subprocess.run(
         ["git", "show", f"{rev}:app/core/index/embedding.py"],
         cwd=REPO_ROOT,
@@ -94,20 +99,20 @@ def scifact_passages(corpus: Path, count: int) -> list[str]:
 
 def load_new(models: Path, fuse: bool) -> Any:
     """The working tree's int8 embedder, its export made with or without the graph fusions."""
-    default = embedding.FUSE_GRAPH
-    embedding.FUSE_GRAPH = fuse
+    default = int8_export.FUSE_GRAPH
+    int8_export.FUSE_GRAPH = fuse  # read by the export and by the check of a reused one
     try:
         return embedding.load_embedder(backend="onnx-int8", models_dir=models)
     finally:
-        embedding.FUSE_GRAPH = default
+        int8_export.FUSE_GRAPH = default
 
 
 def intra_op_variant(emb: Any) -> Any:
     """The new runner as one run at a time on every physical core (intra-op threads), for
     comparison with its default of single-threaded runs side by side."""
-    marker = json.loads((emb.path / embedding.EXPORT_MARKER).read_text(encoding="utf-8"))
-    cores = embedding.physical_cores()
-    return embedding._onnx_embedder(emb.path, marker, emb.model_id, workers=1, run_threads=cores)
+    marker = json.loads((emb.path / int8_export.EXPORT_MARKER).read_text(encoding="utf-8"))
+    cores = onnx_runner.physical_cores()
+    return onnx_runner.onnx_embedder(emb.path, marker, emb.model_id, workers=1, run_threads=cores)
 
 
 def load_with_arch(arch: str, loader: Callable[..., Any], **kwargs: Any) -> Any:
@@ -240,7 +245,7 @@ def main() -> None:
             print(f"{arch} {label}: {emb.model_id}, export {made} in {emb.path}")
     print(
         f"ONNX threads: today {old_mod.compute_threads()} (spinning), "
-        f"new {embedding.physical_cores()} single-threaded runs at once (no spinning)\n"
+        f"new {onnx_runner.physical_cores()} single-threaded runs at once (no spinning)\n"
     )
 
     docs = read_jsonl(scifact / "corpus.jsonl")

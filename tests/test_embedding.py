@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from app.core import testhooks
-from app.core.index import embedding
-from app.core.index.embedding import EmbeddingError, int8_export_dir, load_embedder
+from app.core.index import embedding, int8_export
+from app.core.index.embedding import load_embedder
+from app.core.index.int8_export import int8_export_dir
+from app.core.index.model_source import EmbeddingError
 from app.core.text import text_hash
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,7 +72,7 @@ def first_use(tmp_path_factory: pytest.TempPathFactory) -> dict:
     stale = int8_export_dir(models)
     (stale / "onnx").mkdir(parents=True)
     (stale / "onnx" / "junk.onnx").write_bytes(b"half a model")
-    (stale / embedding.EXPORT_MARKER).write_text(json.dumps({"file_name": "junk.onnx"}))
+    (stale / int8_export.EXPORT_MARKER).write_text(json.dumps({"file_name": "junk.onnx"}))
     env = {k: v for k, v in os.environ.items() if k not in CACHE_VARS}
     env["HOME"] = str(home)
     proc = subprocess.run(
@@ -128,7 +130,7 @@ def test_first_int8_use_exports_and_writes_nothing_under_home(first_use: dict) -
     target = int8_export_dir(first_use["models"])
     assert first_use["exported"] and first_use["count"] == 1
     assert first_use["model_id"] == "all-MiniLM-L6-v2-int8"
-    assert (target / embedding.EXPORT_MARKER).is_file()
+    assert (target / int8_export.EXPORT_MARKER).is_file()
     assert not (target / "onnx" / "junk.onnx").exists()  # the stale folder was replaced
     assert [p.name for p in first_use["models"].iterdir() if p.name.startswith(".tmp-")] == []
     assert list(first_use["home"].rglob("*")) == []  # no ~/.cache, nothing else either
@@ -168,4 +170,4 @@ def test_unknown_backend_is_rejected(tmp_path: Path) -> None:
 
 
 def test_quantization_arch_is_a_known_preset() -> None:
-    assert embedding.quantization_arch() in {"avx512_vnni", "avx2", "arm64"}
+    assert int8_export.quantization_arch() in {"avx512_vnni", "avx2", "arm64"}

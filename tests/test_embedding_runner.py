@@ -12,8 +12,8 @@ import threading
 import numpy as np
 import pytest
 
-from app.core.index import embedding
-from app.core.index.embedding import TOKEN_BUDGET, OnnxEmbedder, length_buckets
+from app.core.index import int8_export, model_source, onnx_runner
+from app.core.index.onnx_runner import TOKEN_BUDGET, OnnxEmbedder, length_buckets
 
 TEXTS = [
     "The cat sat on the mat in the warm kitchen.",
@@ -52,9 +52,9 @@ def test_buckets_are_stable_and_respect_small_batches() -> None:
 
 
 def test_runs_are_single_threaded_one_per_physical_core(runner: OnnxEmbedder) -> None:
-    cores = embedding.physical_cores()
+    cores = onnx_runner.physical_cores()
     assert 1 <= cores <= (os.cpu_count() or 1) and runner.workers == cores
-    options = embedding.session_options(3)
+    options = onnx_runner.session_options(3)
     assert options.intra_op_num_threads == 3 and options.inter_op_num_threads == 1
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     serial = dataclasses.replace(runner, workers=1, _lock=threading.Lock())
@@ -66,8 +66,8 @@ def test_runs_are_single_threaded_one_per_physical_core(runner: OnnxEmbedder) ->
 
 
 def test_runner_loads_from_the_export_marker(runner: OnnxEmbedder) -> None:
-    marker = json.loads((runner.path / embedding.EXPORT_MARKER).read_text())
-    assert marker["format"] == embedding.EXPORT_FORMAT and marker["runner"]["pooling"] == "mean"
+    marker = json.loads((runner.path / int8_export.EXPORT_MARKER).read_text())
+    assert marker["format"] == int8_export.EXPORT_FORMAT and marker["runner"]["pooling"] == "mean"
     assert (runner.model_id, runner.dim, runner.max_tokens) == ("all-MiniLM-L6-v2-int8", 384, 256)
 
 
@@ -87,9 +87,9 @@ def test_vectors_are_deterministic_normalised_and_in_input_order(runner: OnnxEmb
 
 def test_runner_matches_sentence_transformers_on_the_same_export(runner: OnnxEmbedder) -> None:
     """Tokenizer, truncation at 256 and mean pooling as sentence-transformers does them."""
-    marker = json.loads((runner.path / embedding.EXPORT_MARKER).read_text())
+    marker = json.loads((runner.path / int8_export.EXPORT_MARKER).read_text())
     kwargs = {"file_name": marker["file_name"], "provider": "CPUExecutionProvider"}
-    st = embedding._open_model(
+    st = model_source.open_model(
         "export", str(runner.path), runner.path.parent, backend="onnx", model_kwargs=kwargs
     )
     for text in TEXTS:  # one at a time: both then quantise exactly the same activations

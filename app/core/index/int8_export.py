@@ -1,0 +1,242 @@
+"""The int8 ONNX copy of an embedding model: made once per CPU family, then reused.
+
+The model is exported to ONNX and dynamically quantised with the int8 config that suits
+this CPU (``quantization_arch``), with ONNX Runtime's BERT fusions first when
+``FUSE_GRAPH`` is set. The work is done in a temp folder renamed into place, with
+``EXPORT_MARKER`` written last: a folder without a marker of the current ``EXPORT_FORMAT``
+is never reused. The marker also says how ``onnx_runner`` runs the export (``runner``).
+
+Heavy libraries (sentence-transformers, optimum, onnxruntime) are imported inside the
+functions only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import platform
+import re
+import shutil
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from app.core import testhooks
+from app.core.config import DEFAULT_MODEL
+from app.core.index.model_source import EmbeddingError, model_key, open_model
+
+log = logging.getLogger(__name__)
+
+EXPORT_MARKER = "footnotes-export.json"  # written last: a folder without it is never reused
+_STALE_TMP_S = 3600.0
+EXPORT_FORMAT = 4  # bump when the export recipe changes, so old exports are re-made
+# ONNX Runtime's BERT fusions before quantising: measured slower here (bench_embedding.py
+# "new, fused" row), since the session fuses LayerNorm/GELU itself and QAttention is slower.
+FUSE_GRAPH = False
+INT8_ARCHES = ("avx512_vnni", "avx2", "arm64")
+
+
+def quantization_arch() -> str:
+    """ONNX Runtime int8 config that suits this CPU: avx512_vnni, avx2 or arm64.
+
+    ``$FOOTNOTES_INT8_ARCH`` forces one (tests and benchmarks run the other CPU family's
+    export here: either x86 export runs on any x86 CPU).
+    """
+    forced = os.environ.get("FOOTNOTES_INT8_ARCH", "").strip()
+    if forced:
+        if forced not in INT8_ARCHES:
+            raise EmbeddingError(
+                f"FOOTNOTES_INT8_ARCH={forced!r}: expected one of {', '.join(INT8_ARCHES)}"
+            )
+        return forced
+    if platform.machine().lower() in {"aarch64", "arm64"}:
+        return "arm64"
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "avx2"
+    return "avx512_vnni" if re.search(r"\bavx512_?vnni\b", flags) else "avx2"
+
+
+def int8_export_dir(models_dir: Path, name: str = DEFAULT_MODEL) -> Path:
+    """Folder that holds (or will hold) the int8 ONNX export of ``name`` for this CPU."""
+    return Path(models_dir) / f"{model_key(name)}-onnx-int8-{quantization_arch()}"
+
+
+def export_int8(name: str, source: str, target: Path, models: Path) -> None:
+    """Export ONNX, fuse, quantise to int8 in a temp folder beside ``target``, rename it in."""
+    from sentence_transformers import export_dynamic_quantized_onnx_model
+
+    arch = quantization_arch()
+    _remove_stale_tmp(models, target.name)
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}-", dir=models))
+    log.info("Making the int8 ONNX copy of %s in %s (once)", name, target)
+    noisy = [logging.getLogger(n) for n in ("sentence_transformers", "transformers", "optimum")]
+    noisy.append(logging.getLogger())  # the quantiser and the optimiser log on the root logger
+    levels = [logger.level for logger in noisy]
+    try:
+        # The libraries warn "export again unless you save" (we save) and about deprecations.
+        for logger in noisy:
+            logger.setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = open_model(name, source, models, backend="onnx")
+            model.save_pretrained(str(tmp))
+            plain = tmp / "onnx" / "model.onnx"
+            fused = _fuse(plain, model) if FUSE_GRAPH else None
+            config = _quantization_config(arch)
+            quantised = tmp / "onnx" / f"model_qint8_{arch}.onnx"
+            if fused is None:  # optimum's quantiser, as before: the same int8 weights
+                export_dynamic_quantized_onnx_model(
+                    model, config, str(tmp), file_suffix=f"qint8_{arch}"
+                )
+            else:  # optimum's quantiser cannot type the fused operators
+                _quantise(fused, quantised, config)
+        if not quantised.is_file():
+            raise EmbeddingError(f"Quantising the embedding model produced no file in {tmp}.")
+        for fp32 in (plain, tmp / "onnx" / "model_fused.onnx"):
+            fp32.unlink(missing_ok=True)  # the fp32 copies are not used
+        marker = {
+            "format": EXPORT_FORMAT,
+            "source": name,
+            "arch": arch,
+            "fuse_graph": FUSE_GRAPH,  # the recipe asked for the fusions
+            "fused": fused is not None,  # and they fitted this model
+            "config": repr(config),
+            "file_name": quantised.name,
+            "runner": _runner_spec(model),
+            "time": time.time(),
+        }
+        (tmp / EXPORT_MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+        if target.exists() and export_marker(target) is None:
+            shutil.rmtree(target)  # left by a crash, or made by an older version
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if export_marker(target) is None:
+                raise
+        testhooks.MODEL_EXPORTS.add()
+    except EmbeddingError:
+        raise
+    except Exception as exc:
+        raise EmbeddingError(
+            f"Could not make the int8 ONNX copy of the embedding model in {target}: {exc}. "
+            "Choose the torch embedding backend to go on without it."
+        ) from exc
+    finally:
+        for logger, level in zip(noisy, levels, strict=True):
+            logger.setLevel(level)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _fuse(plain: Path, model: Any) -> Path | None:
+    """ONNX Runtime's BERT fusions (attention, GELU, LayerNorm) into ``model_fused.onnx``.
+
+    None for a model they do not fit (it is then quantised unfused): the fused graph must
+    keep the plain one's inputs and output, and fuse at least one attention.
+    """
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    config = getattr(model[0].auto_model, "config", None)
+    heads = int(getattr(config, "num_attention_heads", 0) or 0)
+    hidden = int(getattr(config, "hidden_size", 0) or 0)
+    try:
+        fused = optimize_model(
+            str(plain), model_type="bert", num_heads=heads, hidden_size=hidden, opt_level=0
+        )
+        stats = fused.get_fused_operator_statistics()
+        if not stats.get("Attention") and not stats.get("MultiHeadAttention"):
+            return None
+        out = plain.with_name("model_fused.onnx")
+        fused.save_model_to_file(str(out))
+    except Exception as exc:  # an architecture the BERT fusions do not know
+        log.info("ONNX graph fusion skipped for this model: %s", exc)
+        return None
+    return out
+
+
+def _quantise(src: Path, dst: Path, config: Any) -> None:
+    """Dynamic int8 quantisation of ``src`` with optimum's preset ``config``."""
+    import onnx
+    from onnxruntime.quantization import quantize_dynamic
+
+    quantize_dynamic(
+        str(src),
+        str(dst),
+        op_types_to_quantize=list(config.operators_to_quantize),
+        per_channel=config.per_channel,
+        reduce_range=config.reduce_range,
+        weight_type=config.weights_dtype,
+        nodes_to_exclude=list(config.nodes_to_exclude),
+        extra_options={
+            "WeightSymmetric": config.weights_symmetric,
+            "ActivationSymmetric": config.activations_symmetric,
+            # Fused operators (Attention, ...) have no ONNX type inference: float outputs.
+            "DefaultTensorType": onnx.TensorProto.FLOAT,
+        },
+    )
+
+
+def _runner_spec(model: Any) -> dict[str, Any] | None:
+    """What ``OnnxEmbedder`` needs to stand in for ``model``; None unless it is the plain
+    Transformer → mean or CLS Pooling (→ Normalize) stack with a fast tokenizer."""
+    mods = list(model)
+    kinds = [type(m).__name__ for m in mods]
+    if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+        return None
+    pooling = getattr(mods[1], "pooling_mode", None)
+    tokenizer = getattr(mods[0], "tokenizer", None)
+    if pooling not in ("mean", "cls") or not getattr(tokenizer, "is_fast", False):
+        return None
+    return {
+        "max_tokens": int(model.max_seq_length or 512),
+        "dim": int(model.get_embedding_dimension()),
+        "pooling": pooling,
+        "normalize": len(mods) == 3,
+        "lower_case": bool(getattr(mods[0], "do_lower_case", False)),
+    }
+
+
+def export_marker(target: Path) -> dict[str, Any] | None:
+    """The marker of a complete export of the current format, else None."""
+    try:
+        marker = json.loads((target / EXPORT_MARKER).read_text(encoding="utf-8"))
+        ok = (
+            marker.get("format") == EXPORT_FORMAT
+            and marker.get("fuse_graph") == FUSE_GRAPH
+            and (target / "onnx" / str(marker["file_name"])).is_file()
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return marker if ok else None
+
+
+def _quantization_config(arch: str) -> Any:
+    """Optimum's dynamic int8 config for ``arch``; on plain AVX2, signed weights at 7 bits.
+
+    Optimum's avx2 preset keeps weights unsigned (u8u8), which ONNX Runtime runs on a slow
+    path. Signed weights use the fast u8s8 kernel, and the reduced range keeps its 16-bit
+    intermediate sums from saturating on CPUs without VNNI: measured ~20% less CPU per
+    chunk with the same cosine to fp32 (per-channel scales are needed at 7 bits).
+    """
+    from onnxruntime.quantization import QuantType
+    from optimum.onnxruntime.configuration import AutoQuantizationConfig
+
+    if arch == "avx2":
+        base = AutoQuantizationConfig.avx2(is_static=False, per_channel=True)
+        return dataclasses.replace(base, weights_dtype=QuantType.QInt8, reduce_range=True)
+    return getattr(AutoQuantizationConfig, arch)(is_static=False)
+
+
+def _remove_stale_tmp(models: Path, slug: str) -> None:
+    """Delete temp export folders left by a crash (old enough not to be in use)."""
+    for old in models.glob(f".tmp-{slug}-*"):
+        try:
+            if time.time() - old.stat().st_mtime > _STALE_TMP_S:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            pass
