@@ -195,8 +195,8 @@ def test_a_parser_crash_costs_one_file_which_is_not_retried_until_it_changes(
 ) -> None:
     """The worker is killed while it holds the victim, blocked sending its passages.
 
-    Requests are pipelined, so the victim is with the worker when the damaged PDF before it
-    is reported, and its 1 MB result cannot be sent while the caller is busy with that report.
+    Requests are pipelined (smallest file first), so the victim is with the worker when the
+    damaged PDF before it is reported, and its 1 MB result cannot be sent while the caller is busy with that report.
     """
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -204,7 +204,9 @@ def test_a_parser_crash_costs_one_file_which_is_not_retried_until_it_changes(
     paragraph = long_markdown(seed=9, paragraphs=1).split("\n\n")[1]
     victim = folder / "b_victim.md"
     victim.write_text(f"{paragraph}\n\n" * (hc.MB // len(paragraph)))  # > socket buffers
-    (folder / "c_after.txt").write_text("The sync goes on after the crash.\n")
+    # read after the victim (a sync reads the smallest files first)
+    after = "The sync goes on after the crash.\n\n"
+    (folder / "c_after.txt").write_text(after * (victim.stat().st_size // len(after) + 1))
     engine = make_engine()
 
     def crash_on_damaged(p: Progress) -> None:

@@ -35,6 +35,10 @@ from app.core.ingest.parsing import (
 from app.core.ingest.scanning import FileStat, IgnoreRules, normalize
 from app.core.testhooks import index_write
 
+# Share of a run's files (the smallest) read and written before any vector is computed; for
+# the rest, one batch of vectors follows each file, while the reader works ahead.
+OVERLAP_SHARE = 0.9
+
 __all__ = [
     "EMBED_BATCH",
     "Cancelled",
@@ -167,12 +171,16 @@ class Indexer:
         started = time.perf_counter()
         report = IndexReport()
         changed, removed = self._plan(roots, report)
+        # Smallest first: most files (notes, pages) become searchable within seconds, and the
+        # few large documents that follow are read while vectors are computed (see below).
+        changed.sort(key=lambda fs: fs.size)
         if changed or removed:
             self.vectors.unverify()
         self.progress(Progress("planned", total=len(changed)))
         stats = {fs.path: fs for fs in changed}
         garbage: list[str] = []
-        done = 0
+        done = encoded = 0
+        overlap_from = int(OVERLAP_SHARE * len(changed))
 
         def requests() -> Iterable[tuple[str, str | None]]:
             """Files to parse, with the hash they were indexed with (to skip unchanged content)."""
@@ -208,12 +216,13 @@ class Indexer:
                 self.progress(Progress("unchanged", fs.path, done, len(changed)))
             else:
                 self._write(result, fs, report, garbage, done, len(changed))
+            if drain and done >= overlap_from and self.vectors.waiting() >= EMBED_BATCH:
+                # the reader parses the next (large) files meanwhile: both cores at work
+                encoded += self.vectors.embed_pending(cancel, max_batches=1)
             if cancel is not None and cancel.is_set():
                 break
         if cancel is not None and cancel.is_set():
-            self.vectors.forget(
-                garbage
-            )  # what was read stays searchable; its vectors come next time
+            self.vectors.forget(garbage)  # what was read stays searchable; vectors come next
             report.seconds = time.perf_counter() - started
             raise Cancelled()
 
@@ -224,7 +233,7 @@ class Indexer:
             for path in removed:
                 self.progress(Progress("removed", path))
         self.vectors.forget(garbage)
-        report.chunks_embedded = self.vectors.embed_pending(cancel) if drain else 0
+        report.chunks_embedded = encoded + (self.vectors.embed_pending(cancel) if drain else 0)
         report.chunks_reused = max(0, report.chunks_written - report.chunks_embedded)
         if full_gc:
             self.vectors.collect_garbage()
