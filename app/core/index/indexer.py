@@ -38,6 +38,7 @@ from app.core.testhooks import index_write
 # Share of a run's files (the smallest) read and written before any vector is computed; for
 # the rest, one batch of vectors follows each file, while the reader works ahead.
 OVERLAP_SHARE = 0.9
+OVERLAP_BYTES = 1_000_000  # of a PDF read in about the time one batch of vectors takes
 
 __all__ = [
     "EMBED_BATCH",
@@ -217,8 +218,10 @@ class Indexer:
             else:
                 self._write(result, fs, report, garbage, done, len(changed))
             if drain and done >= overlap_from and self.vectors.waiting() >= EMBED_BATCH:
-                # the reader parses the next (large) files meanwhile: both cores at work
-                encoded += self.vectors.embed_pending(cancel, max_batches=1)
+                # the reader parses the next (large) files meanwhile: both cores at work, for
+                # about as long as reading a file of this size takes
+                batches = max(1, -(-fs.size // OVERLAP_BYTES))
+                encoded += self.vectors.embed_pending(cancel, max_batches=batches)
             if cancel is not None and cancel.is_set():
                 break
         if cancel is not None and cancel.is_set():
