@@ -196,7 +196,8 @@ def test_a_parser_crash_costs_one_file_which_is_not_retried_until_it_changes(
     """The worker is killed while it holds the victim, blocked sending its passages.
 
     Requests are pipelined (smallest file first), so the victim is with the worker when the
-    damaged PDF before it is reported, and its 1 MB result cannot be sent while the caller is busy with that report.
+    damaged PDF before it is reported, and its 1 MB result cannot be sent while the caller is
+    busy with that report.
     """
     folder = tmp_path / "docs"
     folder.mkdir()
