@@ -43,6 +43,13 @@ class StoreError(Exception):
     """The vector store cannot be reached or written; the message says what to do."""
 
 
+class NotOnDiskYet(StoreError):
+    """The embedded store's first vectors are being written by another process."""
+
+
+NOT_ON_DISK = "Nothing found on disk"  # Chroma's words for a segment not yet written
+
+
 @dataclass(frozen=True)
 class DenseHit:
     """A vector found by similarity: the text hash and its cosine similarity."""
@@ -304,12 +311,10 @@ class VectorStore:
         out: dict[str, np.ndarray] = self._matrix.get(asked) if self._matrix is not None else {}
         wanted = [i for i in asked if i not in out]
         for i in range(0, len(wanted), self._batch):
-            res = self._call(
-                "read vectors",
-                self._col.get,
-                ids=wanted[i : i + self._batch],
-                include=["embeddings"],
-            )
+            try:
+                res = self._read(ids=wanted[i : i + self._batch])
+            except NotOnDiskYet:
+                return out  # (the caller encodes what it needs from the text)
             for id_, vec in zip(res["ids"], res["embeddings"], strict=True):
                 out[id_] = np.asarray(vec, dtype=np.float32)
         return out
@@ -326,7 +331,10 @@ class VectorStore:
             if self.count() > EXACT_LIMIT:
                 return self._approximate(vector, k, allowed)
             read = self._load_matrix
-            self._matrix = self._cache.load(read) if self._cache is not None else read()
+            try:
+                self._matrix = self._cache.load(read) if self._cache is not None else read()
+            except NotOnDiskYet:
+                return []  # another process is storing its first vectors: none to rank yet
         return [DenseHit(i, s) for i, s in self._matrix.nearest(vector, k, allowed)]
 
     def _approximate(
@@ -345,13 +353,7 @@ class VectorStore:
         parts: list[np.ndarray] = []
         offset = 0
         while True:
-            res = self._call(
-                "read vectors",
-                self._col.get,
-                include=["embeddings"],
-                limit=self._batch,
-                offset=offset,
-            )
+            res = self._read(limit=self._batch, offset=offset)
             if res["ids"]:
                 ids += res["ids"]
                 parts.append(np.asarray(res["embeddings"], dtype=np.float32))
@@ -362,6 +364,16 @@ class VectorStore:
         if ids:
             matrix.add(ids, np.concatenate(parts))
         return matrix
+
+    def _read(self, **kwargs: Any) -> Any:
+        """``get`` with embeddings; NotOnDiskYet while another process (the writer) has
+        counted its first vectors but not yet written their index segment."""
+        try:
+            return self._call("read vectors", self._col.get, include=["embeddings"], **kwargs)
+        except StoreError as exc:
+            if NOT_ON_DISK in str(exc):
+                raise NotOnDiskYet(str(exc)) from exc
+            raise
 
     def count(self) -> int:
         return int(self._call("count vectors", self._col.count))
