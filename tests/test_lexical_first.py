@@ -24,6 +24,7 @@ def pending(data: Path) -> int:
         return int(conn.execute("SELECT COUNT(*) FROM vectors_pending").fetchone()[0])
 
 
+@pytest.mark.slow  # eight CLI processes, each loading the model: ~40 s
 def test_a_kill_between_the_stages_leaves_a_searchable_index_whose_vectors_come_next(
     cli_data_dir: Path, tmp_path: Path
 ) -> None:
@@ -83,6 +84,7 @@ def test_an_unchanged_rescan_opens_neither_the_model_nor_the_store(
     assert "LOADED False False" in again.stderr, again.stderr
 
 
+@pytest.mark.slow  # four CLI processes
 def test_a_kill_after_a_removal_leaves_no_orphan_vector_behind(
     cli_data_dir: Path, tmp_path: Path
 ) -> None:
