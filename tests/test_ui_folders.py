@@ -20,7 +20,7 @@ from app.ui.page_loader import merge_boxes
 from app.ui.widgets import shown_path
 from tests.helpers import long_markdown, paragraph
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
-from tests.ui_fixtures import answer_next_dialog, ask, wait_ready
+from tests.ui_fixtures import answer_next_dialog, ask, indexed_file, wait_ready
 
 
 def drop(window: Any, paths: list[Path]) -> bool:
@@ -39,18 +39,6 @@ def drop(window: Any, paths: list[Path]) -> bool:
     )
     QApplication.sendEvent(window, event)
     return event.isAccepted()
-
-
-def indexed_file(gui: Any, path: Path) -> bool:
-    """The engine has indexed this file (read from the manifest, as a second reader would)."""
-    from app.core.index.manifest import Manifest
-
-    manifest = Manifest(gui.service.data.manifest_path, readonly=True)
-    try:
-        record = manifest.file(str(path))
-        return record is not None and record.status == "indexed"
-    finally:
-        manifest.close()
 
 
 def test_folders_panel_lists_counts_status_and_failures(

@@ -18,7 +18,7 @@ from app.core.types import Hit
 from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
 from tests.helpers import make_pdf
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
-from tests.ui_fixtures import wait_ready
+from tests.ui_fixtures import indexed_file, wait_ready
 
 SQL_LINE = ("SELECT " + ", ".join(f"orders.column_{i}" for i in range(200)))[:2000]
 
@@ -245,18 +245,6 @@ def test_a_move_only_drag_is_refused(bare: Any, tmp_path: Path) -> None:
     drop = QDropEvent(QPointF(300, 300), move, mime, buttons, mods)
     QApplication.sendEvent(bare.window, drop)
     assert not drop.isAccepted()
-
-
-def indexed_file(gui: Any, path: Path) -> bool:
-    """The engine has indexed this file (read from the manifest, as a second reader would)."""
-    from app.core.index.manifest import Manifest
-
-    manifest = Manifest(gui.service.data.manifest_path, readonly=True)
-    try:
-        record = manifest.file(str(path))
-        return record is not None and record.status == "indexed"
-    finally:
-        manifest.close()
 
 
 def test_dropped_files_are_copied_never_moved_or_changed(

@@ -127,6 +127,18 @@ def make_gui(
             gui.quick.deleteLater()
 
 
+def indexed_file(gui: Any, path: Path) -> bool:
+    """The engine has indexed this file (read from the manifest, as a second reader would)."""
+    from app.core.index.manifest import Manifest
+
+    manifest = Manifest(gui.service.data.manifest_path, readonly=True)
+    try:
+        record = manifest.file(str(path))
+        return record is not None and record.status == "indexed"
+    finally:
+        manifest.close()
+
+
 def wait_ready(qtbot: Any, gui: Any, timeout: int = 240_000) -> None:
     """Until the engine is open, the model loaded and the start-up sync finished.
 

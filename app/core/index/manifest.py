@@ -10,13 +10,14 @@ import functools
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from app.core.index import pending, schema
 from app.core.index.records import ChunkRow, FileRecord, make_chunk_id
 from app.core.index.schema import SCHEMA_VERSION
+from app.core.index.transaction import transaction
 from app.core.ingest.context import embedding_text, file_label
 from app.core.types import Chunk, Hit
 
@@ -73,16 +74,9 @@ class Manifest:
         """Close the connection."""
         self.conn.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception (Ctrl-C included)."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+        return transaction(self.conn)
 
     # -- folders -----------------------------------------------------------------------------
     def add_folder(self, path: str) -> bool:

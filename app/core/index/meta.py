@@ -14,6 +14,8 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
+from app.core.index.transaction import transaction
+
 STORE_VERIFIED = "store_verified"
 
 
@@ -38,25 +40,17 @@ def put(conn: sqlite3.Connection, key: str, value: str | None) -> None:
     """Set (or, with None, delete) a value in one small transaction; a data directory that
     cannot be written keeps going without it."""
     try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError:
-        return
-    try:
-        if value is None:
-            conn.execute("DELETE FROM meta WHERE key = ?", (key,))
-        else:
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+        with transaction(conn):
+            if value is None:
+                conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+            else:
+                conn.execute(
+                    "INSERT INTO meta(key, value) VALUES (?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
     except sqlite3.OperationalError:  # read-only database, full disk: only speed is lost
-        conn.execute("ROLLBACK")
         return
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def _model_key(name: str, backend: str) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 
+from app.core.index.transaction import transaction
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors_pending (text_hash TEXT PRIMARY KEY);
 """
@@ -44,15 +46,10 @@ def mark(
 
 def add(conn: sqlite3.Connection, hashes: Iterable[str]) -> None:
     """List texts found without a vector outside a file's write (a store lost or emptied)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         conn.executemany(
             "INSERT OR IGNORE INTO vectors_pending(text_hash) VALUES (?)", [(h,) for h in hashes]
         )
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def take(conn: sqlite3.Connection, n: int) -> list[str]:
@@ -66,13 +63,8 @@ def take(conn: sqlite3.Connection, n: int) -> list[str]:
 
 def clear(conn: sqlite3.Connection, hashes: Sequence[str]) -> None:
     """These hashes have their vectors now (or no chunk uses them any more)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         conn.executemany("DELETE FROM vectors_pending WHERE text_hash = ?", [(h,) for h in hashes])
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def count(conn: sqlite3.Connection) -> int:
