@@ -243,3 +243,33 @@ def test_folders_panel_names_the_page_being_read() -> None:
 
     p = SyncProgress(3, 10, "/scans/ledger.pdf", "ocr", None, "OCR page 41 of 200")
     assert progress_text(p) == "Indexing 3 of 10 files  ·  ledger.pdf: OCR page 41 of 200"
+
+
+def test_a_statement_of_dot_leaders_is_read_from_its_text_layer(tmp_path: Path) -> None:
+    """A balance sheet's lines are mostly leader dots; with a logo on the page it is still
+    read from its exact text layer (OCR would cost seconds and replace exact text)."""
+    import pymupdf
+
+    lines = [
+        f"{name} {'.' * 60} $ {value}"
+        for name, value in (
+            ("Cash and cash equivalents", "876,560"),
+            ("Short-term investments", "3,111,573"),
+            ("Trade receivables", "672,006"),
+            ("Prepaid expenses", "161,802"),
+        )
+    ] + ["Total current assets " + ". " * 40 + "$ 4,821,941"]
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    logo = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 90), False)
+    logo.clear_with(120)
+    page.insert_image(pymupdf.Rect(40, 20, 80, 80), pixmap=logo)
+    page.insert_textbox(pymupdf.Rect(40, 100, 580, 700), "\n".join(lines), fontsize=9)
+    path = tmp_path / "balance.pdf"
+    doc.save(path)
+
+    result = parse_file(str(path), None, ParseLimits())
+    assert result.error is None
+    assert result.ocr_pages == []
+    text = " ".join(c.text for c in result.chunks)
+    assert "Short-term investments" in text and "3,111,573" in text

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +38,7 @@ MAX_OCR_PIXELS = 40_000_000  # a page is rendered for OCR at no more than this m
 IMAGE_DPI = 96  # an image page is 0.75 point per pixel: 96 dpi renders it pixel for pixel
 SMALL_IMAGE_PX = 1600  # an image whose longest side is shorter is OCR'd at twice its size
 MIN_TEXT_CHARS = 16  # letters and digits below which a page's text layer is not usable
+_LEADERS = re.compile(r"([^\w\s]|_)(?: ?\1){2,}")  # a symbol repeated: dot leaders, rules
 
 # (x0, y0, x1, y1, text, block, line) in page coordinates (PDF points)
 Word = tuple[float, float, float, float, str, int, int]
@@ -62,9 +64,14 @@ class OcrOptions:
 
 
 def usable_text(text: str) -> bool:
-    """True when a text layer holds real text (not empty, whitespace or mostly symbols)."""
-    alnum = sum(c.isalnum() for c in text)
-    visible = sum(not c.isspace() for c in text)
+    """True when a text layer holds real text (not empty, whitespace or mostly symbols).
+
+    Leaders ("Net income........ $", ". . . .", "____") are not counted: a financial statement
+    or a table of contents is mostly dots, yet its text layer is exact and needs no OCR.
+    """
+    text = _LEADERS.sub("", text)
+    alnum = sum(map(str.isalnum, text))
+    visible = len("".join(text.split()))
     return alnum >= MIN_TEXT_CHARS and alnum >= 0.5 * visible
 
 
