@@ -36,9 +36,8 @@ from app.core.ingest.scanning import FileStat, IgnoreRules, normalize
 from app.core.testhooks import index_write
 
 # Share of a run's files (the smallest) read and written before any vector is computed; for
-# the rest, one batch of vectors follows each file, while the reader works ahead.
+# the rest, a batch of vectors is computed whenever the reader has no file ready.
 OVERLAP_SHARE = 0.9
-OVERLAP_BYTES = 1_000_000  # of a PDF read in about the time one batch of vectors takes
 
 __all__ = [
     "EMBED_BATCH",
@@ -202,28 +201,27 @@ class Indexer:
                 done += 1
                 self.progress(Progress("failed", fs.path, done, len(changed), detail=reason))
 
+        def embed_while_reading() -> bool:
+            """One batch of vectors while the reader works on the next (large) file."""
+            nonlocal encoded
+            if not drain or done < overlap_from or (cancel is not None and cancel.is_set()):
+                return False
+            if self.vectors.waiting() < EMBED_BATCH:
+                return False
+            encoded += self.vectors.embed_pending(max_batches=1)
+            return True
+
         self._ocr_at, self._cancel = (0, len(changed)), cancel
-        for result in self._parsed(requests()):
-            fs = stats[result.path]
-            done += 1
-            self._ocr_at = (done, len(changed))
-            if result.error is not None:
-                self._fail(fs, result.hash, result.error, result.error_kind, report, garbage)
-                self.progress(Progress("failed", fs.path, done, len(changed), detail=result.error))
-            elif result.unchanged:
-                self.manifest.touch_file(fs.path, fs.size, fs.mtime_ns)
-                index_write()
-                report.files_unchanged += 1
-                self.progress(Progress("unchanged", fs.path, done, len(changed)))
-            else:
-                self._write(result, fs, report, garbage, done, len(changed))
-            if drain and done >= overlap_from and self.vectors.waiting() >= EMBED_BATCH:
-                # the reader parses the next (large) files meanwhile: both cores at work, for
-                # about as long as reading a file of this size takes
-                batches = max(1, -(-fs.size // OVERLAP_BYTES))
-                encoded += self.vectors.embed_pending(cancel, max_batches=batches)
-            if cancel is not None and cancel.is_set():
-                break
+        self.pool.on_idle = embed_while_reading
+        try:
+            for result in self._parsed(requests()):
+                done += 1
+                self._ocr_at = (done, len(changed))
+                self._record(result, stats[result.path], report, garbage, done, len(changed))
+                if cancel is not None and cancel.is_set():
+                    break
+        finally:
+            self.pool.on_idle = None
         if cancel is not None and cancel.is_set():
             self.vectors.forget(garbage)  # what was read stays searchable; vectors come next
             report.seconds = time.perf_counter() - started
@@ -285,6 +283,27 @@ class Indexer:
         index_write()
         report.files_failed += 1
         report.failures.append((fs.path, reason))
+
+    def _record(
+        self,
+        result: ParseResult,
+        fs: FileStat,
+        report: IndexReport,
+        garbage: list[str],
+        done: int,
+        total: int,
+    ) -> None:
+        """Write one file's parse result: its passages, an unchanged mark, or its failure."""
+        if result.error is not None:
+            self._fail(fs, result.hash, result.error, result.error_kind, report, garbage)
+            self.progress(Progress("failed", fs.path, done, total, detail=result.error))
+        elif result.unchanged:
+            self.manifest.touch_file(fs.path, fs.size, fs.mtime_ns)
+            index_write()
+            report.files_unchanged += 1
+            self.progress(Progress("unchanged", fs.path, done, total))
+        else:
+            self._write(result, fs, report, garbage, done, total)
 
     def _write(
         self,

@@ -260,6 +260,9 @@ class ParserPool:
         self._conn: Connection | None = None
         self.on_page: Callable[[str, int, int], None] | None = None  # (path, done, total)
         self.on_read: Callable[[str, int, int], None] | None = None  # (path, page, pages)
+        # Called while the worker has no answer yet: the caller's other work, one slice at a
+        # time (True: it did some; look again), so neither side waits for the other.
+        self.on_idle: Callable[[], bool] | None = None
 
     def _start(self) -> Connection:
         """The connection to the worker, started if none is running."""
@@ -363,9 +366,13 @@ class ParserPool:
         """
         deadline = time.monotonic() + self.limits.timeout_s
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not conn.poll(remaining):
-                return None
+            ready = conn.poll(0)  # an answer that came in time counts, however late it is read
+            if not ready and time.monotonic() < deadline and self.on_idle and self.on_idle():
+                continue
+            if not ready:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not conn.poll(remaining):
+                    return None
             message = conn.recv()
             if isinstance(message, tuple) and message and message[0] == PAGE:
                 deadline = max(deadline, time.monotonic() + self.limits.ocr_page_s)
