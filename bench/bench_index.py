@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -77,6 +76,7 @@ def main() -> int:
         engine.embedder().encode(sample)
         raw_s = time.perf_counter() - t0
 
+        parser_mb = parser_rss_mb(engine)
         engine.close()
         t0 = time.perf_counter()
         rescan = subprocess.run(
@@ -111,21 +111,31 @@ def main() -> int:
                 ],
                 ["unchanged rescan, new process, seconds (target <= 1)", round(rescan_s, 2)],
                 ["peak RSS, this process, MiB", round(peak_rss_mb(), 1)],
+                ["peak RSS, parser process, MiB", round(parser_mb, 1)],
             ],
         )
         for path, reason in first.failures:
             print(f"  failed: {path}: {reason}")
     finally:
-        engine.close()  # the parser process ends here, so its peak RSS becomes visible
+        engine.close()
         if not args.keep:
             shutil.rmtree(data_dir, ignore_errors=True)
-    print(f"peak RSS, parser process: {children_rss_mb():.1f} MiB")
     return 0
 
 
-def children_rss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+def parser_rss_mb(engine: Engine) -> float:
+    """The reader process's peak resident memory (Linux: VmHWM), NaN where not readable.
+
+    Not RUSAGE_CHILDREN: on Linux a child started by fork and exec reports at least the
+    parent's resident size at the fork, so it would show this process's peak again.
+    """
+    proc = engine.indexer().pool._proc
+    try:
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+    except (AttributeError, OSError):
+        return float("nan")
+    kib = next((line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")), "")
+    return int(kib) / 1024 if kib else float("nan")
 
 
 if __name__ == "__main__":
