@@ -2,9 +2,10 @@
 
 Missing (an unplugged drive), refused (permission denied, a path that loops) or failing (I/O
 error): ``footnotes index``, ``status``, the watcher and the window all call it unavailable and
-keep what it held; only ``folders remove`` drops it. What is gone from a place that can be read
-is still removed. Runs as root too: a folder renamed away is a missing mount, and a folder
-behind a symbolic link that loops raises ELOOP (not ENOENT) even for root.
+keep what it held; only ``folders remove`` drops it. So does a folder whose files are indexed
+that is now entirely empty (the mount point of a drive that is not mounted). What is gone from
+a place that can be read is still removed. Runs as root too: a folder renamed away is a missing
+mount, and a folder behind a symbolic link that loops raises ELOOP (not ENOENT) even for root.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.core.engine import Engine
+from app.core.index.availability import EMPTIED
 from app.core.watch.watcher import Watcher, WatchStatus
 from tests.helpers import footnotes, make_corpus
 
@@ -61,6 +63,41 @@ def test_a_vanished_watched_folder_keeps_its_passages_and_is_reported(
     back = engine.index([str(docs)])
     assert back.unavailable == [] and back.files_removed == 0 and back.chunks_embedded == 0
     assert back.files_unchanged == 6 and passages(engine) == before
+
+
+def test_an_empty_mount_point_keeps_its_passages(tmp_path: Path, make_engine) -> None:
+    """A drive watched at its mount point: unmounted, the folder is there but empty."""
+    engine = make_engine()
+    docs = watched_corpus(engine, tmp_path / "drive")
+    before = passages(engine)
+    elsewhere = tmp_path / "unmounted"
+    elsewhere.mkdir()
+    for entry in list(docs.iterdir()):
+        entry.rename(elsewhere / entry.name)  # what is left at the mount point: nothing
+
+    report = engine.index([str(docs)])
+    assert report.files_removed == 0 and passages(engine) == before
+    assert report.unavailable == [(str(docs), EMPTIED)]
+    statuses: list[WatchStatus] = []
+    watcher = Watcher(engine, on_status=statuses.append)
+    watcher.start()
+    try:
+        assert watcher.wait_idle(60)
+        assert watcher.unavailable == {str(docs): EMPTIED}
+    finally:
+        watcher.stop()
+    assert passages(engine) == before
+    assert engine.search("tomatoes direct sun", 1).hits[0].path == str(docs / "notes/garden.md")
+
+    for entry in list(elsewhere.iterdir()):
+        entry.rename(docs / entry.name)  # mounted again: nothing is redone
+    back = engine.index([str(docs)])
+    assert back.unavailable == [] and back.files_removed == 0 and back.files_unchanged == 6
+
+    fresh = tmp_path / "new-empty"  # an empty folder nothing was indexed from is just empty
+    fresh.mkdir()
+    engine.add_folder(str(fresh))
+    assert engine.index([str(fresh)]).unavailable == []
 
 
 def test_a_folder_behind_a_looping_link_is_unavailable_even_for_root(

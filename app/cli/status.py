@@ -15,7 +15,8 @@ from app.core.watch.retrying import read_state
 def run(args: argparse.Namespace, engine: Engine) -> int:
     status = engine.status()
     # a watched folder that cannot be read keeps its passages: say which, and why
-    problems = {f: folder_problem(f) for f in status["folders"]}
+    manifest = engine.manifest
+    problems = {f: folder_problem(f, manifest.holds_files(f)) for f in status["folders"]}
     status["unavailable"] = [{"path": f, "reason": r} for f, r in problems.items() if r]
     status["watch"] = read_state(engine.data.root, engine.data.lock_path)  # None: no retry
     warned = file_warnings.listed(engine.manifest.conn)

@@ -299,7 +299,7 @@ class Indexing:
         folders = []
         for folder in manifest.folders():
             records = manifest.files_under(folder).values()
-            problem = folder_problem(folder)  # unavailable is not gone: its passages stay
+            problem = folder_problem(folder, bool(records))  # unavailable is not gone
             folders.append(
                 FolderInfo(
                     path=folder,

@@ -3,8 +3,10 @@
 A watched folder that cannot be read (an unplugged drive or a missing mount, permission
 denied, an I/O error, a stale network handle) keeps its passages until it is back or the person
 removes it with ``folders remove``; only a path that is gone from a folder that *can* be read is
-a deletion. Every front end (``index``, ``status``, the watcher, the window) asks this one
-function, so they agree on which folders are unavailable and why.
+a deletion. A folder the index holds files of that is now entirely empty counts as unavailable
+too: that is what the mount point of a drive that is not mounted looks like. Every front end
+(``index``, ``status``, the watcher, the window) asks this one function, so they agree on which
+folders are unavailable and why.
 """
 
 from __future__ import annotations
@@ -31,14 +33,19 @@ def reason_for(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-def folder_problem(folder: str) -> str | None:
-    """Why ``folder`` cannot be read now, or None when it can be listed."""
+EMPTIED = "empty, though files of it are indexed (a drive or share not mounted there?)"
+
+
+def folder_problem(folder: str, indexed: bool = False) -> str | None:
+    """Why ``folder`` cannot be read now, or None when it can be listed. ``indexed``: the
+    index holds files of it, so a folder with nothing in it at all is not there either."""
     try:
         st = os.stat(folder)
         if not stat.S_ISDIR(st.st_mode):
             return "no longer a folder"
-        with os.scandir(folder):  # opening the folder is what a missing permission refuses
-            pass
+        with os.scandir(folder) as entries:  # opening is what a missing permission refuses
+            if indexed and next(entries, None) is None:
+                return EMPTIED
     except OSError as exc:
         return reason_for(exc)
     return None

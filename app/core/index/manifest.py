@@ -112,6 +112,11 @@ class Manifest:
             rows = self.conn.execute(f"{self._file_sql} WHERE {_AT_OR_BELOW}", _at_or_below(folder))
         return {r[0]: FileRecord.from_row(r) for r in rows}
 
+    def holds_files(self, folder: str) -> bool:
+        """Whether any file at or below ``folder`` has a record."""
+        sql = f"SELECT 1 FROM files WHERE {_AT_OR_BELOW} LIMIT 1"
+        return self.conn.execute(sql, _at_or_below(folder)).fetchone() is not None
+
     def replace_file(
         self,
         record: FileRecord,

@@ -2,9 +2,10 @@
 
 Unavailable is not gone: a root that cannot be read (permission denied, an I/O error) and
 anything below a watched folder that cannot be read now (an unplugged drive, a missing mount)
-keep their records, and the sync reports them in ``IndexReport.unavailable``. Only what is gone
-from a place that can be read is removed: a deleted file or folder inside an available watched
-folder, or a path given explicitly (not watched) that no longer exists.
+keep their records, and the sync reports them in ``IndexReport.unavailable``; so does a folder
+whose files are indexed that is now entirely empty (the mount point of an unmounted drive).
+Only what is gone from a place that can be read is removed: a deleted file or folder inside an
+available watched folder, or a path given explicitly (not watched) that no longer exists.
 """
 
 from __future__ import annotations
@@ -56,11 +57,12 @@ def plan(
             known.update(manifest.files_under(root))
             continue  # gone, unless the watched folder it was in is unavailable (see below)
         if os.path.isdir(root):
-            problem = folder_problem(root)
+            under = manifest.files_under(root)
+            problem = folder_problem(root, indexed=bool(under))
             if problem is not None:
                 unavailable[root] = problem
                 continue
-            known.update(manifest.files_under(root))
+            known.update(under)
             scan_root = normalize(root)
             for fs in scan(scan_root, ignore):
                 path = root + fs.path[len(scan_root) :]
@@ -98,7 +100,7 @@ def unavailable_watched(paths: list[str], watched: list[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     for folder in watched:
         if any(is_within(p, folder) for p in paths):
-            problem = folder_problem(folder)
+            problem = folder_problem(folder, indexed=True)
             if problem is not None:
                 found[folder] = problem
     return found

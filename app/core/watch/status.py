@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from app.core.index.availability import unavailable_message
+from app.core.index.availability import folder_problem, unavailable_message
+from app.core.index.manifest import Manifest
 
 WatchState = Literal[
     "starting",  # loading the model, checking the index
@@ -39,6 +40,10 @@ class FolderProblems:
     def __init__(self, say: StatusFn) -> None:
         self.say = say
         self.reasons: dict[str, str] = {}
+
+    def check(self, folder: str, manifest: Manifest) -> bool:
+        """Look at ``folder`` now (an empty one whose files are indexed is not there)."""
+        return self.mark(folder, folder_problem(folder, manifest.holds_files(folder)))
 
     def mark(self, folder: str, problem: str | None) -> bool:
         """Record whether ``folder`` can be read (``problem`` None); True when it is back."""

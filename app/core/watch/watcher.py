@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from watchdog.events import FileSystemEvent, FileSystemMovedEvent
 
-from app.core.index.availability import folder_problem
 from app.core.index.report import Cancelled, IndexReport, Progress
 from app.core.ingest.loaders import is_supported
 from app.core.ingest.scanning import is_within, no_longer_watched, normalize
@@ -243,7 +242,7 @@ class Watcher:
         self._folders = tuple(folders)
         self._watches.reschedule(self._folders)
         for folder in folders:  # an unplugged drive: its passages stay until it is back
-            self._problems.mark(folder, folder_problem(folder))
+            self._problems.check(folder, self.engine.manifest)
         folders = [f for f in folders if f not in self._problems.reasons]
         if folders:
             self._status("syncing", f"Looking for changes in {plural(len(folders), 'folder')}...")
@@ -394,7 +393,7 @@ class Watcher:
         """Notice a watched folder that became unreadable (unmounted, denied) or came back."""
         now = time.monotonic()
         back = set(self._watches.check(self._folders))
-        back.update(f for f in self._folders if self._problems.mark(f, folder_problem(f)))
+        back.update(f for f in self._folders if self._problems.check(f, self.engine.manifest))
         with self._cond:  # back: whatever changed meanwhile is picked up
             for folder in back:
                 self._queue.touch(folder, now - self._queue.max_wait)
