@@ -228,3 +228,23 @@ def test_a_server_that_goes_away_while_watching_is_waited_for_not_hammered(
     finally:
         watcher.stop()
         srv.stop()
+
+
+def test_a_watcher_killed_while_retrying_is_not_reported_as_retrying(tmp_path: Path) -> None:
+    """SIGKILL leaves the retry note and the lock's holder note behind; status trusts
+    neither once that process is gone."""
+    import os
+    import subprocess
+    import sys
+
+    from app.core.watch.retrying import STATE_FILE, read_state
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    lock = tmp_path / "writer.lock"
+    for pid, expected in ((os.getpid(), "retrying"), (gone.pid, None)):
+        note = {"pid": pid, "kind": "server", "retry_at": 0, "detail": "down"}
+        (tmp_path / STATE_FILE).write_text(json.dumps(note), encoding="utf-8")
+        lock.write_text(json.dumps({"pid": pid, "what": "footnotes watch"}), encoding="utf-8")
+        state = read_state(tmp_path, lock)
+        assert (state and state["state"]) == expected, pid

@@ -192,6 +192,19 @@ class Retrier:
                 (self.state_dir / STATE_FILE).unlink(missing_ok=True)
 
 
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists (POSIX; elsewhere assumed, as signal 0 would kill)."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 def read_state(data_dir: Path, lock_path: Path) -> dict[str, Any] | None:
     """The running watcher's retry state for ``status``: None unless a watcher that still holds
     the writer lock wrote it. Adds ``retry_in_s`` and the ``message`` shown."""
@@ -199,6 +212,7 @@ def read_state(data_dir: Path, lock_path: Path) -> dict[str, Any] | None:
         state = json.loads((data_dir / STATE_FILE).read_text(encoding="utf-8"))
         holder = json.loads(lock_path.read_text(encoding="utf-8") or "{}")
         alive = isinstance(state, dict) and holder.get("pid") == state.get("pid")
+        alive = alive and _running(int(state["pid"]))  # killed: its notes stay behind
         kind = OutageKind(state["kind"]) if alive else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
