@@ -2,8 +2,8 @@
 
 Unavailable is not gone: a root that cannot be read (permission denied, an I/O error) and
 anything below a watched folder that cannot be read now (an unplugged drive, a missing mount)
-keep their records, and the sync reports them in ``IndexReport.unavailable``; so does a folder
-whose files are indexed that is now entirely empty (the mount point of an unmounted drive).
+keep their records, and the sync reports them in ``IndexReport.unavailable``; so does a watched
+folder whose files are indexed that is now entirely empty (an unmounted drive's mount point).
 Only what is gone from a place that can be read is removed: a deleted file or folder inside an
 available watched folder, or a path given explicitly (not watched) that no longer exists.
 """
@@ -45,6 +45,7 @@ def plan(
     found: dict[str, FileStat] = {}
     known: dict[str, FileRecord] = {}
     unavailable: dict[str, str] = {}
+    watched = set(manifest.folders())
     for root in roots:
         try:
             st = os.stat(root)
@@ -58,7 +59,7 @@ def plan(
             continue  # gone, unless the watched folder it was in is unavailable (see below)
         if os.path.isdir(root):
             under = manifest.files_under(root)
-            problem = folder_problem(root, indexed=bool(under))
+            problem = folder_problem(root, indexed=bool(under) and root in watched)
             if problem is not None:
                 unavailable[root] = problem
                 continue
@@ -90,7 +91,7 @@ def plan(
         else:
             changed.append(fs)
     gone = [p for p in known if p not in kept]
-    unavailable.update(unavailable_watched(gone, manifest.folders()))
+    unavailable.update(unavailable_watched(gone, sorted(watched)))
     report.unavailable.extend(sorted(unavailable.items()))
     return changed, [p for p in gone if not within_any(p, unavailable)]
 
