@@ -9,14 +9,13 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
-from app.core.search.fusion import fuse
-from app.core.search.retrieval import PINNED, dense_rows, lexical_rows, phrase_rows
+from app.core.search.retrieval import Candidates
+from app.core.search.retrieval import candidates as gather
 from app.core.text import sentence_spans
 from app.core.types import Hit
 from app.evaluation.datasets import (
@@ -46,32 +45,16 @@ def eval_engine(parent: Engine, name: str) -> Engine:
     return Engine(parent.data.root / "eval" / name, settings=settings, embedder=parent.embedder())
 
 
-@dataclass
-class Candidates:
-    """Dense and lexical candidate lists of one query, fused on demand per mode."""
-
-    dense: list[Any]
-    lexical: list[Any]
-    exact: list[Any] = dataclasses.field(default_factory=list)  # the query's phrase, verbatim
-
-    def hits(self, k: int, mode: str, depth: int | None = None) -> list[Hit]:
-        """Fused hits from each retriever's top ``depth`` candidates (default: all)."""
-        first = [row for row, _ in self.exact] if mode != "dense" else []
-        return fuse(self.dense[:depth], self.lexical[:depth], k, mode, first=first)
-
-
 def candidates(engine: Engine, queries: Sequence[str], depth: int) -> Iterable[Candidates]:
-    """Each query's dense and BM25 top-``depth`` lists (queries embedded in batches)."""
+    """Each query's candidates as the shipped search gathers them, each retriever's top
+    ``depth`` (queries embedded in batches)."""
     embedder, store = engine.embedder(), engine.store()
+    named = engine.retriever.named
     for i in range(0, len(queries), 64):
         part = queries[i : i + 64]
         vectors = embedder.encode(list(part))
         for q, vec in zip(part, vectors, strict=True):
-            yield Candidates(
-                dense_rows(engine.manifest, store, vec, depth),
-                lexical_rows(engine.manifest, q, depth),
-                phrase_rows(engine.manifest, q, PINNED),
-            )
+            yield gather(engine.manifest, store, vec, q, depth, named=named)
 
 
 def eval_beir(engine: Engine, data: BeirSet, *, k: int = 10, depth: int = 100) -> dict[str, Any]:

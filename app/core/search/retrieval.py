@@ -2,6 +2,8 @@
 
 A ``Scope`` narrows both retrievers before they rank (the dense search to the vectors of
 chunks in scope, the lexical search to their rows), so a scoped search still gets k hits.
+Files the question names by their file name (``named``) are searched within as well, and
+their passages ranked first when they match nearly as well as the rest.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from app.core.index.manifest import ChunkRow, Manifest
 from app.core.index.store import DenseHit, VectorStore
 from app.core.search import support
 from app.core.search.fusion import fuse
+from app.core.search.named import NamedFiles
 from app.core.search.scope import Scope, ScopeMembers
 from app.core.types import Hit, Support
 
@@ -52,6 +55,53 @@ class SearchResult:
         if self.scope is not None and not self.scope.everything:
             out["scope"] = self.scope.to_json()
         return out
+
+
+@dataclass
+class Candidates:
+    """One query's dense and lexical candidate lists, fused on demand (``hits``)."""
+
+    dense: list[tuple[ChunkRow, float]]
+    lexical: list[tuple[ChunkRow, float]]
+    exact: list[tuple[ChunkRow, float]] = dataclasses.field(default_factory=list)  # verbatim
+    named: frozenset[str] = frozenset()  # files the question names
+
+    def hits(self, k: int, mode: str = "hybrid", depth: int | None = None) -> list[Hit]:
+        """Fused hits from each retriever's top ``depth`` candidates (default: all)."""
+        first = [row for row, _ in self.exact] if mode != "dense" else []
+        return fuse(self.dense[:depth], self.lexical[:depth], k, mode, first, self.named)
+
+
+def candidates(
+    manifest: Manifest,
+    store: VectorStore,
+    qvec: np.ndarray,
+    query: str,
+    n: int,
+    *,
+    scope: Scope | None = None,
+    members: ScopeMembers | None = None,
+    named: NamedFiles | None = None,
+) -> Candidates:
+    """Each retriever's ``n`` best within the scope (if any), the passages holding the query
+    word for word, and, unscoped, the ``n`` best of each file the question names."""
+    dense = dense_rows(manifest, store, qvec, n, members)
+    lex = lexical_rows(manifest, query, n, scope)
+    exact = phrase_rows(manifest, query, PINNED, scope)
+    files = named.named(query) if named is not None and members is None else []
+    if files:
+        within = Scope(paths=tuple(files))
+        dense = _union(dense, dense_rows(manifest, store, qvec, n, within.members(manifest.conn)))
+        lex = _union(lex, lexical_rows(manifest, query, n, within))
+    return Candidates(dense, lex, exact, frozenset(files))
+
+
+def _union(
+    a: list[tuple[ChunkRow, float]], b: list[tuple[ChunkRow, float]]
+) -> list[tuple[ChunkRow, float]]:
+    """Two lists of the same retriever (same scores) as one, best first."""
+    rows = {row.row_id: (row, score) for row, score in [*b, *a]}
+    return sorted(rows.values(), key=lambda rs: -rs[1])
 
 
 def dense_rows(
@@ -143,6 +193,7 @@ class Retriever:
         self._embedder = embedder
         self._store = store
         self.candidates = candidates
+        self.named = NamedFiles(manifest)
 
     def search(
         self, query: str, k: int = 8, mode: str = "hybrid", scope: Scope | None = None
@@ -155,10 +206,11 @@ class Retriever:
                 return SearchResult(query, [], Support(False, 0.0, scope.nothing_reason()), scope)
         n = max(self.candidates, k)
         qvec = self._embedder().encode([query])[0]
-        dense = dense_rows(self.manifest, self._store(), qvec, n, members)
-        lex = lexical_rows(self.manifest, query, n, scope)
-        exact = phrase_rows(self.manifest, query, PINNED, scope) if mode != "dense" else []
-        hits = fuse(dense, lex, k, mode, first=[row for row, _ in exact])
+        found = candidates(
+            self.manifest, self._store(), qvec, query, n,
+            scope=scope, members=members, named=self.named,
+        )  # fmt: skip
+        hits = found.hits(k, mode)
         self._fill_dense_scores(hits, qvec)
         self.manifest.mark_ocr(hits)  # a passage from a scanned page says so
         verdict = support.assess(query, hits, index=self.manifest)

@@ -1,0 +1,70 @@
+"""A question that names a document by its file name is searched within that document too.
+
+"What was the FY2021 capital expenditure of Acme?" names ``ACME_2021_annual_report.md``: its
+cash-flow passage does not say whose it is, while another company's report and a note phrase
+the question's words more closely.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.core.search.named import file_name, question_names
+
+ACME_2021 = """# Cash flows
+
+Purchases of property, plant and equipment were 412 million in the year, for the new
+kilns at the river works.
+
+# Employees
+
+The works employed 2,300 people at the end of the year.
+"""
+ACME_2019 = """# Cash flows
+
+Purchases of property, plant and equipment were 298 million in the year, for the new
+warehouse and the rail siding.
+"""
+GLOBEX_2021 = """# Capital expenditure
+
+Capital expenditure for fiscal year 2021 was 90 million: what the company spent on
+plant and equipment, mostly replacement presses.
+"""
+NOTE = """# What capital expenditure means
+
+Capital expenditure (capex) is what a company spends in a fiscal year on property, plant
+and equipment. Look for it in the cash flow statement.
+"""
+
+
+def test_the_named_report_of_the_named_year_comes_first(tmp_path: Path, make_engine) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ACME_2021_annual_report.md").write_text(ACME_2021)
+    (docs / "ACME_2019_annual_report.md").write_text(ACME_2019)
+    (docs / "Globex_2021_annual_report.md").write_text(GLOBEX_2021)
+    (docs / "capital-expenditure.md").write_text(NOTE)
+    engine = make_engine()
+    engine.index([str(docs)])
+
+    hits = engine.search("What was the FY2021 capital expenditure of Acme?", 3).hits
+    assert Path(hits[0].path).name == "ACME_2021_annual_report.md"
+    assert "412 million" in hits[0].text
+    # a question naming no file ranks as before: the note that defines the term leads
+    plain = engine.search("what does capital expenditure mean", 3).hits
+    assert Path(plain[0].path).name == "capital-expenditure.md"
+
+
+def test_what_counts_as_naming_a_file() -> None:
+    assert file_name("/r/3M_2018_10K.pdf") == file_name("/x/3M-2018-10K.md")
+    named = file_name("/r/MGMRESORTS_2022Q4_EARNINGS.pdf")
+    assert named is not None and named.subject == "mgmresorts" and named.years == {2022}
+    for not_a_name in ("/n/delete-lines-in-vim.md", "/n/The-Report.md", "/n/2021.txt"):
+        assert file_name(not_a_name) is None, not_a_name
+
+    names, acronyms, years = question_names("Has MGM paid dividends in FY22 and 2021?")
+    assert "mgm" in names and acronyms == ["mgm"] and years == {2021, 2022}
+    names, _, _ = question_names("How much did American Water Works pay out?")
+    assert "americanwaterworks" in names
+    names, _, _ = question_names("Delete lines in vim quickly")  # a first word is not a name
+    assert "delete" not in names
