@@ -25,8 +25,8 @@ from app.core.index.records import ChunkRow
 from app.core.index.store import VectorStore
 from app.core.search import calibration, support
 from app.core.search.calibration import Calibration
-from app.core.search.fusion import fuse
-from app.core.search.retrieval import dense_rows, lexical_rows
+from app.core.search.named import named_files
+from app.core.search.retrieval import Candidates, candidates
 from app.core.search.termstats import LexicalStats
 from app.core.text import query_terms, sentence_spans
 from app.core.types import Hit
@@ -52,15 +52,19 @@ def search(
     depth: int = 50,
     exclude: Exclude | None = None,
 ) -> list[Hit]:
-    """The shipped search's hits, optionally as if the passages ``exclude`` picks were not
-    indexed (each retriever's candidates are widened, filtered, then cut to ``depth``)."""
+    """The shipped search's hits (its candidates: ``retrieval.candidates``), optionally as if
+    the passages ``exclude`` picks were not indexed (each retriever's candidates are widened,
+    filtered, then cut to ``depth``)."""
     wide = depth if exclude is None else depth * 8
-    dense = dense_rows(manifest, store, qvec, wide)
-    lex = lexical_rows(manifest, query, wide)
+    found = candidates(manifest, store, qvec, query, wide, named=named_files(manifest))
     if exclude is not None:
-        dense = [(r, s) for r, s in dense if not exclude(r)]
-        lex = [(r, s) for r, s in lex if not exclude(r)]
-    hits = fuse(dense[:depth], lex[:depth], k)
+        found = Candidates(
+            [(r, s) for r, s in found.dense if not exclude(r)],
+            [(r, s) for r, s in found.lexical if not exclude(r)],
+            [(r, s) for r, s in found.exact if not exclude(r)],
+            found.named,
+        )
+    hits = found.hits(k, depth=depth)
     lacking = {h.text_hash for h in hits if h.dense_score is None and h.text_hash}
     if lacking:
         vectors = store.vectors(lacking)

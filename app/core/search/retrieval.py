@@ -21,7 +21,7 @@ from app.core.index.manifest import ChunkRow, Manifest
 from app.core.index.store import DenseHit, VectorStore
 from app.core.search import support
 from app.core.search.fusion import fuse
-from app.core.search.named import NamedFiles
+from app.core.search.named import NamedFiles, named_files
 from app.core.search.scope import Scope, ScopeMembers
 from app.core.types import Hit, Support
 
@@ -193,7 +193,7 @@ class Retriever:
         self._embedder = embedder
         self._store = store
         self.candidates = candidates
-        self.named = NamedFiles(manifest)
+        self.named = named_files(manifest)
 
     def search(
         self, query: str, k: int = 8, mode: str = "hybrid", scope: Scope | None = None
