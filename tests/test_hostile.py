@@ -190,6 +190,7 @@ def kill_parser(*, once_sending: int = 0) -> None:
     os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.slow  # ~16 s (1 MB files parsed and embedded twice): full suite only
 def test_a_parser_crash_costs_one_file_which_is_not_retried_until_it_changes(
     tmp_path: Path, make_engine
 ) -> None:
