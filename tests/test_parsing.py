@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.ingest.parsing import ParseLimits, ParserPool
+from app.core.ingest.parsing import ParseLimits
+from app.core.ingest.reader_pool import ParserPool
 
 
 def write_notes(folder: Path, n: int) -> list[str]:

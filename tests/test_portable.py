@@ -22,7 +22,8 @@ import pytest
 from app.core.config import Settings
 from app.core.host.client import EngineHost
 from app.core.host.messages import AddFolder, Exited, IndexProgress, Opened, Search
-from app.core.ingest.parsing import START_METHOD_ENV, ParseLimits, ParserPool, start_method
+from app.core.ingest.parsing import START_METHOD_ENV, ParseLimits, start_method
+from app.core.ingest.reader_pool import ParserPool
 from app.core.locking import LockedError, WriterLock
 from tests.test_engine_host import Inbox, data_dir, indexed
 
@@ -99,13 +100,13 @@ def test_parser_worker_without_resource_module(tmp_path: Path) -> None:
         import json, sys
         sys.modules["resource"] = None  # as on Windows: importing it fails
         from multiprocessing import Pipe
-        from app.core.ingest.parsing import STARTED, ParseLimits, _worker, set_memory_cap
+        from app.core.ingest.parsing import STARTED, ParseLimits, run_worker, set_memory_cap
 
         assert set_memory_cap(512) is False
         parent, child = Pipe()
         parent.send((sys.argv[1], None))
         parent.send(None)
-        _worker(child, ParseLimits(memory_mb=512))
+        run_worker(child, ParseLimits(memory_mb=512))
         assert parent.recv() == STARTED
         result = parent.recv()
         print(json.dumps({"error": result.error, "chunks": len(result.chunks)}))

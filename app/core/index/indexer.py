@@ -28,10 +28,10 @@ from app.core.ingest.failures import FailureKind, is_retried
 from app.core.ingest.parsing import (
     ParseLimits,
     ParseResult,
-    ParserPool,
     limit_values,
     too_large_reason,
 )
+from app.core.ingest.reader_pool import ParserPool
 from app.core.ingest.scanning import FileStat, IgnoreRules, normalize
 from app.core.testhooks import index_write
 
@@ -286,27 +286,6 @@ class Indexer:
 
     def _record(
         self,
-        result: ParseResult,
-        fs: FileStat,
-        report: IndexReport,
-        garbage: list[str],
-        done: int,
-        total: int,
-    ) -> None:
-        """Write one file's parse result: its passages, an unchanged mark, or its failure."""
-        if result.error is not None:
-            self._fail(fs, result.hash, result.error, result.error_kind, report, garbage)
-            self.progress(Progress("failed", fs.path, done, total, detail=result.error))
-        elif result.unchanged:
-            self.manifest.touch_file(fs.path, fs.size, fs.mtime_ns)
-            index_write()
-            report.files_unchanged += 1
-            self.progress(Progress("unchanged", fs.path, done, total))
-        else:
-            self._write(result, fs, report, garbage, done, total)
-
-    def _write(
-        self,
         r: ParseResult,
         fs: FileStat,
         report: IndexReport,
@@ -314,7 +293,18 @@ class Indexer:
         done: int,
         total: int,
     ) -> None:
-        """Write a parsed file's row and passages: searchable by their words from now on."""
+        """Write one file's parse result: its failure, an unchanged mark, or its row and
+        passages (searchable by their words from then on)."""
+        if r.error is not None:
+            self._fail(fs, r.hash, r.error, r.error_kind, report, garbage)
+            self.progress(Progress("failed", fs.path, done, total, detail=r.error))
+            return
+        if r.unchanged:
+            self.manifest.touch_file(fs.path, fs.size, fs.mtime_ns)
+            index_write()
+            report.files_unchanged += 1
+            self.progress(Progress("unchanged", fs.path, done, total))
+            return
         record = FileRecord(
             r.path, fs.size, fs.mtime_ns, r.hash, "indexed", r.warning, r.kind, r.pages,
             format=INDEX_FORMAT,
