@@ -50,6 +50,11 @@ def test_the_named_report_of_the_named_year_comes_first(tmp_path: Path, make_eng
     hits = engine.search("What was the FY2021 capital expenditure of Acme?", 3).hits
     assert Path(hits[0].path).name == "ACME_2021_annual_report.md"
     assert "412 million" in hits[0].text
+    # renamed: the new name is the one a question names (the names are read again)
+    (docs / "ACME_2021_annual_report.md").rename(docs / "Initech_2021_annual_report.md")
+    engine.index([str(docs)])
+    hits = engine.search("What was the FY2021 capital expenditure of Initech?", 3).hits
+    assert Path(hits[0].path).name == "Initech_2021_annual_report.md"
     # a question naming no file ranks as before: the note that defines the term leads
     plain = engine.search("what does capital expenditure mean", 3).hits
     assert Path(plain[0].path).name == "capital-expenditure.md"

@@ -31,6 +31,11 @@ MAX_JOINED = 3  # words run together into one name part ("American Water Works")
 _PART = re.compile(r"[A-Za-z0-9]+")
 _NAME_YEAR = re.compile(r"(?:19|20)\d\d(?=$|[a-z])")  # "2018", "2023q2"
 _YEAR = re.compile(r"\b(?:FY|Q\d'?)?((?:19|20)\d\d)\b", re.IGNORECASE)
+# Changes when a file is added, removed or renamed (a rename to a path of the same length
+# aside), at the cost of a scan of the paths' lengths.
+_PATHS_SIGNATURE = (
+    "SELECT count(*), coalesce(max(id), 0), coalesce(sum(length(path)), 0) FROM files"
+)
 _SHORT_FY = re.compile(r"\bFY'?(\d\d)\b", re.IGNORECASE)  # "FY20" for 2020
 
 
@@ -81,17 +86,27 @@ class NamedFiles:
 
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
-        self._names: dict[str, _Name] = {}
+        self._parsed: dict[str, _Name | None] = {}  # every path seen, parsed once
+        self._names: dict[str, _Name] = {}  # the current paths that are names
         self._seen: tuple[int, int] | None = None
+        self._paths: tuple[int, int, int] | None = None
 
     def _refresh(self) -> None:
+        """Read the paths again only after a write (this connection's or another's) that
+        changed them: most writes (a file re-read, vectors stored) leave them as they are."""
         conn = self.manifest.conn
         seen = (conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0])
-        if seen != self._seen:
-            self._names = {
-                p: n for p in self.manifest.files_under() if (n := file_name(p)) is not None
-            }
-            self._seen = seen
+        if seen == self._seen:
+            return
+        self._seen = seen
+        paths = tuple(conn.execute(_PATHS_SIGNATURE).fetchone())
+        if paths == self._paths:
+            return
+        self._paths = paths
+        parsed = self._parsed
+        current = [row[0] for row in conn.execute("SELECT path FROM files")]
+        self._parsed = {p: parsed[p] if p in parsed else file_name(p) for p in current}
+        self._names = {p: n for p, n in self._parsed.items() if n is not None}
 
     def named(self, question: str) -> list[str]:
         """Paths of the files ``question`` names (at most ``MAX_NAMED``), best first."""
