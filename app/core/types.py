@@ -13,7 +13,7 @@ class Page:
 
     number: int | None
     text: str
-    section: str | None = None  # the heading path open on this page (a PDF's outline)
+    section: str | None = None  # heading path of the page: its PDF outline, its own title
     ocr: bool = False  # the text was read by OCR (a scanned page or an image)
 
 

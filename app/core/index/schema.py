@@ -23,8 +23,9 @@ from app.core.ingest.failures import FailureKind
 
 SCHEMA_VERSION = 5
 # What each passage's vector is made of. 1: the passage alone; 2: its context line and the
-# passage (``ingest.context``). A file whose rows are older is rebuilt by the next sync.
-INDEX_FORMAT = 2
+# passage (``ingest.context``); 3: a PDF page's own title joins its heading path
+# (``context.page_title``). A file whose rows are older is rebuilt by the next sync.
+INDEX_FORMAT = 3
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -4,15 +4,19 @@ A passage of a cash-flow table does not say whose table it is; a question names 
 and the year. So the text that is embedded is the passage preceded by one line of context,
 "3M Company 10-K › Item 8 › Cash flows", while what is shown, cited and highlighted stays the
 exact passage. The context comes from the document's content only (its metadata title, first
-Markdown heading, HTML <title>, PDF outline), never from the file's name, so renaming or
-moving a file re-embeds nothing. The name reaches the lexical index separately.
+Markdown heading, HTML <title>, PDF outline and the title set at the top of each PDF page),
+never from the file's name, so renaming or moving a file re-embeds nothing. The name reaches
+the lexical index separately.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from app.core.text import display_path
 
@@ -72,6 +76,77 @@ def outline_sections(toc: Sequence[Sequence[object]], page_count: int) -> list[s
             i += 1
         sections[page - 1] = current
     return sections
+
+
+@dataclass(frozen=True)
+class TitleLine:
+    """One line of a PDF page as ``page_title`` weighs it: where it is and how it is set."""
+
+    top: float
+    left: float
+    text: str
+    size: float  # the largest font size of its spans, in points
+    bold: bool  # every span with text is bold
+    chars: int
+
+
+MAX_TITLE_LINES = 3
+MAX_TITLE_CHARS = 160
+_TITLE_ZONE = 0.4  # a page's title is set in its top 40%
+_LARGER = 1.15  # a line this much larger than the body text stands out without being bold
+_RUNNING_HEADER_WORDS = 4  # "Table of Contents", "Index", "Page 12" above a title are skipped
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def page_title(lines: Sequence[TitleLine], page_height: float) -> str | None:
+    """The title a PDF page sets above its text, as a heading path, or None.
+
+    A statement page of a filing ("3M Company and Subsidiaries", "Consolidated Balance
+    Sheet") has no outline entry of its own, and the passages below its first one would not
+    say which statement they are part of. The title is the run of lines at the top of the page
+    that stand out from the body text (bold, or larger; never smaller), at most three; short
+    plain lines above it (a running header) are skipped, and a plain line of body text ends it.
+    Lines without letters (years, page numbers) and in parentheses ("(In millions)") are
+    passed over.
+    """
+    if not lines:
+        return None
+    weight: Counter[float] = Counter()
+    for line in lines:
+        weight[round(line.size, 1)] += line.chars
+    body = weight.most_common(1)[0][0]
+    title: list[TitleLine] = []
+    for line in sorted(lines, key=lambda ln: (round(ln.top), ln.left)):
+        text = " ".join(line.text.split())
+        if line.top > page_height * _TITLE_ZONE or len(title) == MAX_TITLE_LINES:
+            break
+        if not _LETTER.search(text) or text.startswith("("):
+            continue
+        stands_out = line.size >= body - 0.05 and (line.bold or line.size >= body * _LARGER)
+        if stands_out:
+            title.append(replace(line, text=text))
+        elif title or len(text.split()) > _RUNNING_HEADER_WORDS:
+            break
+    if not title:
+        return None
+    parts = [title[0].text]
+    for prev, line in pairwise(title):
+        wrapped = (
+            line.size == prev.size and line.top - prev.top < 1.5 * line.size and len(prev.text) > 50
+        )
+        parts[-1:] = [f"{parts[-1]} {line.text}"] if wrapped else [parts[-1], line.text]
+    joined = SEPARATOR.join(parts)
+    return clean_title(joined) if len(joined) <= MAX_TITLE_CHARS else None  # a bold paragraph
+
+
+def with_page_title(section: str | None, title: str | None) -> str | None:
+    """An outline's heading path for a page, followed by the parts of the page's own title
+    that it does not already hold."""
+    if not section:
+        return title
+    known = section.casefold()
+    extra = [part for part in (title or "").split(SEPARATOR) if part.casefold() not in known]
+    return SEPARATOR.join([section, *extra])
 
 
 def passage_context(title: str | None, heading: str | None) -> str:

@@ -17,13 +17,19 @@ import stat
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from app.core.ingest.context import clean_title, html_title, markdown_title, outline_sections
+from app.core.ingest.context import (
+    clean_title,
+    html_title,
+    markdown_title,
+    outline_sections,
+    with_page_title,
+)
 from app.core.ingest.decoding import decode_bytes, decode_markup, decode_text, normalise
 from app.core.ingest.failures import DocumentError, FailureKind, LoadError, UnsupportedFile
 from app.core.ingest.html import html_to_text
 from app.core.ingest.images import IMAGE_SUFFIXES, image_pdf
 from app.core.ingest.ocr import PageOcr, needs_ocr, ocr_page_text
-from app.core.ingest.pdftext import pdf_page_chars, pdf_page_text
+from app.core.ingest.pdftext import pdf_page_chars, pdf_page_read, pdf_page_text
 from app.core.types import Document, Page
 
 READ_EVERY = 10  # pages between two reports of a long document being read
@@ -225,8 +231,8 @@ def _paged_pages(
     ocr: PageOcr | None,
     on_read: Callable[[int, int], None] | None = None,
 ) -> tuple[list[Page], str | None, int]:
-    """One Page per page, numbered from 1, with its outline section; the title; and the
-    number of scanned pages left unread (no OCR)."""
+    """One Page per page, numbered from 1, with its heading path (the outline's, then the
+    page's own title); the document's title; and the number of scanned pages left unread."""
     doc = _open_paged_bytes(data, kind)
     try:
         try:
@@ -249,7 +255,7 @@ def _paged_pages(
                 on_read(index + 1, count)
             try:
                 page = doc.load_page(index)
-                text = pdf_page_text(page)
+                text, page_title = pdf_page_read(page)
                 if kind != "epub" and needs_ocr(page, text):
                     scanned.append(index + 1)
             except (MemoryError, RecursionError):
@@ -258,7 +264,7 @@ def _paged_pages(
                 raise LoadError(
                     f"page {index + 1} could not be read; the file may be damaged"
                 ) from None
-            pages.append(Page(index + 1, text))
+            pages.append(Page(index + 1, text, page_title))
         title = clean_title((doc.metadata or {}).get("title")) if kind != "image" else None
         pages, unread = _with_ocr(doc, pages, scanned, ocr, kind == "image")
         return _with_outline(doc, pages), title, unread
@@ -308,7 +314,8 @@ def _docx_text(data: bytes) -> tuple[str, str | None]:
 
 
 def _with_outline(doc: pymupdf.Document, pages: list[Page]) -> list[Page]:
-    """Pages with the heading path of the document's outline (bookmarks) open on each."""
+    """Pages with the heading path of the document's outline (bookmarks) open on each, before
+    the page's own title (``Page.section`` as read)."""
     try:
         toc = doc.get_toc(simple=True)
     except (MemoryError, RecursionError):
@@ -318,7 +325,10 @@ def _with_outline(doc: pymupdf.Document, pages: list[Page]) -> list[Page]:
     if not toc:
         return pages
     sections = outline_sections(toc, len(pages))
-    return [Page(p.number, p.text, sections[i], p.ocr) for i, p in enumerate(pages)]
+    return [
+        Page(p.number, p.text, with_page_title(sections[i], p.section), p.ocr)
+        for i, p in enumerate(pages)
+    ]
 
 
 def _docx_collect(items: Iterable[Any], parts: list[str]) -> None:

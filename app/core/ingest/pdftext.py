@@ -19,12 +19,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pymupdf
 
+from app.core.ingest.context import TitleLine, page_title
+
 BBox = tuple[float, float, float, float]
 
 # Same flags as page.get_text("text"): ligatures and whitespace kept, no images, clipped to
 # the media box. Spelled out (pymupdf.TEXTFLAGS_TEXT == 195) so this module imports without
 # loading PyMuPDF, which takes about a second.
 TEXT_FLAGS = 1 | 2 | 64 | 128
+
+_BOLD = 16  # MuPDF's span flag for a bold font
 
 LINE_SEP = "\n"
 BLOCK_SEP = "\n\n"
@@ -48,16 +52,36 @@ def _text_blocks(page_dict: dict[str, Any]) -> Iterator[list[Any]]:
 
 def pdf_page_text(page: pymupdf.Page) -> str:
     """The page's text built by the fixed rules (equal to ``pdf_page_chars(page)[0]``)."""
+    return pdf_page_read(page)[0]
+
+
+def pdf_page_read(page: pymupdf.Page) -> tuple[str, str | None]:
+    """The page's text (as ``pdf_page_text``) and its title (``context.page_title``), from
+    one reading of the page."""
     blocks: list[str] = []
+    lines_seen: list[TitleLine] = []
     for lines in _text_blocks(page.get_text("dict", flags=TEXT_FLAGS)):
         kept = []
         for line in lines:
             text = clean("".join(span["text"] for span in line["spans"]))
             if text.strip():
                 kept.append(text)
+                lines_seen.append(_title_line(line, text))
         if kept:
             blocks.append(LINE_SEP.join(kept))
-    return BLOCK_SEP.join(blocks)
+    return BLOCK_SEP.join(blocks), page_title(lines_seen, page.rect.height)
+
+
+def _title_line(line: dict[str, Any], text: str) -> TitleLine:
+    spans = [s for s in line["spans"] if s["text"].strip()]
+    return TitleLine(
+        top=line["bbox"][1],
+        left=line["bbox"][0],
+        text=text,
+        size=max(s["size"] for s in spans),
+        bold=all(s["flags"] & _BOLD for s in spans),
+        chars=sum(len(s["text"]) for s in spans),
+    )
 
 
 def pdf_page_chars(page: pymupdf.Page) -> tuple[str, list[BBox | None]]:
