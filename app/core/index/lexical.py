@@ -137,10 +137,28 @@ def _match(
         ).fetchall()
     else:
         where, params = within
+        span = _span(conn, within)
+        if span is None:
+            return []
+        # FTS5 scores only the rows in the span: a file's passages are written together, so
+        # their row ids are one run, and BM25 for a named file costs as little as the file.
         rows = conn.execute(
             f"SELECT chunks_fts.rowid, {BM25} AS s FROM chunks_fts "
             "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
-            f"WHERE chunks_fts MATCH ? AND ({where}) ORDER BY s LIMIT ?",
-            (query, *params, k),
+            "WHERE chunks_fts MATCH ? AND chunks_fts.rowid BETWEEN ? AND ? "
+            f"AND ({where}) ORDER BY s LIMIT ?",
+            (query, *span, *params, k),
         ).fetchall()
     return [LexicalHit(int(r[0]), -float(r[1])) for r in rows]
+
+
+def _span(conn: sqlite3.Connection, within: tuple[str, Sequence[object]]) -> tuple[int, int] | None:
+    """The lowest and highest passage row id of the files ``within`` selects (None: none),
+    two index lookups per file."""
+    where, params = within
+    lo, hi = conn.execute(
+        "SELECT min((SELECT min(id) FROM chunks WHERE file_id = f.id)), "
+        f"max((SELECT max(id) FROM chunks WHERE file_id = f.id)) FROM files f WHERE ({where})",
+        params,
+    ).fetchone()
+    return None if lo is None else (int(lo), int(hi))
