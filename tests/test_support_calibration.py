@@ -3,12 +3,14 @@ stored in the data directory, refreshed when the index grows, used by search."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from app.core.index.schema import INDEX_FORMAT
 from app.core.search import calibration, probes, support
 from app.core.search.calibration import Calibration, choose_threshold
 
@@ -85,6 +87,24 @@ def test_a_small_change_keeps_the_calibration(
     assert calibration.load(engine.data.root) == before
 
 
+def test_a_calibration_made_on_an_older_index_format_is_measured_again(
+    tmp_path: Path, make_engine, small_calibration
+) -> None:
+    """After an upgrade re-embeds passages with more context, their scores move: the threshold
+    measured on the old passages is redone by the next index run."""
+    engine = make_engine()
+    notes = write_notes(tmp_path / "notes", 30, seed=4)
+    engine.index([str(notes)])
+    current = calibration.load(engine.data.root)
+    assert current is not None and current.index_format == INDEX_FORMAT
+    older = dataclasses.replace(current, index_format=INDEX_FORMAT - 1, threshold=0.99)
+    calibration.save(engine.data.root, older)
+    engine.index([str(notes)])  # nothing changed on disk
+    redone = calibration.load(engine.data.root)
+    assert redone is not None and redone.index_format == INDEX_FORMAT
+    assert redone.threshold == current.threshold != 0.99
+
+
 def test_a_calibration_for_other_parameters_is_ignored(tmp_path: Path) -> None:
     model = support.SupportModel.load()
     cal = Calibration(0.9, model.threshold, "another model @ 2020-01-01", 1000, "2020-01-01")
@@ -119,7 +139,7 @@ def test_choose_threshold_rises_where_missing_evidence_still_scores_high() -> No
 
 
 def test_stale_when_grown_or_for_another_model() -> None:
-    cal = Calibration(0.5, 0.4, "m", 1000, "2026-01-01")
+    cal = Calibration(0.5, 0.4, "m", 1000, "2026-01-01", index_format=INDEX_FORMAT)
     assert not calibration.stale(cal, 1100, "m")
     assert calibration.stale(cal, 1300, "m") and calibration.stale(cal, 700, "m")
     assert calibration.stale(cal, 1000, "other")

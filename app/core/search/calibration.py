@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from app.core.config import atomic_write_text
+from app.core.index.schema import INDEX_FORMAT
 
 FILE_NAME = "support_calibration.json"
 MIN_PASSAGES = 300  # below this an index is too small to say what its typical scores are
@@ -51,6 +52,8 @@ class Calibration:
     probes_passed: float = 0.0
     removed_flagged: float = 0.0
     offtopic_flagged: float = 0.0
+    # The index format it was measured on: passages embedded another way score otherwise.
+    index_format: int = 0
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Calibration:
@@ -103,10 +106,11 @@ def save(root: Path, cal: Calibration) -> None:
 
 
 def stale(cal: Calibration | None, passages: int, model: str) -> bool:
-    """Whether the index has grown or shrunk enough (or the model changed) to measure again."""
+    """Whether the index has grown or shrunk enough (or the model or what is embedded for a
+    passage changed) to measure again."""
     if passages < MIN_PASSAGES:
         return False
-    if cal is None or cal.model != model:
+    if cal is None or cal.model != model or cal.index_format != INDEX_FORMAT:
         return True
     return abs(passages - cal.passages) > GROWTH * max(cal.passages, 1)
 

@@ -22,6 +22,7 @@ import numpy as np
 from app.core.index.indexer import Embedder
 from app.core.index.manifest import Manifest
 from app.core.index.records import ChunkRow
+from app.core.index.schema import INDEX_FORMAT
 from app.core.index.store import VectorStore
 from app.core.search import calibration, support
 from app.core.search.calibration import Calibration
@@ -187,6 +188,7 @@ def calibration_for(measured: Measured, model: support.SupportModel) -> Calibrat
         probes_passed=round(_mean(p >= t for p in answerable), 4),
         removed_flagged=round(_mean(p < t for p in removed), 4),
         offtopic_flagged=round(_mean(p < t for p in off), 4),
+        index_format=INDEX_FORMAT,
     )
 
 
