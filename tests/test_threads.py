@@ -226,3 +226,22 @@ def test_a_locked_database_does_not_stop_an_answer(tmp_path: Path) -> None:
     saved = record_turn(store, plan, "and now?", Answer("It is.", "llama3.2", []))
     assert saved.thread_id == tid and saved.turn == 1  # once free, the store works again
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "leans"),
+    [
+        ("Why?", True),
+        ("Why does it matter?", True),
+        ("And in 2022?", True),
+        ("What about the rear derailleur?", True),
+        ("Who painted the ceiling of the Sistine Chapel?", False),
+    ],
+)
+def test_the_merge_adds_earlier_terms_only_to_a_follow_up_that_leans_on_them(
+    question: str, leans: bool
+) -> None:
+    merged = merge_query(question, [turn("/d/b.txt", "x")])
+    assert (merged != question) == leans
+    if leans:
+        assert {"chain", "bicycle"} <= set(merged.split())

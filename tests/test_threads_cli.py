@@ -72,6 +72,20 @@ def test_a_follow_up_is_searched_in_the_context_of_the_first_turn(
     assert any(FIRST in m for m in answer_prompt[1:-1])  # the last turns go with the sources
 
 
+def test_a_new_question_in_a_thread_is_not_searched_with_the_last_topic(
+    data: Path, server: FakeOllama
+) -> None:
+    """Without a usable rewrite, a question of its own must not borrow the last turn's terms:
+    merged, "Who painted the Sistine Chapel?" found the bicycle note and looked supported."""
+    first = ask(data, server, FIRST)
+    question = "Who painted the ceiling of the Sistine Chapel?"
+    second = ask(data, server, question, "--thread", first["thread"])
+    assert second["turn"] == 2 and second["search_query"] == question
+    assert second["search_method"] == "as_typed" and "of its own" in second["search_note"]
+    assert second["support"]["supported"] is False
+    assert second["verdict"]["level"] == "unsupported"
+
+
 def test_the_model_rewrite_is_searched_when_it_is_a_query(data: Path, server: FakeOllama) -> None:
     first = ask(data, server, FIRST)
     server.rewrite_reply = "why replace a road bicycle chain"

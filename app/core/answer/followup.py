@@ -4,8 +4,11 @@
 (short prompt, its own time limit) to rewrite it into a standalone search query from the last
 few turns; the result is kept only if it looks like a query (non-empty, short, not a refusal,
 not an answer). Otherwise — the model slow, unavailable, off in Settings, or talking — a
-deterministic merge is searched: the previous query's key terms plus the follow-up. A first
-turn searches the question as typed.
+deterministic merge is searched: the previous query's key terms plus the follow-up, when the
+follow-up leans on what came before (a pronoun, "and …", "what about …", or fewer than three
+content words); a question that reads as one of its own ("What is the boiling point of liquid
+nitrogen?") is searched as typed, so the last topic's passages cannot make it look supported.
+A first turn searches the question as typed.
 """
 
 from __future__ import annotations
@@ -38,6 +41,16 @@ _REFUSAL = re.compile(
 _ANSWERISH = re.compile(
     r"^(yes|no|the answer|according to|based on the|the sources?)\b", re.IGNORECASE
 )
+# Words that point back at the conversation, and openings that continue it.
+_REFERS_BACK = re.compile(
+    r"\b(it|its|they|them|their|theirs|this|that|these|those|he|him|his|she|her|hers|"
+    r"there|then|same|such|former|latter|above|previous|else)\b",
+    re.IGNORECASE,
+)
+_CONTINUES = re.compile(
+    r"^\W*(and|or|but|also|so|why|what about|how about|how come)\b", re.IGNORECASE
+)
+_OWN_TERMS = 3  # a follow-up with fewer content words than this leans on the last turn
 _LABEL = re.compile(r"^\s*(standalone\s+)?(search\s+)?(query|question)\s*:\s*", re.IGNORECASE)
 
 
@@ -92,9 +105,19 @@ def validate(reply: str, question: str) -> str | None:
     return text
 
 
+def leans_on_history(question: str) -> bool:
+    """Whether a follow-up needs the conversation to be understood (see the module docstring)."""
+    return bool(
+        _REFERS_BACK.search(question)
+        or _CONTINUES.search(question)
+        or len(query_terms(question)) < _OWN_TERMS
+    )
+
+
 def merge_query(question: str, history: Sequence[PriorTurn]) -> str:
-    """The deterministic standalone query: the follow-up plus the previous query's key terms."""
-    if not history:
+    """The deterministic standalone query: the follow-up plus the previous query's key terms
+    when it leans on them, else the follow-up as typed."""
+    if not history or not leans_on_history(question):
         return question.strip()
     previous = history[-1].search_query or history[-1].question
     have = set(query_terms(question))
@@ -116,7 +139,7 @@ def standalone_query(
     if not history:
         return Rewrite(question.strip(), "as_typed")
     if not enabled:
-        return Rewrite(merge_query(question, history), "fallback", "rewriting is off")
+        return _fallback(question, history, "rewriting is off")
     stop = threading.Event()
     timer = threading.Timer(timeout_s, stop.set)  # the rewrite's whole time limit
     timer.daemon = True
@@ -149,8 +172,14 @@ def standalone_query(
     query = None if timed_out else validate("".join(pieces), question)
     if query is not None:
         return Rewrite(query, "model")
-    note = note or "the model's rewrite was not a search query"
-    return Rewrite(merge_query(question, history), "fallback", note)
+    return _fallback(question, history, note or "the model's rewrite was not a search query")
+
+
+def _fallback(question: str, history: Sequence[PriorTurn], note: str) -> Rewrite:
+    query = merge_query(question, history)
+    if query == question.strip():
+        return Rewrite(query, "as_typed", f"{note}; the question reads as one of its own")
+    return Rewrite(query, "fallback", note)
 
 
 def _relay(cancel: threading.Event, stop: threading.Event) -> None:
