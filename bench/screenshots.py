@@ -236,10 +236,10 @@ def run(out: Path, work: Path) -> None:
     screen.grabWindow(0).save(str(out / "desktop.png"))
     quick.hide()
 
-    w.set_theme("dark")
+    w.theme.set_theme("dark")
     drive.settle(1.0)
     w.grab().save(str(out / "main-dark.png"))
-    w.set_theme("light")
+    w.theme.set_theme("light")
 
     w.question.setText(OFF_TOPIC)
     w.ask_current()

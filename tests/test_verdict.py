@@ -87,6 +87,21 @@ def test_one_invented_sentence_is_partly_supported(server: FakeOllama) -> None:
     assert [s["supported"] for s in out["sentences"]] == [True, False]  # type: ignore[index]
 
 
+def test_an_invented_sentence_over_weak_evidence_is_unsupported_not_partly(
+    server: FakeOllama,
+) -> None:
+    """An off-topic question whose answer quotes one unrelated passage and invents the rest:
+    the quoted sentence is backed, but by a passage that does not answer the question."""
+    a = answer(
+        server,
+        f"The city archive was opened in 1889 by the mayor, Helena Brandt [1]. {INVENTED}",
+        support=WEAK,
+    )
+    assert a.verdict is not None and a.verdict.level == "unsupported"
+    assert (a.verdict.claim_sentences, a.verdict.unsupported_sentences) == (2, 1)
+    assert WEAK.reason in a.verdict.reason and "1 of the answer's 2 sentences" in a.verdict.reason
+
+
 def test_swapped_number_is_flagged(server: FakeOllama) -> None:
     a = answer(server, "The city archive was opened in 1898 by the mayor, Helena Brandt [1].")
     (mark,) = a.sentences

@@ -5,9 +5,10 @@ answer: the model may add sentences no passage backs. So the verdict shown first
 once the answer is complete, from both:
 
 - ``supported``: the evidence is strong and every claim sentence is backed by a passage;
-- ``partly_supported``: some claim sentences are backed, some are not;
-- ``unsupported``: the evidence is weak, or no claim sentence is backed (or the model was not
-  asked because the evidence was weak);
+- ``partly_supported``: the evidence is strong, and some claim sentences are backed, some are
+  not;
+- ``unsupported``: the evidence is weak (whatever the sentences), or no claim sentence is
+  backed (or the model was not asked because the evidence was weak);
 - ``no_answer``: the model said the sources do not contain the answer, or gave no answer at
   all. Neutral: not a failure of the files, not an endorsement.
 
@@ -112,9 +113,12 @@ def judge(
         reason = (
             f"{flagged} of the answer's {total} sentences {'is' if flagged == 1 else 'are'} not "
             "backed by any passage in your files; "
-            + ("the other one is." if rest == 1 else f"the other {rest} are.")
+            + ("the other one is" if rest == 1 else f"the other {rest} are")
         )
-        return Verdict("partly_supported", reason + tail, total, flagged)
+        if not strong:  # backed by passages that may not answer the question: not "partly"
+            reason += ", but by passages that may not answer the question."
+            return Verdict("unsupported", _join(evidence, reason) + tail, total, flagged)
+        return Verdict("partly_supported", reason + "." + tail, total, flagged)
     if not strong:
         reason = _join(
             evidence,
