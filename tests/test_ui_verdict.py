@@ -59,6 +59,15 @@ def test_partly_supported_is_never_green_and_steps_through_what_is_not_backed(
     assert b.title.text() == "No answer in your files"
     assert colors().banner_bg not in b.styleSheet()  # neutral, not the red alarm
 
+    # Off-topic: weak evidence makes it unsupported, and F8 still steps through what no
+    # passage backs.
+    fake_ollama.reply = f"{COPIED} {INVENTED}"
+    ask(qtbot, w, "What is the boiling point of liquid nitrogen on Mars?")
+    assert b.level == "unsupported" and b.verdict.unsupported_sentences >= 1
+    assert b.next_button.isVisible()
+    b.next_button.click()
+    assert w.answer.pinned >= 0
+
     quick = gui.show_quick_ask()
     fake_ollama.reply = f"{COPIED} {INVENTED}"
     quick.question.setText(QUESTION)

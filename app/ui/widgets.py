@@ -167,9 +167,7 @@ class Banner(QFrame):
                 f"#verdictBanner {{ border:1px solid {c.border}; border-radius:6px; }}"
             )
             self._reason(verdict.reason, c.muted_fg)
-        self.next_button.setVisible(
-            level == "partly_supported" and verdict.unsupported_sentences > 0
-        )
+        self.next_button.setVisible(level != "supported" and verdict.unsupported_sentences > 0)
         self.show()
 
     def _reason(self, text: str, color: str) -> None:
