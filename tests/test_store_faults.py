@@ -220,3 +220,25 @@ def test_full_disk_under_the_store_is_named_and_nothing_is_lost(
     shutil.rmtree(chroma)  # the store as the failed run left it, now on a disk with room
     shutil.move(out / "after", chroma)
     rerun_embeds_only_the_new_texts(cli_data_dir, docs, torch_embedder, before)
+
+
+@pytest.mark.slow
+def test_a_new_store_is_opened_by_one_process_at_a_time(tmp_path: Path) -> None:
+    """Two processes opening a new store at once (the window and a command) both created
+    Chroma's tables, and one failed: "table collections already exists". The second waits."""
+    from app.core.index.store import OPEN_LOCK
+    from app.core.locking import held
+
+    path = tmp_path / "chroma"
+    opened = tmp_path / "opened"
+    script = (
+        "import sys; from pathlib import Path; from app.core.index.store import _local_client; "
+        "_local_client(Path(sys.argv[1])); Path(sys.argv[2]).touch()"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with held(tmp_path / f"chroma{OPEN_LOCK}"):
+        other = subprocess.Popen([sys.executable, "-c", script, str(path), str(opened)], env=env)
+        with pytest.raises(subprocess.TimeoutExpired):
+            other.wait(timeout=5)  # it is waiting for this process to finish opening
+        assert not opened.exists()
+    assert other.wait(timeout=120) == 0 and opened.exists()

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -58,6 +59,23 @@ def _unlock(fh: IO[str]) -> None:
         fh.seek(FAR_BYTE)
         with contextlib.suppress(OSError):  # closing the file releases it too
             msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+
+
+@contextlib.contextmanager
+def held(path: Path, timeout_s: float = 60.0) -> Iterator[None]:
+    """Hold the OS lock on ``path`` for a short section, waiting for another process to
+    leave it first (at most ``timeout_s``; then OSError)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", encoding="utf-8") as fh:
+        deadline = time.monotonic() + timeout_s
+        while not _try_lock(fh):
+            if time.monotonic() > deadline:
+                raise OSError(f"{path} stayed locked by another process for {timeout_s:.0f} s")
+            time.sleep(0.05)
+        try:
+            yield
+        finally:
+            _unlock(fh)
 
 
 class WriterLock:

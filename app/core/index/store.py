@@ -31,10 +31,12 @@ import numpy as np
 
 from app.core.index.matrix_cache import MatrixCache
 from app.core.index.vectors import VectorMatrix
+from app.core.locking import held
 
 CONNECT_TIMEOUT_S = 10.0
 REQUEST_TIMEOUT_S = 300.0  # one request; large batches on a busy server take a while
 LOW_SPACE_BYTES = 8 * 1024 * 1024
+OPEN_LOCK = ".open-lock"  # beside the store: taken while it is opened (``_local_client``)
 EXACT_LIMIT = 500_000  # vectors searched exactly in memory (~750 MB); beyond, the HNSW graph
 T = TypeVar("T")
 
@@ -151,9 +153,12 @@ def _local_client(path: Path) -> Any:
 
     try:
         path.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(
-            path=str(path), settings=Settings(anonymized_telemetry=False)
-        )
+        # Chroma creates its tables on the first open; two processes opening a new store at
+        # once (the window and a command) raced there: "table collections already exists".
+        with held(path.with_name(path.name + OPEN_LOCK)):
+            return chromadb.PersistentClient(
+                path=str(path), settings=Settings(anonymized_telemetry=False)
+            )
     except Exception as exc:
         raise StoreError(_local_failure(path, "open", exc)) from exc
 
