@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core.search import support
+from app.core.search import fusion, support
 from app.core.search.support import (
     FEATURES,
     SupportModel,
@@ -64,6 +64,26 @@ def test_features_reward_covered_key_terms_and_similarity() -> None:
     assert good["sentence_coverage"] > bad["sentence_coverage"]
     assert good["specific_coverage"] > bad["specific_coverage"]
     assert good["agreement"] == 1.0
+
+
+def test_the_fused_margin_tells_one_clear_winner_from_many_alike() -> None:
+    q = "In what country is Normandy located?"
+
+    def scored(scores: list[float]) -> list[Hit]:
+        return [dataclasses.replace(hit(i, PASSAGE, 0.6), score=s) for i, s in enumerate(scores, 1)]
+
+    clear = features(q, scored([1.0, 0.4, 0.3, 0.25, 0.2]))
+    alike = features(q, scored([0.8, 0.78, 0.77, 0.76, 0.75]))
+    assert clear["fused_top"] == pytest.approx(1.0)
+    assert clear["fused_gap"] == pytest.approx(0.8)
+    assert alike["fused_gap"] == pytest.approx(0.05)
+    # a question that names its file lifts that file's passages by a bonus; the flag sees the
+    # retrievers' own scores, so naming the file does not make weak evidence look strong
+    named = features(
+        q, scored([1.0 + fusion.NAMED_BONUS, 0.4 + fusion.NAMED_BONUS, 0.3, 0.25, 0.2])
+    )
+    assert named["fused_top"] == pytest.approx(1.0)
+    assert named["fused_gap"] == pytest.approx(clear["fused_gap"])
 
 
 def test_names_and_numbers_weigh_more_than_common_words() -> None:

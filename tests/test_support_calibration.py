@@ -68,11 +68,14 @@ def test_calibration_is_stored_and_updated_after_a_folder_is_added(
     assert after is not None and after.passages == engine.manifest.counts()["chunks"]
     assert after.passages > before.passages
 
-    # search applies this index's threshold
+    # search applies this index's threshold: that of the folder holding the best passage
     model = support.SupportModel.load()
     assert support.threshold_for(model, engine.manifest) == after.threshold
+    assert {r["folder"] for r in after.regions} == {str(first), str(second)}
     result = engine.search("ka lo mi ne ru")
-    assert result.support.supported == (result.support.score >= after.threshold)
+    own = after.threshold_at(result.hits[0].path)
+    assert own == next(r["threshold"] for r in after.regions if r["folder"] in result.hits[0].path)
+    assert result.support.supported == (result.support.score >= own)
 
 
 def test_a_small_change_keeps_the_calibration(
@@ -170,3 +173,30 @@ def test_the_watcher_measures_again_after_a_folder_is_added(
         assert after.passages > before.passages
     finally:
         watcher.stop()
+
+
+def test_each_top_level_folder_gets_its_own_threshold(
+    tmp_path: Path, make_engine, small_calibration
+) -> None:
+    """Notes that only answer their own questions beside files kept twice: a question whose
+    file is missing still finds its twin, so that folder needs a stricter threshold than the
+    notes; one index-wide threshold serves neither."""
+    engine = make_engine()
+    root = tmp_path / "documents"
+    write_notes(root / "notes", 30, seed=5)
+    twins = root / "reports"
+    twins.mkdir()
+    for note in sorted(write_notes(tmp_path / "originals", 15, seed=6).iterdir()):
+        for copy in ("draft", "final"):  # every report kept twice
+            (twins / f"{copy}-{note.name}").write_text(note.read_text())
+    (root / "loose.md").write_text("# Loose\n\nA file directly in the folder.\n")
+    engine.index([str(root)])  # not watched: the regions are the folders below the shared one
+    cal = calibration.load(engine.data.root)
+    assert cal is not None
+    by_folder = {r["folder"]: r for r in cal.regions}
+    assert set(by_folder) == {str(root / "notes"), str(twins)}
+    assert all(r["probes"] > 0 and r["passages"] >= 20 for r in cal.regions)
+    assert by_folder[str(twins)]["threshold"] > by_folder[str(root / "notes")]["threshold"]
+    assert cal.threshold_at(str(twins / "report03.md")) == by_folder[str(twins)]["threshold"]
+    assert cal.threshold_at(str(root / "loose.md")) == cal.threshold  # too small: index-wide
+    assert "reports" in probes.status(engine.manifest, engine.data.root)

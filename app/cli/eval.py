@@ -154,7 +154,7 @@ def _support(args: argparse.Namespace, engine: Engine, data: Path) -> dict[str, 
             args,
             "  thresholds (fitted -> calibrated): "
             + "; ".join(
-                f"{name}: {c['shipped_threshold']:.3f} -> {c['threshold']:.3f}"
+                f"{name}: {c['shipped_threshold']:.3f} -> {c['threshold']:.3f}" + _regions(c)
                 for name, c in held["calibrations"].items()
             ),
         )
@@ -167,6 +167,12 @@ def _support(args: argparse.Namespace, engine: Engine, data: Path) -> dict[str, 
             out["shipped"]["figures"],
         )
     return out
+
+
+def _regions(cal: dict[str, Any]) -> str:
+    """A calibration's region thresholds, by folder name, in brackets."""
+    parts = [f"{Path(r['folder']).name} {r['threshold']:.3f}" for r in cal.get("regions", ())]
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _counter(args: argparse.Namespace) -> Any:

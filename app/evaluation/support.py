@@ -22,6 +22,7 @@ import numpy as np
 from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
 from app.core.search import probes, support
+from app.core.search.calibration import Calibration
 from app.core.search.support import SupportModel
 from app.core.search.termstats import FixedStats
 from app.evaluation.datasets import load_beir, load_squad2, write_docs
@@ -231,17 +232,17 @@ def held_out(
         if not test or len({rows[i].positive for i in train}) < 2:
             continue
         model = fit([rows[i] for i in train], [feats[i] for i in train], l2=l2, flag_rate=flag_rate)
-        per_index = {}
+        per_index: dict[str, Calibration] = {}
         for s in sets:
-            per_index[s.name] = model.threshold
             if calibrate:
-                cal = probes.calibration_for(measured[s.name], model)
-                per_index[s.name] = cal.threshold
+                per_index[s.name] = cal = probes.calibration_for(measured[s.name], model)
                 calibrations[f"{s.name}, model fitted without half {h}"] = cal.to_json()
         for i in test:
             probs[i] = model.probability(feats[i])
-            fitted[i] = model.threshold
-            calibrated[i] = per_index[owner[i].name]
+            fitted[i] = calibrated[i] = model.threshold
+            if calibrate:  # the threshold of the region holding the best passage
+                top = rows[i].hits[0].path if rows[i].hits else None
+                calibrated[i] = per_index[owner[i].name].threshold_at(top)
     out: dict[str, Any] = {"shipped_threshold": table(sets, probs, fitted)}
     if calibrate:
         out["calibrated_per_index"] = table(sets, probs, calibrated)

@@ -90,6 +90,12 @@ def fuse(
     return [_hit(rank, e) for rank, e in enumerate(ordered[:k], start=1)]
 
 
+def without_bonus(score: float) -> float:
+    """A hit's fused score (in [0, 1]) without the named-file bonus: how well the two
+    retrievers rank it, comparable between questions that name files and those that do not."""
+    return score - NAMED_BONUS if score > 1.0 else score
+
+
 def _leads(lex: Ranked) -> bool:
     """The lexical top match is far above the rest (a copied sentence, a rare term)."""
     return len(lex) >= 2 and lex[1][1] > 0 and lex[0][1] >= LEXICAL_MARGIN * lex[1][1]

@@ -9,13 +9,15 @@ answerable: the case the flag exists for). Off-topic questions are shipped with 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +26,7 @@ from app.core.index.manifest import Manifest
 from app.core.index.records import ChunkRow
 from app.core.index.schema import INDEX_FORMAT
 from app.core.index.store import VectorStore
-from app.core.search import calibration, support
+from app.core.search import calibration, regions, support
 from app.core.search.calibration import Calibration
 from app.core.search.named import named_files
 from app.core.search.retrieval import Candidates, candidates
@@ -76,9 +78,14 @@ def search(
     return hits
 
 
-def drawn_questions(manifest: Manifest, count: int = DRAWN, seed: int = SEED) -> list[ChunkRow]:
-    """Passages to draw questions from: one per file for as many files as possible."""
+def drawn_questions(
+    manifest: Manifest, count: int = DRAWN, seed: int = SEED, under: str | None = None
+) -> list[ChunkRow]:
+    """Passages to draw questions from: one per file for as many files as possible (of the
+    files at or below the folder ``under``, if given)."""
     rng = random.Random(seed)
+    if under is not None:
+        return _drawn_under(manifest, under, count, rng)
     files = [r[0] for r in manifest.conn.execute("SELECT id FROM files ORDER BY id")]
     rng.shuffle(files)
     picked: list[int] = []
@@ -96,6 +103,20 @@ def drawn_questions(manifest: Manifest, count: int = DRAWN, seed: int = SEED) ->
         picked += rng.sample(ids, min(len(ids), count * 3))
     rows = manifest.chunks_by_rowid(list(dict.fromkeys(picked)))
     return [rows[i] for i in dict.fromkeys(picked) if i in rows]
+
+
+def _drawn_under(manifest: Manifest, folder: str, count: int, rng: random.Random) -> list[ChunkRow]:
+    files = sorted(manifest.files_under(folder))
+    rng.shuffle(files)
+    picked: list[ChunkRow] = []
+    for path in files[: count * 3]:
+        rows = manifest.chunks_of(path)
+        if rows:
+            picked.append(rng.choice(rows))
+    if len(picked) < count * 2:  # few files: more passages of each
+        rows = [r for path in files[: count * 3] for r in manifest.chunks_of(path)]
+        picked += rng.sample(rows, min(len(rows), count * 3))
+    return list({r.row_id: r for r in picked}.values())
 
 
 def question_from(row: ChunkRow, rng: random.Random, other: ChunkRow | None = None) -> str | None:
@@ -125,6 +146,9 @@ class Measured:
     removed: list[dict[str, float]]  # the same questions with their file left out
     offtopic: list[dict[str, float]]
     passages: int
+    # Each region's own (``regions``): drawn from its passages, with the off-topic questions
+    # whose best passage is in it.
+    regions: dict[str, Measured] = field(default_factory=dict)
 
 
 def measure(
@@ -136,18 +160,8 @@ def measure(
     seed: int = SEED,
 ) -> Measured:
     """Ask the index its drawn questions (as is and with their file left out) and the
-    shipped off-topic questions."""
+    shipped off-topic questions; and each region (``regions``) its own drawn questions."""
     stats = LexicalStats(manifest.conn)
-    rng = random.Random(seed)
-    drawn: list[tuple[str, ChunkRow]] = []
-    rows = drawn_questions(manifest, count, seed)
-    for i, row in enumerate(rows):
-        q = question_from(row, rng, rows[(i + len(rows) // 2) % len(rows)])
-        if q:
-            drawn.append((q, row))
-        if len(drawn) >= count:
-            break
-    offtopic = offtopic_questions()
 
     def ask(questions: Sequence[str], excludes: Sequence[Exclude | None]) -> list[list[Hit]]:
         if not questions:
@@ -158,38 +172,88 @@ def measure(
             for q, vec, ex in zip(questions, vectors, excludes, strict=True)
         ]
 
-    qs = [q for q, _ in drawn]
-    out = Measured([], [], [], stats.size())
-    for (q, row), hits, gone in zip(
-        drawn, ask(qs, [None] * len(qs)), ask(qs, [_File(r.path) for _, r in drawn]), strict=True
-    ):
-        if any(h.path == row.path for h in hits[:TOP]):
-            out.answerable.append(support.features(q, hits, stats))
-            out.removed.append(support.features(q, gone, stats))
+    def drawn(rows: list[ChunkRow], rng: random.Random) -> Measured:
+        pairs: list[tuple[str, ChunkRow]] = []
+        for i, row in enumerate(rows):
+            q = question_from(row, rng, rows[(i + len(rows) // 2) % len(rows)])
+            if q:
+                pairs.append((q, row))
+            if len(pairs) >= count:
+                break
+        qs = [q for q, _ in pairs]
+        out = Measured([], [], [], stats.size())
+        found = ask(qs, [None] * len(qs))
+        gone = ask(qs, [_File(r.path) for _, r in pairs])
+        for (q, row), hits, left in zip(pairs, found, gone, strict=True):
+            if any(h.path == row.path for h in hits[:TOP]):
+                out.answerable.append(support.features(q, hits, stats))
+                out.removed.append(support.features(q, left, stats))
+        return out
+
+    out = drawn(drawn_questions(manifest, count, seed), random.Random(seed))
+    parts = regions.regions(manifest, calibration.MIN_PASSAGES)
+    for folder, n in parts:
+        part = drawn(drawn_questions(manifest, count, seed, under=folder), random.Random(seed))
+        out.regions[folder] = dataclasses.replace(part, passages=n)
+    offtopic = offtopic_questions()
+    folders = list(out.regions)
     for q, hits in zip(offtopic, ask(offtopic, [None] * len(offtopic)), strict=True):
-        out.offtopic.append(support.features(q, hits, stats))
+        f = support.features(q, hits, stats)
+        out.offtopic.append(f)
+        where = regions.folder_of(hits[0].path, folders) if hits else None
+        if where is not None:
+            out.regions[where].offtopic.append(f)
     return out
 
 
 def calibration_for(measured: Measured, model: support.SupportModel) -> Calibration:
-    """The threshold for these parameters on the measured index."""
-    answerable = [model.probability(f) for f in measured.answerable]
-    removed = [model.probability(f) for f in measured.removed]
-    off = [model.probability(f) for f in measured.offtopic]
+    """The threshold for these parameters on the measured index (and on each region)."""
+    answerable, removed, off = _probabilities(measured, model)
     t = calibration.choose_threshold(answerable, removed, off, model.threshold)
+    parts = []
+    for folder, part in measured.regions.items():
+        a, r, o = _probabilities(part, model)
+        if a:  # no drawn question of the region came back: the index-wide threshold holds
+            own = calibration.choose_threshold(
+                a, r, o, model.threshold, calibration.REGION_ANSWERABLE_FLAGGED
+            )
+            parts.append({"folder": folder, "offtopic": len(o), **_summary_of(own, part, a, r, o)})
     return Calibration(
-        threshold=round(t, 6),
         shipped_threshold=model.threshold,
         model=model.key,
-        passages=measured.passages,
         date=datetime.date.today().isoformat(),
-        probes=len(answerable),
         offtopic=len(off),
-        probes_passed=round(_mean(p >= t for p in answerable), 4),
-        removed_flagged=round(_mean(p < t for p in removed), 4),
-        offtopic_flagged=round(_mean(p < t for p in off), 4),
         index_format=INDEX_FORMAT,
+        regions=tuple(parts),
+        **_summary_of(t, measured, answerable, removed, off),
     )
+
+
+def _probabilities(
+    m: Measured, model: support.SupportModel
+) -> tuple[list[float], list[float], list[float]]:
+    return (
+        [model.probability(f) for f in m.answerable],
+        [model.probability(f) for f in m.removed],
+        [model.probability(f) for f in m.offtopic],
+    )
+
+
+def _summary_of(
+    t: float,
+    measured: Measured,
+    answerable: Sequence[float],
+    removed: Sequence[float],
+    off: Sequence[float],
+) -> dict[str, Any]:
+    return {
+        "threshold": round(t, 6),
+        "passages": measured.passages,
+        "probes": len(answerable),
+        "probes_passed": round(_mean(p >= t for p in answerable), 4),
+        "removed_flagged": round(_mean(p < t for p in removed), 4),
+        "offtopic_flagged": round(_mean(p < t for p in off), 4),
+    }
 
 
 def calibrate(

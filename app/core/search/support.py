@@ -6,11 +6,13 @@ much of the question's terms, each weighed by its rarity in this index (``termst
 of the best passages covers (``key_coverage``), with the rarest terms leading
 (``specific_coverage``) and within one sentence; the share of the question's weight in words
 no passage holds at all; whether the two retrievers agree on the best passage; how many of
-the best five come from its document; and a negation in the question missing from the best
-sentence. A logistic model maps them to a probability; its parameters are fitted on several
-domains (``footnotes eval support --refit``, ``app.evaluation.support``) and shipped in
-``app/data/support.json``; the threshold is the index's own when it has been calibrated
-(``calibration``, ``probes``).
+the best five come from its document; a negation in the question missing from the best
+sentence; and the fused score of the best passage (how high both retrievers put it) and its
+margin over the fifth (one clear winner, or many passages alike). A logistic model maps them
+to a probability; its parameters are fitted on several domains (``footnotes eval support
+--refit``, ``app.evaluation.support``) and shipped in ``app/data/support.json``; the
+threshold is the index's own when it has been calibrated (``calibration``, ``probes``), and
+its region's (``regions``: a top-level folder) when the best passage lies in one.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.core.index.manifest import Manifest
-from app.core.search import calibration
+from app.core.search import calibration, fusion
 from app.core.search.support_model import (
     DEFAULT_MODEL,
     FEATURES,
@@ -143,6 +145,7 @@ def features(
     texts = [f"{h.text}\n{_label(h)}" for h in hits[:3]]
     dense = sorted((h.dense_score or 0.0 for h in hits), reverse=True)
     paths = [h.path for h in hits[:5]]
+    fused = [fusion.without_bonus(h.score) for h in hits[:5]]
     return {
         "dense_top": dense[0],
         "dense_gap": dense[0] - dense[min(4, len(dense) - 1)],
@@ -153,6 +156,8 @@ def features(
         "agreement": float(top.dense_rank == 1 and top.lexical_rank == 1),
         "doc_focus": paths.count(top.path) / len(paths),
         "negation_unmatched": float(negated),
+        "fused_top": fused[0],
+        "fused_gap": fused[0] - fused[-1],
     }
 
 
@@ -205,7 +210,7 @@ def assess(
     stats = None if index is None else _stats_for(index)
     f = features(question, hits, stats)
     p = model.probability(f)
-    ok = p >= threshold_for(model, index)
+    ok = p >= threshold_for(model, index, hits[0].path)
     missing = [] if ok or stats is None else unknown_words(question, stats)
     return Support(ok, p, reason_for(f, ok, missing), f)
 
@@ -224,12 +229,13 @@ def unknown_words(question: str, stats: TermStats) -> list[str]:
     return out
 
 
-def threshold_for(model: SupportModel, index: Manifest | None) -> float:
-    """The index's calibrated threshold for these parameters, else the shipped one."""
+def threshold_for(model: SupportModel, index: Manifest | None, path: str | None = None) -> float:
+    """The index's calibrated threshold for these parameters (that of the region holding
+    ``path``, the best passage's file, when the index has regions), else the shipped one."""
     if index is not None:
         cal = calibration.load(index.path.parent)
         if cal is not None and cal.model == model.key:
-            return cal.threshold
+            return cal.threshold_at(path)
     return model.threshold
 
 
