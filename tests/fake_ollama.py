@@ -49,9 +49,9 @@ class FakeOllama:
     ``/api/show`` its capabilities (``completion`` or ``embedding``; none with
     ``show_capabilities=False``, like servers before 0.6.4). ``/api/pull`` streams progress
     lines like Ollama's (``pulling manifest``, ``downloading <digest>`` with ``total`` and
-    ``completed``, ``verifying sha256 digest``, ``writing manifest``, ``success``), then adds
-    the model; ``pull_delay`` paces the lines, ``pull_error`` sends an ``{"error"}`` line
-    instead, ``pullable`` (if set) limits which names exist in the registry.
+    ``completed``, ``verifying sha256 digest``, ``writing manifest``, ``success``), adding the
+    model before ``success``; ``pull_delay`` paces the lines, ``pull_error`` sends an
+    ``{"error"}`` line instead, ``pullable`` (if set) limits which names exist in the registry.
 
     A follow-up's rewrite request (its prompt ends "Standalone search query:") is answered with
     ``rewrite_reply`` when set (else like any chat), after ``rewrite_delay`` seconds;
@@ -341,15 +341,17 @@ class _Handler(BaseHTTPRequestHandler):
                         "completed": total * step // fake.pull_steps,
                     }
                     self._write_line(line)
-            for status in ("verifying sha256 digest", "writing manifest", "success"):
+            for status in ("verifying sha256 digest", "writing manifest"):
                 self._write_line({"status": status})
+            # Installed before "success" is sent, as Ollama does (its manifest is written by
+            # then): a client that returns on "success" finds the model listed.
+            if model not in fake.models:
+                fake.models.append(model)
+            fake.pulls_finished += 1
+            self._write_line({"status": "success"})
             self._write_chunk(b"")
         except OSError:  # the client hung up: a cancelled pull installs nothing
             fake.client_gone.set()
-            return
-        if model not in fake.models:
-            fake.models.append(model)
-        fake.pulls_finished += 1
 
     def _write_line(self, obj: dict[str, Any]) -> None:
         self._write_chunk(json.dumps(obj).encode() + b"\n")
