@@ -2,8 +2,10 @@
 
 Raw HTML, links, images and reference definitions are switched off in the Markdown parser,
 so everything the model writes is escaped text; the only anchors are ``cite:n`` for sources
-that exist. Sentence boundaries travel through rendering as private-use characters, which
-the view turns into character ranges after layout.
+that exist. Headings come out as bold paragraphs: an answer that quotes a note's "# Title"
+line, or a model that structures its answer with "##", should not set a title larger than the
+question in the answer pane. Sentence boundaries travel through rendering as private-use
+characters, which the view turns into character ranges after layout.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ def _markdown() -> Any:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.disable(["link", "image", "autolink", "html_inline", "html_block", "reference"])
+    md.add_render_rule("heading_open", lambda *_: "<p><b>")
+    md.add_render_rule("heading_close", lambda *_: "</b></p>\n")
     return md
 
 
