@@ -83,13 +83,9 @@ class Calibration:
     def threshold_at(self, path: str | None) -> float:
         """The threshold for a question whose best passage is in ``path``: its region's, or
         the index-wide one."""
-        if path is None or not self.regions:
-            return self.threshold
-        folder = folder_of(path, [str(r["folder"]) for r in self.regions])
-        for r in self.regions:
-            if r["folder"] == folder:
-                return float(r["threshold"])
-        return self.threshold
+        own = {str(r["folder"]): float(r["threshold"]) for r in self.regions}
+        folder = None if path is None else folder_of(path, list(own))
+        return self.threshold if folder is None else own[folder]
 
     def describe(self) -> str:
         """How the flag was calibrated, in one line for ``doctor``."""

@@ -84,38 +84,13 @@ def drawn_questions(
     """Passages to draw questions from: one per file for as many files as possible (of the
     files at or below the folder ``under``, if given)."""
     rng = random.Random(seed)
-    if under is not None:
-        return _drawn_under(manifest, under, count, rng)
-    files = [r[0] for r in manifest.conn.execute("SELECT id FROM files ORDER BY id")]
+    files = sorted(manifest.files_under(under))
     rng.shuffle(files)
-    picked: list[int] = []
-    for file_id in files[: count * 3]:
-        ids = [
-            r[0]
-            for r in manifest.conn.execute(
-                "SELECT id FROM chunks WHERE file_id = ? ORDER BY id", (file_id,)
-            )
-        ]
-        if ids:
-            picked.append(rng.choice(ids))
+    chunks = [manifest.chunks_of(path) for path in files[: count * 3]]
+    picked = [rng.choice(rows) for rows in chunks if rows]
     if len(picked) < count * 2:  # few files: more passages of each
-        ids = [r[0] for r in manifest.conn.execute("SELECT id FROM chunks ORDER BY id")]
-        picked += rng.sample(ids, min(len(ids), count * 3))
-    rows = manifest.chunks_by_rowid(list(dict.fromkeys(picked)))
-    return [rows[i] for i in dict.fromkeys(picked) if i in rows]
-
-
-def _drawn_under(manifest: Manifest, folder: str, count: int, rng: random.Random) -> list[ChunkRow]:
-    files = sorted(manifest.files_under(folder))
-    rng.shuffle(files)
-    picked: list[ChunkRow] = []
-    for path in files[: count * 3]:
-        rows = manifest.chunks_of(path)
-        if rows:
-            picked.append(rng.choice(rows))
-    if len(picked) < count * 2:  # few files: more passages of each
-        rows = [r for path in files[: count * 3] for r in manifest.chunks_of(path)]
-        picked += rng.sample(rows, min(len(rows), count * 3))
+        every = [r for rows in chunks for r in rows]
+        picked += rng.sample(every, min(len(every), count * 3))
     return list({r.row_id: r for r in picked}.values())
 
 
