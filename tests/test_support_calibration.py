@@ -148,6 +148,11 @@ def test_stale_when_grown_or_for_another_model() -> None:
     assert calibration.stale(cal, 1000, "other")
     assert calibration.stale(None, 1000, "m")
     assert not calibration.stale(None, calibration.MIN_PASSAGES - 1, "m")
+    # the folders that qualify as regions are not the ones measured
+    split = dataclasses.replace(cal, regions=({"folder": "/d/a"}, {"folder": "/d/b"}))
+    assert not calibration.stale(split, 1000, "m", ["/d/b", "/d/a"])
+    assert calibration.stale(split, 1000, "m", ["/d/a", "/d/b", "/d/c"])
+    assert calibration.stale(cal, 1000, "m", ["/d/a", "/d/b"])
 
 
 def test_the_watcher_measures_again_after_a_folder_is_added(
@@ -200,3 +205,31 @@ def test_each_top_level_folder_gets_its_own_threshold(
     assert cal.threshold_at(str(twins / "report03.md")) == by_folder[str(twins)]["threshold"]
     assert cal.threshold_at(str(root / "loose.md")) == cal.threshold  # too small: index-wide
     assert "reports" in probes.status(engine.manifest, engine.data.root)
+
+
+def test_a_new_top_level_folder_gets_its_own_threshold_before_the_index_grows_a_fifth(
+    tmp_path: Path, make_engine, small_calibration
+) -> None:
+    """A person adds a folder of journal entries to a large index: it adds less than a fifth,
+    yet its questions should be judged by a threshold measured on its own passages."""
+    engine = make_engine()
+    root = tmp_path / "documents"
+    write_notes(root / "notes", 90, seed=7)
+    write_notes(root / "letters", 60, seed=8)
+    engine.add_folder(str(root))
+    engine.index([str(root)])
+    before = calibration.load(engine.data.root)
+    assert before is not None
+    assert {r["folder"] for r in before.regions} == {str(root / "notes"), str(root / "letters")}
+
+    write_notes(root / "journal", 25, seed=9)
+    engine.index([str(root)])
+    after = calibration.load(engine.data.root)
+    assert after is not None
+    assert after.passages - before.passages <= calibration.GROWTH * before.passages
+    journal = next(r for r in after.regions if r["folder"] == str(root / "journal"))
+    assert journal["probes"] > 0
+    assert "journal" in probes.status(engine.manifest, engine.data.root)
+
+    engine.index([str(root)])  # nothing changed: the calibration is kept as it is
+    assert calibration.load(engine.data.root) == after

@@ -6,10 +6,10 @@ a company's name and vocabulary. So each index measures itself: questions drawn 
 passages (answerable, and the same questions with their file left out, which are not), and a
 shipped set of off-topic questions. The threshold on the model's probability is moved, within
 bounds, by where those questions score on this index (``choose_threshold``); the result is
-stored in the data directory and refreshed as the index grows (``probes.refresh``). An index
-whose top-level folders differ (``regions``) gets a threshold for each of them, chosen the same
-way from questions drawn from that folder; a question is judged by the threshold of the folder
-its best passage is in (``Calibration.threshold_at``).
+stored in the data directory and refreshed as the index grows (``stale``, ``probes.refresh``).
+An index whose top-level folders differ (``regions``) gets a threshold for each of them,
+chosen the same way from questions drawn from that folder; a question is judged by the
+threshold of the folder its best passage is in (``Calibration.threshold_at``).
 """
 
 from __future__ import annotations
@@ -134,14 +134,23 @@ def save(root: Path, cal: Calibration) -> None:
     atomic_write_text(path_for(root), json.dumps(cal.to_json(), indent=2) + "\n")
 
 
-def stale(cal: Calibration | None, passages: int, model: str) -> bool:
+def stale(
+    cal: Calibration | None,
+    passages: int,
+    model: str,
+    regions: Sequence[str] | None = None,
+) -> bool:
     """Whether the index has grown or shrunk enough (or the model or what is embedded for a
-    passage changed) to measure again."""
+    passage changed) to measure again; or, given the folders that now qualify as regions,
+    whether they are not the ones measured (a new top-level folder large enough to be one
+    gets its own threshold even when it adds less than ``GROWTH``)."""
     if passages < MIN_PASSAGES:
         return False
     if cal is None or cal.model != model or cal.index_format != INDEX_FORMAT:
         return True
-    return abs(passages - cal.passages) > GROWTH * max(cal.passages, 1)
+    if abs(passages - cal.passages) > GROWTH * max(cal.passages, 1):
+        return True
+    return regions is not None and set(regions) != {str(r["folder"]) for r in cal.regions}
 
 
 def choose_threshold(

@@ -259,8 +259,10 @@ def refresh(
     current = calibration.load(root)
     if passages < calibration.MIN_PASSAGES:
         return current
-    if not force and not calibration.stale(current, passages, model.key):
-        return current
+    if not force:
+        folders = [folder for folder, _ in regions.regions(manifest, calibration.MIN_PASSAGES)]
+        if not calibration.stale(current, passages, model.key, folders):
+            return current
     cal = calibrate(manifest, embedder(), store(), model, count=DRAWN)
     calibration.save(root, cal)
     return cal
