@@ -54,11 +54,8 @@ def add(conn: sqlite3.Connection, hashes: Iterable[str]) -> None:
 
 def take(conn: sqlite3.Connection, n: int) -> list[str]:
     """Up to ``n`` listed hashes, oldest listing first (the order files were read in)."""
-    try:
-        sql = "SELECT text_hash FROM vectors_pending ORDER BY rowid LIMIT ?"
-        return [r[0] for r in conn.execute(sql, (n,))]
-    except sqlite3.OperationalError:  # an older file no writer has migrated yet
-        return []
+    sql = "SELECT text_hash FROM vectors_pending ORDER BY rowid LIMIT ?"
+    return [r[0] for r in _read(conn, sql, (n,))]
 
 
 def clear(conn: sqlite3.Connection, hashes: Sequence[str]) -> None:
@@ -68,27 +65,29 @@ def clear(conn: sqlite3.Connection, hashes: Sequence[str]) -> None:
 
 
 def count(conn: sqlite3.Connection) -> int:
-    """How many texts wait for their vector (0 for an index older than the list)."""
-    try:
-        return int(conn.execute("SELECT COUNT(*) FROM vectors_pending").fetchone()[0])
-    except sqlite3.OperationalError:  # an older file no writer has migrated yet
-        return 0
+    """How many texts wait for their vector."""
+    rows = _read(conn, "SELECT COUNT(*) FROM vectors_pending")
+    return int(rows[0][0]) if rows else 0
 
 
 def listed(conn: sqlite3.Connection) -> set[str]:
     """Every listed hash."""
-    try:
-        return {r[0] for r in conn.execute("SELECT text_hash FROM vectors_pending")}
-    except sqlite3.OperationalError:
-        return set()
+    return {r[0] for r in _read(conn, "SELECT text_hash FROM vectors_pending")}
 
 
 def chunks_waiting(conn: sqlite3.Connection) -> int:
     """Passages (chunk rows) whose text has no vector yet: what dense search cannot see."""
+    sql = "SELECT COUNT(*) FROM chunks WHERE text_hash IN (SELECT text_hash FROM vectors_pending)"
+    rows = _read(conn, sql)
+    return int(rows[0][0]) if rows else 0
+
+
+def _read(conn: sqlite3.Connection, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+    """The rows of a read; none from an older file that has no list yet (no writer has
+    migrated it). Any other error (a locked or damaged file) is raised, not read as empty."""
     try:
-        sql = (
-            "SELECT COUNT(*) FROM chunks WHERE text_hash IN (SELECT text_hash FROM vectors_pending)"
-        )
-        return int(conn.execute(sql).fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
+        return conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return []
+        raise
