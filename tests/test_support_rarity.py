@@ -101,4 +101,10 @@ def test_a_word_no_file_mentions_is_named_in_the_reason() -> None:
     f = dict.fromkeys(support.FEATURES, 0.0) | {"unknown_terms": 0.6, "dense_top": 0.2}
     reason = support.reason_for(f, False, ["Zorblatt"])
     assert reason == "No passage in your files mentions \u201cZorblatt\u201d."
-    assert "Zorblatt" not in support.reason_for(f, True, ["Zorblatt"])
+    # a question that passes still says which of its names no passage holds
+    passed = support.reason_for(f, True, ["Zorblatt"])
+    assert (
+        passed
+        == "Passages in your files match the question, but none mentions \u201cZorblatt\u201d."
+    )
+    assert "Zorblatt" not in support.reason_for(f, True, [])

@@ -125,7 +125,7 @@ class Searcher:
 
     def __init__(self, engine: Engine, k: int | None = None) -> None:
         self.engine = engine
-        self.k = k or engine.settings.top_k
+        self.k = k or support.HITS  # what the app's verdict reads, whatever top_k is
         self.depth = engine.retriever.candidates
         self.stats = LexicalStats(engine.manifest.conn)
 

@@ -51,7 +51,7 @@ def search(
     store: VectorStore,
     qvec: np.ndarray,
     query: str,
-    k: int = 8,
+    k: int = support.HITS,
     depth: int = 50,
     exclude: Exclude | None = None,
 ) -> list[Hit]:

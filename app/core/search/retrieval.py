@@ -210,12 +210,13 @@ class Retriever:
             self.manifest, self._store(), qvec, query, n,
             scope=scope, members=members, named=self.named,
         )  # fmt: skip
-        hits = found.hits(k, mode)
-        self._fill_dense_scores(hits, qvec)
-        self.manifest.mark_ocr(hits)  # a passage from a scanned page says so
-        verdict = support.assess(query, hits, index=self.manifest)
+        hits = found.hits(max(k, support.HITS), mode)  # the verdict reads the same passages
+        self._fill_dense_scores(hits, qvec)  # for any k
+        verdict = support.assess(query, hits[: support.HITS], index=self.manifest)
         if not verdict.supported and pending.chunks_waiting(self.manifest.conn):
             verdict = dataclasses.replace(verdict, reason=BUILDING, building=True)
+        hits = hits[:k]
+        self.manifest.mark_ocr(hits)  # a passage from a scanned page says so
         return SearchResult(query, hits, verdict, scope)
 
     def _fill_dense_scores(self, hits: list[Hit], qvec: np.ndarray) -> None:

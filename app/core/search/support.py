@@ -20,6 +20,7 @@ from __future__ import annotations
 __all__ = [
     "DEFAULT_MODEL",
     "FEATURES",
+    "HITS",
     "MODEL_FEATURES",
     "SupportModel",
     "assess",
@@ -51,6 +52,9 @@ from app.core.search.termstats import LexicalStats, TermStats, idf
 from app.core.text import WORD, query_terms, sentence_spans, stem
 from app.core.types import Hit, Support
 
+# The support model reads the best eight passages, as it was fitted and calibrated on, however
+# many a search shows: the verdict on a question must not change with ``-k``.
+HITS = 8
 KEY_WEIGHT = 3.0  # without index counts, names and numbers weigh this much more
 SPECIFIC_POWER = 4  # ``specific_coverage`` weighs terms by rarity to this power: the rarest lead
 _ALNUM = re.compile(r"[^\W\d_]+|\d+")
@@ -58,17 +62,27 @@ _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|cannot)\b|n'
 
 
 # -- features --------------------------------------------------------------------------------
+def key_words(question: str) -> set[str]:
+    """The question's names and numbers, as typed: capitalised after its first word, or
+    holding a digit."""
+    return {
+        m.group()
+        for i, m in enumerate(WORD.finditer(question))
+        if (i > 0 and m.group()[0].isupper()) or any(c.isdigit() for c in m.group())
+    }
+
+
 def key_terms(question: str) -> dict[str, float]:
     """Stemmed content words of the question with weights: names and numbers count more."""
     content = set(query_terms(question))
+    keys = key_words(question)
     out: dict[str, float] = {}
-    for i, m in enumerate(WORD.finditer(question)):
+    for m in WORD.finditer(question):
         word = m.group()
         if word.lower() not in content:
             continue
-        key = (i > 0 and word[0].isupper()) or any(c.isdigit() for c in word)
         term = stem(word)
-        out[term] = max(out.get(term, 0.0), KEY_WEIGHT if key else 1.0)
+        out[term] = max(out.get(term, 0.0), KEY_WEIGHT if word in keys else 1.0)
     return out
 
 
@@ -163,7 +177,8 @@ def features(
 
 def reason_for(f: dict[str, float], supported: bool, missing: Sequence[str] = ()) -> str:
     """The verdict in plain words, from the feature that stands out most; ``missing`` are
-    question words no passage of the index holds."""
+    question words no passage of the index holds (for a supported question, only its names
+    and numbers: the passages found may be about another place, product or year)."""
     dense, cov = f.get("dense_top", 0.0), f.get("key_coverage", 0.0)
     if not supported:
         if missing and f.get("unknown_terms", 0.0) >= 0.25:
@@ -187,6 +202,9 @@ def reason_for(f: dict[str, float], supported: bool, missing: Sequence[str] = ()
             "The passages found only loosely match the question; "
             "the answer may not be in your files."
         )
+    if missing:  # a name or number of the question that no passage holds: say so
+        shown = ", ".join(f"“{w}”" for w in missing[:3])
+        return f"Passages in your files match the question, but none mentions {shown}."
     if cov >= 0.8:
         return "A passage in your files closely matches the question and contains its key terms."
     return "Passages in your files match the question closely."
@@ -211,7 +229,9 @@ def assess(
     f = features(question, hits, stats)
     p = model.probability(f)
     ok = p >= threshold_for(model, index, hits[0].path)
-    missing = [] if ok or stats is None else unknown_words(question, stats)
+    missing = [] if stats is None else unknown_words(question, stats)
+    if ok:
+        missing = [w for w in missing if w in key_words(question)]
     return Support(ok, p, reason_for(f, ok, missing), f)
 
 
