@@ -219,3 +219,25 @@ def test_watch_logs_each_change_until_stopped(
         watching.join(60)
         engine.close()
     assert codes == [0] and lines[-1] == "Everything indexed so far is saved."
+
+
+def test_index_names_a_path_that_is_not_there_and_counts_each_file_once(tmp_path: Path) -> None:
+    """A typo in a path is not a silent success; a file that failed before and is unchanged
+    is counted as failed, not also as unchanged."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "settings.json").write_text(json.dumps({"embedding_backend": "torch"}))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("# Good\n\nA note about pruning apple trees in late winter.\n")
+    (docs / "bad.md").write_bytes(b"\x00\x01binary\x00" * 50)
+    typo = str(tmp_path / "dcos")
+    proc = run("--data-dir", str(data), "index", str(docs), typo, "--json")
+    assert proc.returncode == 1
+    assert f"{typo}: not found" in proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["not_found"] == [typo] and report["files_indexed"] == 1
+
+    again = run("--data-dir", str(data), "index", str(docs))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("2 files: 0 indexed, 1 unchanged, 0 removed, 1 failed;")

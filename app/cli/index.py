@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from app.cli.common import ProgressBar, print_json
 from app.core.engine import Engine
@@ -20,9 +21,10 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     if args.json:
         print_json(report.to_json())
     else:
+        unchanged = report.files_unchanged - report.failed_unchanged  # each file counted once
         print(
             f"{report.files_seen} files: {report.files_indexed} indexed, "
-            f"{report.files_unchanged} unchanged, {report.files_removed} removed, "
+            f"{unchanged} unchanged, {report.files_removed} removed, "
             f"{report.files_failed} failed; {report.chunks_total} passages "
             f"({report.chunks_embedded} embedded, {report.chunks_reused} reused) "
             f"in {report.seconds:.1f} s"
@@ -33,4 +35,9 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             print(f"  failed: {path}: {reason}")
         for path, reason in report.unavailable:
             print(f"  unavailable: {path}: {reason}; its passages stay in the index")
-    return 0
+    for path in report.not_found:
+        print(
+            f"footnotes: {path}: not found (nothing there, nothing indexed from it)",
+            file=sys.stderr,
+        )
+    return 1 if report.not_found else 0

@@ -55,7 +55,10 @@ def plan(
             elif exc.errno not in GONE_ERRNOS:  # there, but refused: not gone
                 unavailable[root] = reason_for(exc)
                 continue
-            known.update(manifest.files_under(root))
+            records = manifest.files_under(root)
+            if not records and root not in found:
+                report.not_found.append(root)
+            known.update(records)
             continue  # gone, unless the watched folder it was in is unavailable (see below)
         if os.path.isdir(root):
             under = manifest.files_under(root)
@@ -88,6 +91,7 @@ def plan(
             if rec.status == "failed":
                 report.failures.append((path, rec.error or "failed earlier"))
                 report.files_failed += 1
+                report.failed_unchanged += 1
         else:
             changed.append(fs)
     gone = [p for p in known if p not in kept]

@@ -41,6 +41,9 @@ class IndexReport:
     failures: list[tuple[str, str]] = field(default_factory=list)
     # roots and watched folders that could not be read (path, reason): their passages stay
     unavailable: list[tuple[str, str]] = field(default_factory=list)
+    # given paths with nothing there and nothing indexed from them (a typo, most likely)
+    not_found: list[str] = field(default_factory=list)
+    failed_unchanged: int = 0  # of files_unchanged, those that failed before (not in the JSON)
 
     def to_json(self) -> dict[str, Any]:
         """The ``index --json`` object (a fixed contract: see DESIGN.md)."""
@@ -58,6 +61,7 @@ class IndexReport:
             "seconds": round(self.seconds, 3),
             "failures": [{"path": p, "reason": r} for p, r in self.failures],
             "unavailable": [{"path": p, "reason": r} for p, r in self.unavailable],
+            "not_found": list(self.not_found),
         }
 
 
