@@ -241,3 +241,65 @@ def test_index_names_a_path_that_is_not_there_and_counts_each_file_once(tmp_path
     again = run("--data-dir", str(data), "index", str(docs))
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("2 files: 0 indexed, 1 unchanged, 0 removed, 1 failed;")
+
+
+def test_search_batch_reports_a_bad_line_and_goes_on(indexed, tmp_path: Path) -> None:
+    data, _, _ = indexed
+    queries = tmp_path / "q.jsonl"
+    lines = [
+        json.dumps({"_id": "a", "text": "tomatoes direct sun"}),
+        "not json",
+        json.dumps({"_id": "c", "text": "   "}),
+        json.dumps({"_id": "d", "text": "compost nitrogen carbon"}),
+    ]
+    queries.write_text("\n".join(lines) + "\n")
+    proc = run("--data-dir", str(data), "search", "--batch", str(queries), "-k", "2")
+    assert proc.returncode == 0
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [o["_id"] for o in out] == ["a", None, "c", "d"]
+    assert out[1]["error"].startswith("line 2:") and out[2]["error"].startswith("line 3:")
+    assert "non-empty" in out[2]["error"] and "hits" not in out[2]
+    assert out[3]["hits"][0]["path"].endswith("garden.md")
+    assert "2 of 4 queries failed" in proc.stderr
+
+    missing = run("--data-dir", str(data), "search", "--batch", str(tmp_path / "none.jsonl"))
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert missing.stderr.startswith("footnotes: cannot read ")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "   "], "the QUERY is empty"),
+        (["search", "x", "--batch", "q.jsonl"], "not both"),
+        (["search", "x", "-k", "0"], "give 1 to 50"),
+        (["ask", "x", "-k", "51"], "give 1 to 50"),
+        (["search", "x", "--since", "2024-02-01", "--until", "2024-01-01"], "after it ends"),
+    ],
+)
+def test_usage_errors_show_the_commands_usage(args: list[str], message: str) -> None:
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert f"usage: footnotes {args[0]} " in proc.stderr
+
+
+def test_output_into_a_closed_pipe_stops_quietly(indexed, tmp_path: Path) -> None:
+    """``footnotes search ... | head -1`` must not end in a traceback: more output than a pipe
+    holds, and a reader that leaves after the first line."""
+    data, _, _ = indexed
+    queries = tmp_path / "q.jsonl"
+    line = json.dumps({"_id": 1, "text": "tomatoes direct sun"})
+    queries.write_text((line + "\n") * 100)
+    cmd = [sys.executable, "-m", "app", "--data-dir", str(data), "search", "--batch", str(queries)]
+    proc = subprocess.run(
+        f"{' '.join(cmd)} | head -c 1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.stdout == "{"
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr

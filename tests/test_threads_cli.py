@@ -167,3 +167,23 @@ def test_history_off_keeps_nothing(data: Path, server: FakeOllama) -> None:
     out = ask(data, server, FIRST)
     assert out["thread"] is None and out["search_query"] == FIRST and out["answer"]
     assert not (data / "threads.sqlite3").exists()
+
+
+def test_a_question_no_answer_came_back_for_is_not_kept(data: Path, server: FakeOllama) -> None:
+    """With Ollama down, asking leaves no empty thread behind, and a follow-up that failed
+    leaves its thread as it was."""
+    down = "http://127.0.0.1:9"
+    proc = run(data, down, "ask", FIRST, "-k", "3", "--json")
+    assert proc.returncode == 1
+    out = json.loads(proc.stdout)
+    assert out["thread"] is None and out["answered"] is False and out["answer"] == ""
+    assert json.loads(run(data, server.url, "threads", "list", "--json").stdout) == []
+    text = run(data, down, "ask", FIRST, "-k", "3")
+    assert "Thread " not in text.stdout  # no "follow up with" for a thread that is not there
+
+    first = ask(data, server, FIRST)
+    assert first["answered"] is True
+    again = run(data, down, "ask", FOLLOW_UP, "--thread", first["thread"], "-k", "3", "--json")
+    assert again.returncode == 1 and json.loads(again.stdout)["thread"] is None
+    (listed,) = json.loads(run(data, server.url, "threads", "list", "--json").stdout)
+    assert listed["id"] == first["thread"] and listed["turns"] == 1

@@ -168,6 +168,10 @@ def test_swapped_name_and_wrong_passage_are_flagged() -> None:
 def test_refused_and_empty_answers_have_a_verdict() -> None:
     assert judge(WEAK, [], answered=False).level == "unsupported"
     assert judge(STRONG, [], error="Ollama is not running").level == "no_answer"
+    # no answer came back for a question the files do not support: that comes first
+    down = judge(WEAK, [], error="Ollama is not running")
+    assert down.level == "unsupported"
+    assert WEAK.reason in down.reason and "Ollama is not running" in down.reason
 
 
 # -- a first question that works --------------------------------------------------------------

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from app.cli.common import HandledError, print_json
+from app.cli.common import BatchLine, HandledError, print_json, read_batch, say_failed
 from app.core.answer.answering import (
     Answer,
     AnswerError,
@@ -94,7 +93,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         "search_note": plan.rewrite.note or None,
     }
     if args.json:
-        print_json({**result.to_json(), **answer.to_json(), "answered": not refuse, **turn})
+        print_json({**result.to_json(), **answer.to_json(), "answered": _answered(answer), **turn})
     else:
         if stream:
             print("\n")
@@ -143,6 +142,11 @@ def _ask(
     return result, answer, refuse, empty_scope
 
 
+def _answered(answer: Answer) -> bool:
+    """Whether the model's answer came back (all of it, or its start before an error)."""
+    return bool(answer.text)
+
+
 def _say_model_note(answer: Answer) -> None:
     """Say (on stderr, so ``--json`` stays one object) that another model answered."""
     if answer.model_note and answer.error is None:
@@ -158,53 +162,35 @@ def _run_batch(args: argparse.Namespace, engine: Engine) -> int:
         if choice.model is not None and choice.fallback:
             print(f"footnotes: {choice.note}", file=sys.stderr, flush=True)
             model = choice.model
-    try:
-        fh = open(args.batch, encoding="utf-8")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise HandledError(f"cannot read {args.batch}: {exc.strerror or exc}") from None
     failed = total = 0
-    with fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            total += 1
-            out = _batch_line(args, engine, model, n, line)
-            if "model" in out:
-                out["model_requested"] = requested
-            failed += out.get("error") is not None
-            print_json(out)
-    if failed:
-        print(
-            f'footnotes: {failed} of {total} questions failed (each line says why in "error")',
-            file=sys.stderr,
-        )
+    for line in read_batch(args.batch):
+        total += 1
+        out = _batch_line(args, engine, model, line)
+        if "model" in out:
+            out["model_requested"] = requested
+        failed += out.get("error") is not None
+        print_json(out)
+    say_failed(failed, total, "questions")
     return 0
 
 
 def _batch_line(
-    args: argparse.Namespace, engine: Engine, model: str, n: int, line: str
+    args: argparse.Namespace, engine: Engine, model: str, line: BatchLine
 ) -> dict[str, Any]:
-    item: Any = None
+    if line.error is not None:
+        return {"_id": line.ident, "line": line.n, "error": line.error}
     try:
-        item = json.loads(line)
-        question = item["text"]
-        if not isinstance(question, str) or not question.strip():
-            raise TypeError("text must be a non-empty string")
-    except (ValueError, KeyError, TypeError) as exc:
-        ident = item.get("_id") if isinstance(item, dict) else None
-        return {"_id": ident, "line": n, "error": f'line {n}: expected {{"_id", "text"}} ({exc})'}
-    try:
-        result, answer, refuse, _ = _ask(args, engine, question, model)
+        result, answer, _, _ = _ask(args, engine, line.text, model)
     except Exception as exc:  # one question's failure (a store error...) must not end the batch
-        return {"_id": item.get("_id"), "line": n, "query": question, "error": str(exc)}
+        return {"_id": line.ident, "line": line.n, "query": line.text, "error": str(exc)}
     return {
-        "_id": item.get("_id"),
+        "_id": line.ident,
         **result.to_json(),
         **answer.to_json(),
-        "answered": not refuse,
+        "answered": _answered(answer),
         "thread": None,  # batch questions stand alone and are not kept
         "turn": 1,
-        "search_query": question,
+        "search_query": line.text,
     }
 
 

@@ -8,7 +8,8 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,54 @@ def print_json(obj: Any) -> None:
     text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
+
+
+@dataclass(frozen=True)
+class BatchLine:
+    """One line of a ``--batch`` file: its question, or why it is not one."""
+
+    n: int  # its line number
+    ident: Any  # its "_id"
+    text: str = ""
+    error: str | None = None
+
+
+def read_batch(path: str) -> Iterator[BatchLine]:
+    """The ``{"_id", "text"}`` lines of a batch file in order, blank lines skipped; a line that
+    is not such an object comes with its error, so that the batch can go on. A file that cannot
+    be read (or is not UTF-8 text) is a ``HandledError``."""
+    try:
+        fh = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise HandledError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with fh:
+        try:
+            lines = list(enumerate(fh, start=1))
+        except UnicodeDecodeError:
+            raise HandledError(f"cannot read {path}: it is not UTF-8 text") from None
+    for n, line in lines:
+        if not line.strip():
+            continue
+        item: Any = None
+        try:
+            item = json.loads(line)
+            text = item["text"]
+            if not isinstance(text, str) or not text.strip():
+                raise TypeError("text must be a non-empty string")
+        except (ValueError, KeyError, TypeError) as exc:
+            ident = item.get("_id") if isinstance(item, dict) else None
+            yield BatchLine(n, ident, error=f'line {n}: expected {{"_id", "text"}} ({exc})')
+            continue
+        yield BatchLine(n, item.get("_id"), text)
+
+
+def say_failed(failed: int, total: int, what: str) -> None:
+    """The last line of a batch on stderr, when any line failed."""
+    if failed:
+        print(
+            f'footnotes: {failed} of {total} {what} failed (each line says why in "error")',
+            file=sys.stderr,
+        )
 
 
 def data_dir_arg(args: argparse.Namespace) -> Path:

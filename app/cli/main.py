@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import multiprocessing
+import os
 import sys
 from collections.abc import Sequence
 
@@ -40,6 +41,20 @@ def _add_globals(parser: argparse.ArgumentParser, suppress: bool) -> None:
     )
 
 
+MAX_K = 50  # as the Settings window offers
+
+
+def _passages(text: str) -> int:
+    """-k: a whole number of passages from 1 to ``MAX_K``."""
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= k <= MAX_K:
+        raise argparse.ArgumentTypeError(f"{k} passages: give 1 to {MAX_K}")
+    return k
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="footnotes",
@@ -67,7 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("search", "find passages in your files")
     p.add_argument("query", nargs="?", metavar="QUERY")
-    p.add_argument("-k", type=int, default=None, help="number of passages (default: setting)")
+    p.add_argument(
+        "-k", type=_passages, default=None, help="number of passages, 1-50 (default: setting)"
+    )
     p.add_argument("--batch", metavar="FILE.jsonl", help='one {"_id","text"} JSON object a line')
     p.add_argument("--json", action="store_true")
     p.add_argument(
@@ -77,7 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("ask", "answer a question from your files with a local Ollama model")
     p.add_argument("question", nargs="?", metavar="QUESTION")
-    p.add_argument("-k", type=int, default=None)
+    p.add_argument(
+        "-k",
+        type=_passages,
+        default=None,
+        help="number of passages the model reads and you see, 1-50 (default: setting)",
+    )
     p.add_argument(
         "--batch", metavar="FILE.jsonl", help='one {"_id","text"} JSON object a line; JSON out'
     )
@@ -134,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="at most N questions (per kind for support)",
     )
     p.add_argument("--json", action="store_true")
+    parser.set_defaults(command_parsers=sub.choices)  # for usage errors in a command's words
     return parser
 
 
@@ -150,21 +173,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.ui.main import run_gui
 
         return run_gui(args)
-    if args.command == "search" and not args.query and not args.batch:
-        parser.error("search needs a QUERY or --batch FILE.jsonl")
-    if args.command == "ask" and not args.question and not args.batch:
-        parser.error("ask needs a QUESTION or --batch FILE.jsonl")
+    usage = args.command_parsers[args.command]  # its errors show the command's usage line
+    if args.command in ("search", "ask"):
+        text = args.query if args.command == "search" else args.question
+        what = "QUERY" if args.command == "search" else "QUESTION"
+        if text is not None and not text.strip():
+            usage.error(f"the {what} is empty")
+        if not text and not args.batch:
+            usage.error(f"{args.command} needs a {what} or --batch FILE.jsonl")
+        if text and args.batch:
+            usage.error(f"give a {what} or --batch FILE.jsonl, not both")
     if args.command == "threads" and args.action != "list" and not args.id:
-        parser.error(f"threads {args.action} needs an ID (footnotes threads list shows them)")
+        usage.error(f"threads {args.action} needs an ID (footnotes threads list shows them)")
     if args.command == "ask" and args.batch and getattr(args, "thread", None):
-        parser.error("--thread works with one QUESTION, not with --batch")
+        usage.error("--thread works with one QUESTION, not with --batch")
     if args.command == "folders" and args.action != "list" and not args.path:
-        parser.error(f"folders {args.action} needs a PATH")
+        usage.error(f"folders {args.action} needs a PATH")
     if args.command in ("search", "ask"):
         try:
             args.scope = scope_from_args(args)
         except ValueError as exc:  # a period that ends before it starts
-            parser.error(str(exc))
+            usage.error(str(exc))
     from app.cli.common import dispatch
 
-    return dispatch(args, importlib.import_module(COMMANDS[args.command]).run)
+    try:
+        return dispatch(args, importlib.import_module(COMMANDS[args.command]).run)
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the exit's flush of stdout cannot fail
+        return 141  # 128 + SIGPIPE

@@ -3,29 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import json
+from typing import Any
 
-from app.cli.common import HandledError, print_json
+from app.cli.common import BatchLine, print_json, read_batch, say_failed
 from app.core.engine import Engine
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
     scope = getattr(args, "scope", None)  # --in/--type/--since/--until, for every line
     if args.batch:
-        with open(args.batch, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    item = json.loads(line)
-                    text = item["text"]
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise HandledError(
-                        f'{args.batch}:{n}: expected {{"_id", "text"}} ({exc})'
-                    ) from None
-                out = engine.search(text, args.k, args.mode, scope).to_json()
-                out["_id"] = item.get("_id")
-                print_json(out)
+        failed = total = 0
+        for line in read_batch(args.batch):
+            total += 1
+            out = _batch_line(args, engine, line)
+            failed += "error" in out
+            print_json(out)
+        say_failed(failed, total, "queries")
         return 0
     result = engine.search(args.query, args.k, args.mode, scope)
     if args.json:
@@ -40,3 +33,15 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         snippet = " ".join(h.text.split())[:200]
         print(f"[{h.rank}] {where}  ({h.score:.3f})\n    {snippet}")
     return 0
+
+
+def _batch_line(args: argparse.Namespace, engine: Engine, line: BatchLine) -> dict[str, Any]:
+    """One line's search, or why it has none (the batch goes on, as ``ask --batch`` does)."""
+    if line.error is not None:
+        return {"_id": line.ident, "line": line.n, "error": line.error}
+    try:
+        out = engine.search(line.text, args.k, args.mode, getattr(args, "scope", None)).to_json()
+    except Exception as exc:  # one query's failure (a store error...) must not end the batch
+        return {"_id": line.ident, "line": line.n, "query": line.text, "error": str(exc)}
+    out["_id"] = line.ident
+    return out

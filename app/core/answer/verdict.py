@@ -92,6 +92,8 @@ def judge(
     if not total:
         if not sentences:
             why = f"No answer came back: {error}" if error else "The model gave no answer."
+            if not strong:  # the files would not have supported one either: say that first
+                return Verdict("unsupported", _join(evidence, why + tail))
             return Verdict("no_answer", why + tail)
         return Verdict(
             "no_answer",
