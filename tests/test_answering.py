@@ -128,6 +128,15 @@ def test_api_key_is_sent(server: FakeOllama, monkeypatch: pytest.MonkeyPatch) ->
 # --- failures -----------------------------------------------------------------------------
 
 
+def test_a_host_name_that_does_not_resolve_is_not_called_not_running() -> None:
+    """A typo in the address ("olama.local") needs the address fixed, not Ollama started."""
+    host = "http://no-such-host.invalid:11434"
+    answer = answer_question("Q?", HITS, host=host, model="m", timeout_s=10)
+    assert answer.error_kind == "unknown_host"
+    assert answer.error is not None and "Cannot find the host" in answer.error
+    assert "ollama serve" not in answer.error
+
+
 def test_not_running() -> None:
     host = f"http://127.0.0.1:{free_port()}"
     expected = (

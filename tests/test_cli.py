@@ -275,6 +275,7 @@ def test_search_batch_reports_a_bad_line_and_goes_on(indexed, tmp_path: Path) ->
         (["search", "x", "-k", "0"], "give 1 to 50"),
         (["ask", "x", "-k", "51"], "give 1 to 50"),
         (["search", "x", "--since", "2024-02-01", "--until", "2024-01-01"], "after it ends"),
+        (["search", "x", "--ollama-host", "not a url"], "not a host or URL"),
     ],
 )
 def test_usage_errors_show_the_commands_usage(args: list[str], message: str) -> None:
@@ -303,3 +304,19 @@ def test_output_into_a_closed_pipe_stops_quietly(indexed, tmp_path: Path) -> Non
     )
     assert proc.stdout == "{"
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+def test_search_text_shows_the_sentence_that_matches() -> None:
+    """A long passage is shown from the sentence holding the query's words, not cut off
+    before it."""
+    from app.cli.search import excerpt
+
+    passage = (
+        "Intro sentence here. " * 30 + "The chain is replaced every 3,000 km. " + "More. " * 80
+    )
+    shown = excerpt(passage, "how often is the chain replaced")
+    assert shown.startswith("…The chain is replaced every 3,000 km.") and shown.endswith("…")
+    assert len(shown) <= 302
+    tail = "Intro sentence here. " * 30 + "The chain is replaced."
+    assert excerpt(tail, "chain").endswith("The chain is replaced.")
+    assert excerpt("Short. With a chain.", "chain") == "Short. With a chain."

@@ -27,17 +27,28 @@ COMMANDS = {
 }
 
 
+def _address(text: str) -> str:
+    """--ollama-host / --chroma-url: a host or URL, which holds no spaces."""
+    if not text.strip() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(f"not a host or URL: {text!r}")
+    return text
+
+
 def _add_globals(parser: argparse.ArgumentParser, suppress: bool) -> None:
     """--data-dir, --ollama-host, --chroma-url: before the command, or (suppressed) after it."""
     default = argparse.SUPPRESS if suppress else None
     parser.add_argument("--data-dir", default=default, help="where settings and the index live")
     parser.add_argument(
         "--ollama-host",
+        type=_address,
         default=default,
         help="Ollama server URL (default $OLLAMA_HOST, else http://127.0.0.1:11434)",
     )
     parser.add_argument(
-        "--chroma-url", default=default, help="use a Chroma server instead of the embedded store"
+        "--chroma-url",
+        type=_address,
+        default=default,
+        help="use a Chroma server instead of the embedded store",
     )
 
 

@@ -143,6 +143,18 @@ def plain_http_warning(host: str | None) -> str | None:
     )
 
 
+def _unresolved(exc: BaseException) -> bool:
+    """Whether a failed connection failed at looking the host's name up (DNS)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the chain: httpx -> httpcore -> socket.gaierror
+        if seen is None:
+            return False
+        if isinstance(seen, socket.gaierror):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def describe_error(
     exc: BaseException,
     *,
@@ -161,6 +173,12 @@ def describe_error(
             f"Ollama at {where} did not accept a connection within {connect_timeout_s:g} s: "
             "check that it is running and that the address is right.",
             "connect_timeout",
+        )
+    if isinstance(exc, httpx.ConnectError) and _unresolved(exc):
+        return AnswerError(
+            f"Cannot find the host of {where}: check the Ollama address (the setting "
+            "`ollama_host`, or --ollama-host / $OLLAMA_HOST on the command line).",
+            "unknown_host",
         )
     if isinstance(exc, httpx.ConnectError | ConnectionError):
         return AnswerError(
