@@ -309,7 +309,7 @@ def test_output_into_a_closed_pipe_stops_quietly(indexed, tmp_path: Path) -> Non
 def test_search_text_shows_the_sentence_that_matches() -> None:
     """A long passage is shown from the sentence holding the query's words, not cut off
     before it."""
-    from app.cli.search import excerpt
+    from app.cli.common import excerpt
 
     passage = (
         "Intro sentence here. " * 30 + "The chain is replaced every 3,000 km. " + "More. " * 80

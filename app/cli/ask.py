@@ -8,7 +8,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from app.cli.common import BatchLine, HandledError, print_json, read_batch, say_failed
+from app.cli.common import (
+    BatchLine,
+    HandledError,
+    excerpt,
+    print_json,
+    read_batch,
+    say_failed,
+)
 from app.core.answer.answering import (
     Answer,
     AnswerError,
@@ -215,5 +222,5 @@ def _print_answer(result: SearchResult, answer: Answer, *, refused: bool, stream
     if sources:
         print("\nSources:")
     for s in sources:
-        snippet = " ".join(s.hit.text.split())[:160]
+        snippet = excerpt(s.hit.text, result.query)
         print(f"  [{s.n}] {_where(s.hit.path, s.hit.page)}\n      {snippet}")

@@ -17,6 +17,9 @@ from app.core.engine import Engine
 from app.core.index.indexer import Progress
 from app.core.index.store import StoreError
 from app.core.locking import LockedError
+from app.core.text import WORD, query_terms, sentence_spans, stem
+
+SNIPPET = 300  # characters of each passage in the text output
 
 
 class HandledError(Exception):
@@ -82,6 +85,28 @@ def say_failed(failed: int, total: int, what: str) -> None:
             f'footnotes: {failed} of {total} {what} failed (each line says why in "error")',
             file=sys.stderr,
         )
+
+
+def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
+    """About ``width`` characters of a passage on one line, from the sentence that holds most
+    of the query's words (a passage's first lines are often a heading or a table's header)."""
+    terms = {stem(w) for w in query_terms(query)}
+    best, start = 0, 0
+    for s, e in sentence_spans(text):
+        found = len(terms & {stem(w) for w in WORD.findall(text[s:e])})
+        if found > best:
+            best, start = found, s
+    whole = " ".join(text.split())
+    if len(whole) <= width:
+        return whole
+    before = " ".join(text[:start].split())
+    offset = min(len(before) + bool(before), len(whole) - width)  # near the end: what precedes
+    cut = whole[offset : offset + width]
+    if offset:  # from a word's start
+        cut = "…" + (cut if whole[offset - 1] == " " else cut.split(" ", 1)[-1])
+    if offset + width < len(whole):
+        cut = cut.rsplit(" ", 1)[0] + "…"
+    return cut
 
 
 def data_dir_arg(args: argparse.Namespace) -> Path:

@@ -5,11 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.cli.common import BatchLine, print_json, read_batch, say_failed
+from app.cli.common import BatchLine, excerpt, print_json, read_batch, say_failed
 from app.core.engine import Engine
-from app.core.text import WORD, query_terms, sentence_spans, stem
-
-SNIPPET = 300  # characters of each passage in the text output
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
@@ -48,25 +45,3 @@ def _batch_line(args: argparse.Namespace, engine: Engine, line: BatchLine) -> di
         return {"_id": line.ident, "line": line.n, "query": line.text, "error": str(exc)}
     out["_id"] = line.ident
     return out
-
-
-def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
-    """About ``width`` characters of a passage on one line, from the sentence that holds most
-    of the query's words (a passage's first lines are often a heading or a table's header)."""
-    terms = {stem(w) for w in query_terms(query)}
-    best, start = 0, 0
-    for s, e in sentence_spans(text):
-        found = len(terms & {stem(w) for w in WORD.findall(text[s:e])})
-        if found > best:
-            best, start = found, s
-    whole = " ".join(text.split())
-    if len(whole) <= width:
-        return whole
-    before = " ".join(text[:start].split())
-    offset = min(len(before) + bool(before), len(whole) - width)  # near the end: what precedes
-    cut = whole[offset : offset + width]
-    if offset:  # from a word's start
-        cut = "…" + (cut if whole[offset - 1] == " " else cut.split(" ", 1)[-1])
-    if offset + width < len(whole):
-        cut = cut.rsplit(" ", 1)[0] + "…"
-    return cut

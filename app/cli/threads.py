@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.cli.common import HandledError, print_json
+from app.cli.common import HandledError, excerpt, print_json
 from app.core.answer.export import source_state, thread_markdown
 from app.core.answer.threads import HistoryError, ThreadInfo, ThreadStore
 from app.core.config import atomic_write_text
@@ -76,7 +76,7 @@ def _show(store: ThreadStore, info: ThreadInfo) -> None:
         for s in turn.sources:
             where = display_path(s.path) + (f" p.{s.page}" if s.page else "")
             state = source_state(s, turn.created)
-            snippet = " ".join(s.text.split())[:160]
+            snippet = excerpt(s.text, turn.search_query)
             print(f"  [{s.n}] {where}" + (f"  ({state})" if state else "") + f"\n      {snippet}")
 
 
