@@ -68,6 +68,10 @@ def test_a_code_no_passage_holds_counts_by_its_parts() -> None:
     stats = FixedStats(1_000, {"fy": 40, "2018": 90, "capital": 30})
     terms, unknown = support.rarity_terms("FY2018 capital", stats)
     assert {"fy", "2018", support.stem("capital")} <= set(terms) and unknown == 0.0
+    # a code whose parts are single characters is no code of parts: it stays, unknown
+    notes = FixedStats(8, {"q1": 1, "marketing": 1, "spend": 1})
+    terms, unknown = support.rarity_terms("What was the Q3 marketing spend?", notes)
+    assert "q3" not in terms and unknown > 0.3
 
 
 def test_rare_terms_covered_in_one_passage_raise_the_specific_coverage() -> None:

@@ -52,6 +52,8 @@ def test_a_name_no_passage_holds_is_named_in_the_reason(notes_engine) -> None:
     assert result.hits[0].path.endswith("lisbon-trip.md")
     assert "“Paris”" in result.support.reason
     assert "contains its key terms" not in result.support.reason
+    quarter = notes_engine.search("what was the Q3 marketing spend")
+    assert quarter.hits[0].path.endswith("meeting.md") and "“Q3”" in quarter.support.reason
     # a lower-case word the notes lack ("leave" is there; "depart" is not) is not a name
     plain = notes_engine.search("when does the flight depart")
     assert plain.support.supported and "“depart”" not in plain.support.reason

@@ -98,7 +98,7 @@ def rarity_terms(question: str, stats: TermStats | None) -> tuple[dict[str, floa
     size = stats.size()
     found = stats.doc_freqs(words)
     parts = {w: _ALNUM.findall(w) for w in words if found.get(w, 0) == 0}
-    parts = {w: [p for p in ps if len(p) > 1] for w, ps in parts.items() if len(ps) > 1}
+    parts = {w: kept for w, ps in parts.items() if len(ps) > 1 and (kept := _long(ps))}
     if parts:  # "FY2018" no passage holds: its parts "fy" and "2018" count instead
         found.update(stats.doc_freqs({p for ps in parts.values() for p in ps}))
         words = [p for w in words for p in parts.get(w, [w])]
@@ -112,6 +112,11 @@ def rarity_terms(question: str, stats: TermStats | None) -> tuple[dict[str, floa
     # measured apart: a question's own name or code missing from every file says much.
     terms = {t: w for t, w in weights.items() if counts[t] > 0}
     return terms, (unknown / total if total else 0.0)
+
+
+def _long(parts: list[str]) -> list[str]:
+    """The parts of a word worth counting on their own ("q3": none, so "q3" stays whole)."""
+    return [p for p in parts if len(p) > 1]
 
 
 def _stems(text: str) -> set[str]:
@@ -243,7 +248,7 @@ def unknown_words(question: str, stats: TermStats) -> list[str]:
     out: list[str] = []
     for w in words:
         if counts.get(w.lower(), 0) == 0 and w not in out:
-            parts = [p for p in _ALNUM.findall(w.lower()) if len(p) > 1]
+            parts = _long(_ALNUM.findall(w.lower()))
             if len(parts) < 2 or not any(stats.doc_freqs(parts).values()):
                 out.append(w)
     return out
