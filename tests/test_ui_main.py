@@ -135,6 +135,11 @@ def test_errors_appear_in_the_window(make_gui: Any, qtbot: Any) -> None:
     assert outcome.error
     assert w.errors.isVisible() and "Ollama" in w.errors.message.text()
     assert w.sources.model_.rowCount() > 0
+    # said once, in the error bar: the banner blames neither the files nor repeats it, and
+    # with no answer no source is "not used in the answer"
+    assert w.banner.title.text() == "No answer came back" and not w.banner.reason.isVisible()
+    assert all(row.mark() == ("", "muted_fg") for row in w.sources.model_.rows)
+    assert w.status.label.text() != "Ready."
 
 
 def test_escape_cancels_and_new_question_replaces_old(

@@ -65,6 +65,10 @@ def test_partly_supported_is_never_green_and_steps_through_what_is_not_backed(
     ask(qtbot, w, "What is the boiling point of liquid nitrogen on Mars?")
     assert b.level == "unsupported" and b.verdict.unsupported_sentences >= 1
     assert b.next_button.isVisible()
+    # no green check beside an answer the banner calls unsupported
+    marks = [row.mark() for row in w.sources.model_.rows]
+    assert all(color != "ok_fg" for _, color in marks)
+    assert any("may not answer the question" in text for text, _ in marks)
     b.next_button.click()
     assert w.answer.pinned >= 0
 

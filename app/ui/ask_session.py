@@ -146,18 +146,18 @@ def judge_outcome(o: AskOutcome) -> Verdict | None:
     if o.cancelled:
         return None
     if o.error:
-        return Verdict("no_answer", f"No answer came back: {o.error}")
+        return judge(support, [], error=o.error)
     if o.result is not None and o.result.hits and support is not None and not support.supported:
         return judge(support, [], answered=False)  # the setting kept the model from answering
-    return Verdict("no_answer", o.note or "No answer came back.")
+    return Verdict("no_answer", o.note or "No answer came back.", failed=True)
 
 
-def show_verdict(banner: Banner, outcome: AskOutcome) -> None:
+def show_verdict(banner: Banner, outcome: AskOutcome, *, brief: bool = False) -> None:
     """Put a finished question's verdict in a banner (hidden when there is none)."""
     if outcome.verdict is None:
         banner.clear()
     else:
-        banner.show_verdict(outcome.verdict)
+        banner.show_verdict(outcome.verdict, brief=brief)
 
 
 _told: set[str] = set()

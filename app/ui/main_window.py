@@ -267,12 +267,15 @@ class MainWindow(QMainWindow):
         """The answer is complete (or stopped, or failed): mark its sentences, say how it went."""
         self.outcome = outcome
         self.ask_button.setText("Ask")
-        self.status.say("Ready.")
+        self.status.say(
+            "No answer came back: see the message above." if outcome.error else "Ready."
+        )
         show_outcome(self.answer, outcome)
-        show_verdict(self.banner, outcome)
-        if outcome.answer is not None:
+        show_verdict(self.banner, outcome, brief=bool(outcome.error))  # the error bar says why
+        if outcome.answer is not None and outcome.answer.text:  # no answer: no usage marks
             a = outcome.answer
-            self.sources.model_.set_usage(*source_usage(a))
+            weak = outcome.verdict is not None and outcome.verdict.level == "unsupported"
+            self.sources.model_.set_usage(*source_usage(a), weak=weak)
             weak = unsupported_count(a)
             if weak:
                 total = sum(1 for m in a.sentences if m.kind != "meta")
@@ -341,7 +344,7 @@ class MainWindow(QMainWindow):
             done = self.outcome.answer
             self.answer.finish(done.text, done.sentences, len(done.sources))
         if self.banner.verdict is not None:
-            self.banner.show_verdict(self.banner.verdict)
+            self.banner.show_verdict(self.banner.verdict, brief=self.banner.brief)
         elif self.banner.level == "checking":
             self.banner.show_checking(self.banner.reason.text())
         self.passage.set_strong([])

@@ -48,6 +48,7 @@ class SourceRow:
     cited: int = 0  # answer sentences citing it
     supports: int = 0  # answer sentences whose support span lies in it
     answered: bool = False  # the answer is finished, so the marks are final
+    weak: bool = False  # the verdict is "unsupported": backing sentences earns no green check
 
     @property
     def name(self) -> str:
@@ -65,6 +66,8 @@ class SourceRow:
             return "", "muted_fg"
         if self.supports:
             s = "sentence" if self.supports == 1 else "sentences"
+            if self.weak:  # the passage repeats them, but may not answer the question
+                return f"repeats {self.supports} {s}; may not answer the question", "warn_fg"
             return f"✓ supports {self.supports} {s}", "ok_fg"
         if self.cited:
             return "cited, but no supporting span found", "warn_fg"
@@ -109,8 +112,11 @@ class SourcesModel(QAbstractListModel):
         self.rows = [SourceRow(i + 1, h) for i, h in enumerate(ordered)]
         self.endResetModel()
 
-    def set_usage(self, sent: int, cited: dict[int, int], supports: dict[int, int]) -> None:
-        """After the answer: how many sources reached the model, and which sentences use each."""
+    def set_usage(
+        self, sent: int, cited: dict[int, int], supports: dict[int, int], *, weak: bool = False
+    ) -> None:
+        """After the answer: how many sources reached the model, and which sentences use each
+        (``weak``: under an "unsupported" verdict, where no source earns a green check)."""
         self.rows = [
             replace(
                 r,
@@ -118,6 +124,7 @@ class SourcesModel(QAbstractListModel):
                 cited=cited.get(r.n, 0),
                 supports=supports.get(r.n, 0),
                 answered=True,
+                weak=weak,
             )
             for r in self.rows
         ]

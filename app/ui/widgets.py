@@ -119,6 +119,7 @@ class Banner(QFrame):
         self.supported: bool | None = None  # True only under a green "supported"
         self.level: str | None = None  # a verdict level, "checking", or None when hidden
         self.verdict: Verdict | None = None
+        self.brief = False
         self.hide()
 
     def show_checking(self, note: str = "") -> None:
@@ -133,9 +134,11 @@ class Banner(QFrame):
         self.next_button.hide()
         self.show()
 
-    def show_verdict(self, verdict: Verdict) -> None:
-        """Show the verdict on the finished answer."""
+    def show_verdict(self, verdict: Verdict, *, brief: bool = False) -> None:
+        """Show the verdict on the finished answer; ``brief``: without the reason of an answer
+        that did not come back (an error bar beside it already says why)."""
         self.supported, self.level, self.verdict = verdict.supported, verdict.level, verdict
+        self.brief = brief
         c = colors()
         self.setProperty("verdict", verdict.level)
         level = verdict.level
@@ -166,7 +169,7 @@ class Banner(QFrame):
             self.setStyleSheet(
                 f"#verdictBanner {{ border:1px solid {c.border}; border-radius:6px; }}"
             )
-            self._reason(verdict.reason, c.muted_fg)
+            self._reason("" if brief and verdict.failed else verdict.reason, c.muted_fg)
         self.next_button.setVisible(level != "supported" and verdict.unsupported_sentences > 0)
         self.show()
 

@@ -18,7 +18,7 @@ Sentences of kind ``meta`` ("The sources do not say who designed it.") are never
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.core.answer.claims import SentenceMark
 from app.core.types import Support
@@ -35,6 +35,8 @@ class Verdict:
     reason: str
     claim_sentences: int = 0
     unsupported_sentences: int = 0
+    # No answer came back (Ollama down, a timeout, an empty reply): not the files' doing.
+    failed: bool = field(default=False, compare=False)
 
     @property
     def supported(self) -> bool:
@@ -52,7 +54,7 @@ class Verdict:
             return f"Partly supported: {n} of {total} sentences {verb} not backed by your files"
         if self.level == "unsupported":
             return "Unsupported by your files"
-        return "No answer in your files"
+        return "No answer came back" if self.failed else "No answer in your files"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -93,8 +95,8 @@ def judge(
         if not sentences:
             why = f"No answer came back: {error}" if error else "The model gave no answer."
             if not strong:  # the files would not have supported one either: say that first
-                return Verdict("unsupported", _join(evidence, why + tail))
-            return Verdict("no_answer", why + tail)
+                return Verdict("unsupported", _join(evidence, why + tail), failed=True)
+            return Verdict("no_answer", why + tail, failed=True)
         return Verdict(
             "no_answer",
             "The model says the passages found do not contain the answer." + tail,
