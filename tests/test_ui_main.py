@@ -63,7 +63,8 @@ def test_unsupported_sentence_marked_and_hover_highlights_support(
     fmt = cursor.charFormat()
     assert fmt.underlineStyle() == fmt.UnderlineStyle.WaveUnderline
     assert fmt.background().color().name() == colors().unsupported_bg
-    assert "2 of 3" not in w.status.label.text() and "1 of 3" in w.status.label.text()
+    assert "2 of 3" not in w.status.label.text()
+    assert "1 of 3 sentences is not backed by your files" in w.status.label.text()
 
     supporting = marks[0].support_spans[0][0]
     w.show_source(supporting)

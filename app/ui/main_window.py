@@ -279,8 +279,9 @@ class MainWindow(QMainWindow):
             weak = unsupported_count(a)
             if weak:
                 total = sum(1 for m in a.sentences if m.kind != "meta")
+                verb = "is" if weak == 1 else "are"
                 self.status.say(
-                    f"{weak} of {total} sentences are not backed by the passages "
+                    f"{weak} of {total} sentences {verb} not backed by your files "
                     "(marked with a red wavy line; F8 steps through them)."
                 )
         note = model_note_once(outcome)
