@@ -86,7 +86,7 @@ class QuickAskWindow(QWidget):
         box.addWidget(self.sources_title)
         box.addWidget(self.sources)
         box.addLayout(row)
-        self.resize(560, 500)
+        self.resize(560, 540)
         self.question.ask_requested.connect(self.ask)
         self.question.cancel_requested.connect(self._on_escape)
         self.session.searched.connect(self._on_searched)
@@ -128,8 +128,15 @@ class QuickAskWindow(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, i + 1)
             item.setToolTip(tooltip(shown_path(hit.path)))
             self.sources.addItem(item)
+        self._fit_sources()
         self.open_button.setEnabled(bool(result.hits))
         self.status.setText("Answering…")
+
+    def _fit_sources(self) -> None:
+        """The sources list as tall as its rows, so the answer above gets the rest."""
+        rows = sum(self.sources.sizeHintForRow(i) for i in range(self.sources.count()))
+        if rows:
+            self.sources.setFixedHeight(rows + 2 * self.sources.frameWidth() + 6)
 
     @Slot(object)
     def _on_finished(self, outcome: AskOutcome) -> None:
