@@ -47,6 +47,14 @@ def test_ask_streams_then_citation_shows_source_two(make_gui: Any, qtbot: Any) -
     assert selection.format.background().color().name() == colors().passage_bg
     assert w.passage.text.toPlainText() != hit2.text or hit2.start == 0  # shown in context
 
+    # each row says what its passage begins with (passages of one page look alike otherwise),
+    # and its tooltip what the bar beside it measures
+    rows = w.sources.model_.rows
+    assert [r.gist for r in rows] == [" ".join(r.hit.text.split()[:30]) for r in rows]
+    assert len({r.gist for r in rows}) == len(rows)
+    tip = w.sources.model_.data(w.sources.model_.index(0), Qt.ItemDataRole.ToolTipRole)
+    assert "similarity to the question" in tip
+
 
 def test_unsupported_sentence_marked_and_hover_highlights_support(
     make_gui: Any, qtbot: Any

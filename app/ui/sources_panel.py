@@ -55,8 +55,10 @@ class SourceRow:
         return os.path.basename(shown_path(self.hit.path))
 
     @property
-    def folder(self) -> str:
-        return short_folder(os.path.dirname(shown_path(self.hit.path)))
+    def gist(self) -> str:
+        """What tells this passage from others of the same file or page: its first words
+        (its folder and section are in the tooltip)."""
+        return " ".join(self.hit.text.split()[:30])
 
     def mark(self) -> tuple[str, str]:
         """(text, colour name) of the support mark."""
@@ -101,6 +103,8 @@ class SourcesModel(QAbstractListModel):
             where = shown_path(row.hit.path) + (f"\npage {row.hit.page}" if row.hit.page else "")
             if row.hit.heading:
                 where += f"\nsection: {row.hit.heading}"
+            if row.hit.dense_score is not None:  # what the bar on the right shows
+                where += f"\nsimilarity to the question: {row.hit.dense_score:.2f}"
             return tooltip(where)
         if role == RowRole:
             return row
@@ -195,10 +199,10 @@ class SourceDelegate(QStyledItemDelegate):
         mark, mark_color = row.mark()
         mark_w = fm.horizontalAdvance(mark) + 8 if mark else 0
         painter.setPen(muted)
-        folder = fm.elidedText(
-            row.folder, Qt.TextElideMode.ElideLeft, max(20, second.width() - mark_w - 8)
+        gist = fm.elidedText(
+            row.gist, Qt.TextElideMode.ElideRight, max(20, second.width() - mark_w - 8)
         )
-        painter.drawText(second, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, folder)
+        painter.drawText(second, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, gist)
         if mark:
             painter.setPen(text_color if selected else QColor(getattr(c, mark_color)))
             painter.drawText(
@@ -209,9 +213,12 @@ class SourceDelegate(QStyledItemDelegate):
         value = max(0.0, min(1.0, score))
         track = QRect(r.right() - bar_w, r.top() + line // 2 - 3, bar_w, 6)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(c.score_track))
+        track_color = QColor(text_color if selected else QColor(c.score_track))
+        if selected:  # on the selection colour: a faint track, the bar in the text colour
+            track_color.setAlphaF(0.3)
+        painter.setBrush(track_color)
         painter.drawRoundedRect(track, 3, 3)
-        painter.setBrush(QColor(c.score_bar))
+        painter.setBrush(text_color if selected else QColor(c.score_bar))
         painter.drawRoundedRect(QRect(track.left(), track.top(), int(bar_w * value), 6), 3, 3)
         painter.restore()
 
