@@ -45,6 +45,8 @@ def test_a_follow_up_is_searched_in_context_and_the_thread_survives_a_restart(
     assert "What do tomatoes need?" in rewrite.body["messages"][-1]["content"]
     qtbot.waitUntil(lambda: w.history_panel.turns.count() == 2, timeout=10_000)
     assert w.thread_id == thread_id
+    live = w.history_panel.turns.item(1).text().splitlines()[1]
+    assert second.verdict.level.replace("_", " ") in live and "llama3.2" in live
 
     gui.quit()
     assert gui.service.wait_stopped(60)
@@ -59,6 +61,9 @@ def test_a_follow_up_is_searched_in_context_and_the_thread_survives_a_restart(
     assert w2.sources.model_.rowCount() == len(shown.answer.sources) > 0
     assert shown.verdict is not None and w2.banner.verdict is not None
     assert w2.history_panel.turns.count() == 2
+    # each answer is listed with when it was asked, its verdict and the model that answered
+    second_line = w2.history_panel.turns.item(1).text().splitlines()[1]
+    assert shown.verdict.level.replace("_", " ") in second_line and "llama3.2" in second_line
     w2.history_panel.turn_chosen.emit(1)
     assert w2.outcome.question == "What do tomatoes need?"
 

@@ -146,6 +146,7 @@ class MainWindow(QMainWindow):
         self.session.searched.connect(self.on_searched)
         self.session.piece_arrived.connect(self.answer.append)
         self.session.finished.connect(self.on_finished)
+        self.session.finished.connect(self.threads.describe_turn)
         self.session.query_planned.connect(self.on_query_planned)
         self.session.turn_saved.connect(self.threads.on_turn_saved)
         self.searched_for.rerun_requested.connect(self.rerun_search)

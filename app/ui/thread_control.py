@@ -102,7 +102,16 @@ class ThreadsController(QObject):
             self.window.thread_id = outcome.thread_id
             self.panel.set_current(outcome.thread_id, [])
         self.panel.add_turn(outcome.turn, outcome.question)
+        self.describe_turn(outcome)
         self.refresh()
+
+    @Slot(object)
+    def describe_turn(self, outcome: AskOutcome) -> None:
+        """Say in the open thread's list how its answer was judged and who answered, once
+        known (the turn may be stored before or after the answer is judged)."""
+        if outcome.thread_id == self.window.thread_id and outcome.verdict is not None:
+            model = outcome.answer.model if outcome.answer is not None else ""
+            self.panel.describe_turn(outcome.turn, outcome.verdict.level, model)
 
     # -- opening ---------------------------------------------------------------------------
     @Slot()

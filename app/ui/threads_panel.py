@@ -21,6 +21,7 @@ from app.core.answer.threads import ThreadInfo, Turn
 from app.ui.widgets import plain_label
 
 _ID = Qt.ItemDataRole.UserRole
+_QUESTION = Qt.ItemDataRole.UserRole + 1  # a turn's (question, time asked)
 
 
 class ThreadsPanel(QWidget):
@@ -113,16 +114,27 @@ class ThreadsPanel(QWidget):
         if turns is not None or thread_id is None:
             self.turns.clear()
             for t in turns or []:
-                item = QListWidgetItem(f"{t.n}. {' '.join(t.question.split())}")
-                item.setData(_ID, t.n)
-                self.turns.addItem(item)
+                self._add(t.n, t.question, t.created, str(t.verdict.get("level", "")), t.model)
         self._update_buttons()
 
     def add_turn(self, n: int, question: str) -> None:
-        item = QListWidgetItem(f"{n}. {' '.join(question.split())}")
-        item.setData(_ID, n)
-        self.turns.addItem(item)
+        self._add(n, question, time.time(), "", "")
         self._update_buttons()
+
+    def describe_turn(self, n: int, level: str, model: str) -> None:
+        """Add the verdict and model to answer ``n``'s line, once the answer is judged."""
+        for i in range(self.turns.count()):
+            item = self.turns.item(i)
+            if item.data(_ID) == n:
+                question, created = item.data(_QUESTION)
+                item.setText(_turn_text(n, question, created, level, model))
+
+    def _add(self, n: int, question: str, created: float, level: str, model: str) -> None:
+        item = QListWidgetItem(_turn_text(n, question, created, level, model))
+        item.setData(_ID, n)
+        item.setData(_QUESTION, (question, created))
+        item.setToolTip(question)
+        self.turns.addItem(item)
 
     def search_text(self) -> str:
         return self.search.text().strip()
@@ -204,3 +216,11 @@ class SearchedFor(QWidget):
         text = self.query.text().strip()
         if text:
             self.rerun_requested.emit(text)
+
+
+def _turn_text(n: int, question: str, created: float, level: str, model: str) -> str:
+    """One answer of the open thread: its question, then when it was asked, how it was judged
+    and which model answered (the same question asked twice is told apart)."""
+    when = time.strftime("%d %b %H:%M", time.localtime(created))
+    about = "  ·  ".join(x for x in (when, level.replace("_", " "), model) if x)
+    return f"{n}. {' '.join(question.split())}\n{about}"
