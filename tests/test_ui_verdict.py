@@ -94,6 +94,8 @@ def test_fallback_model_is_named_once_and_settings_say_amber_or_red(
     first = ask(qtbot, w, QUESTION)
     assert first.answer.model == "qwen2.5:3b" and first.verdict.level == "supported"
     assert "'llama3.2' is not installed" in w.status.label.text()
+    assert w.errors.isVisible() and "qwen2.5:3b" in w.errors.message.text()
+    assert w.errors.action.isVisible() and "llama3.2" in w.errors.action.text()
     ask(qtbot, w, QUESTION)
     assert "not installed" not in w.status.label.text()  # said once
 

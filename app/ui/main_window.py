@@ -286,8 +286,9 @@ class MainWindow(QMainWindow):
                     "(marked with a red wavy line; F8 steps through them)."
                 )
         note = model_note_once(outcome)
-        if note:
+        if note:  # another model answered: said where it is seen, with the way to the right one
             self.status.say(note)
+            self.errors.show_message(note, f"Get {self.service.settings.ollama_model}…")
         if outcome.error:
             missing = outcome.answer is not None and outcome.answer.error_kind == "model_missing"
             self.errors.show_message(
