@@ -233,6 +233,7 @@ def test_choices_list_watched_folders_and_indexed_types(scoped: tuple[Any, Path]
 def test_parsing_types_and_dates() -> None:
     assert parse_type(".PDF") == "pdf"
     assert parse_type("markdown") == "md" and parse_type("htm") == "html"
+    assert parse_type(".JPEG") == parse_type("jpg") and parse_type("tiff") == parse_type("tif")
     with pytest.raises(ValueError, match="unknown file type 'xyz'"):
         parse_type("xyz")
     assert parse_date("2024-02-29") == date(2024, 2, 29)

@@ -57,3 +57,16 @@ def test_a_name_no_passage_holds_is_named_in_the_reason(notes_engine) -> None:
     # a lower-case word the notes lack ("leave" is there; "depart" is not) is not a name
     plain = notes_engine.search("when does the flight depart")
     assert plain.support.supported and "“depart”" not in plain.support.reason
+
+
+def test_a_scope_of_one_file_does_not_weaken_an_exact_match(notes_engine, tmp_path: Path) -> None:
+    """With one passage in scope there is no runner-up: that is no reason to doubt it."""
+    from app.core.search.scope import Scope
+
+    question = "when does the flight leave from gate B12"
+    trip = next(p for p in notes_engine.manifest.files_under() if p.endswith("lisbon-trip.md"))
+    whole = notes_engine.search(question)
+    alone = notes_engine.search(question, scope=Scope(paths=(trip,)))
+    assert [h.path for h in alone.hits] == [trip]
+    assert whole.support.supported and alone.support.supported
+    assert alone.support.features["fused_gap"] > 0 and alone.support.features["dense_gap"] > 0

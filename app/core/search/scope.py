@@ -31,6 +31,8 @@ _ALIASES = (
     ("txt", "text"),
     ("yaml", "yml"),
     ("adoc", "asciidoc"),
+    ("jpg", "jpeg"),
+    ("tif", "tiff"),
 )
 _GROUP = {ext: group for group in _ALIASES for ext in group}
 KNOWN_TYPES: frozenset[str] = frozenset(s.lstrip(".") for s in SUPPORTED_SUFFIXES)

@@ -165,9 +165,11 @@ def features(
     dense = sorted((h.dense_score or 0.0 for h in hits), reverse=True)
     paths = [h.path for h in hits[:5]]
     fused = [fusion.without_bonus(h.score) for h in hits[:5]]
+    # A fifth passage that is not there (a scope of one file, a tiny index) competes with
+    # nothing: the margin is to zero, not to the best passage itself.
     return {
         "dense_top": dense[0],
-        "dense_gap": dense[0] - dense[min(4, len(dense) - 1)],
+        "dense_gap": dense[0] - (dense[4] if len(dense) > 4 else 0.0),
         "key_coverage": max(coverage(terms, t) for t in texts),
         "specific_coverage": max(coverage(sharp, t) for t in texts),
         "sentence_coverage": sent_cov,
@@ -176,7 +178,7 @@ def features(
         "doc_focus": paths.count(top.path) / len(paths),
         "negation_unmatched": float(negated),
         "fused_top": fused[0],
-        "fused_gap": fused[0] - fused[-1],
+        "fused_gap": fused[0] - (fused[4] if len(fused) > 4 else 0.0),
     }
 
 
