@@ -187,6 +187,25 @@ def test_export_has_real_footnotes_and_marks_unsupported_sentences(tmp_path: Pat
     assert "*Searched for: Why? chain road bicycle replaced*" in md
 
 
+def test_an_exported_sentence_that_cited_the_wrong_source_points_at_the_right_one(
+    tmp_path: Path,
+) -> None:
+    """The model wrote [2] (a lease) for a fact the checks found in [1] (the bike notes): the
+    footnote must quote the bike notes, not the lease."""
+    bikes, lease = tmp_path / "bikes.txt", tmp_path / "lease.txt"
+    bikes.write_text(text := "The front tyre takes 80 psi and the rear 85 psi.")
+    lease.write_text(other := "The lease runs until 30 June and renews for a year.")
+    t = turn(str(bikes), text, answer="The front tyre takes 80 psi [1].")
+    t.answer = t.answer.replace("[1]", "[2]")
+    t.sources.append(StoredSource(2, str(lease), None, 0, len(other), other, text_hash(other)))
+    t.sentences[0] |= {"text": t.answer, "sources": [2], "reason": "found in [1], not in [2]"}
+    t.n = 1
+    md = thread_markdown("tyre pressure?", [t])
+    _, defs = _footnotes(md)
+    assert "The front tyre takes 80 psi[^1]." in md
+    assert len(defs) == 1 and "bikes.txt" in defs["1"] and "lease.txt" not in md
+
+
 def test_export_of_a_non_utf8_path_is_legible(tmp_path: Path) -> None:
     name = os.fsdecode(b"caf\xe9-notes.txt")  # Latin-1 bytes: not valid UTF-8
     text = "Espresso is brewed at nine bars of pressure."

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from app.core.answer.answering import Source, answer_question
-from app.core.answer.claims import mark_sentences
+from app.core.answer.claims import SentenceMark, mark_sentences
 from app.core.answer.models import (
     ModelInfo,
     PullProgress,
@@ -163,6 +163,20 @@ def test_swapped_name_and_wrong_passage_are_flagged() -> None:
     assert not name.supported and "Ida" in name.reason
     (stranger,) = mark_sentences("The lighthouse keeper retires in April [1].", sources)
     assert not stranger.supported
+
+
+def test_a_sentence_citing_the_wrong_passage_is_named_in_the_verdict() -> None:
+    """Backed by [1] but citing [2]: the claim holds, its pointer does not; the reason says so
+    and says which passage backs it."""
+    mark = SentenceMark("The front tyre takes 80 psi [2].", 0, 32, True, [2], [(1, 0, 20)])
+    assert mark.miscited and mark.backed_by == [1]
+    verdict = judge(STRONG, [mark])
+    assert verdict.level == "supported"
+    assert "cites another passage than the one that backs it (cites [2], backed by [1])" in (
+        verdict.reason
+    )
+    right = SentenceMark("The front tyre takes 80 psi [1].", 0, 32, True, [1], [(1, 0, 20)])
+    assert not right.miscited and "cites" not in judge(STRONG, [right]).reason
 
 
 def test_refused_and_empty_answers_have_a_verdict() -> None:

@@ -218,6 +218,12 @@ def _print_answer(result: SearchResult, answer: Answer, *, refused: bool, stream
         print("\nSentences without support in the cited passages:")
         for m in flagged:
             print(f"  - {m.text.strip()}" + (f" ({m.reason})" if m.reason else ""))
+    miscited = [m for m in answer.sentences if m.kind == "claim" and m.miscited]
+    if miscited:
+        print("\nSentences citing another passage than the one that backs them:")
+        for m in miscited:
+            backed = ", ".join(map(str, m.backed_by))
+            print(f"  - {m.text.strip()} (backed by [{backed}])")
     sources = answer.sources or [Source(h.rank, h) for h in result.hits]
     if sources:
         print("\nSources:")

@@ -67,6 +67,16 @@ class SentenceMark:
     reason: str = ""
     bad_citations: list[int] = field(default_factory=list)
 
+    @property
+    def backed_by(self) -> list[int]:
+        """The sources whose spans back the sentence, in order."""
+        return sorted({n for n, _, _ in self.support_spans})
+
+    @property
+    def miscited(self) -> bool:
+        """Backed, but by a source it does not cite: its citation points at the wrong passage."""
+        return self.supported and bool(self.sources) and not set(self.backed_by) & set(self.sources)
+
 
 def is_meta(sentence: str) -> bool:
     """A statement about the sources or the answerer rather than a claim about the world."""

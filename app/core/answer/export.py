@@ -92,12 +92,29 @@ class _Notes:
         return f"[^{k}]: {where} — “{quote(source, spans)}”{note}"
 
 
+def _repoint(segment: str, right: str) -> str:
+    """``segment`` with each citation replaced by ``right`` (the space before it kept)."""
+
+    def swap(match: re.Match[str]) -> str:
+        found = match.group(0)
+        return found[: len(found) - len(found.lstrip())] + right
+
+    return _CITED.sub(swap, segment)
+
+
 def _answer_markdown(turn: Turn, notes: _Notes) -> str:
     text = turn.answer
     marks = [m for m in turn.sentences if m.get("kind", "claim") == "claim"]
     for m in sorted(marks, key=lambda m: int(m.get("end", 0)), reverse=True):
-        end = int(m.get("end", 0))
-        if not m.get("supported", True) and 0 < end <= len(text):
+        start, end = int(m.get("start", 0)), int(m.get("end", 0))
+        if not 0 <= start < end <= len(text):
+            continue
+        backed = sorted({int(sp["n"]) for sp in m.get("spans", [])})
+        if m.get("supported", True) and backed and not set(backed) & set(m.get("sources", [])):
+            # cited the wrong passage: the footnote points at the one that backs the sentence
+            segment = _repoint(text[start:end], "".join(f"[{n}]" for n in backed))
+            text, end = text[:start] + segment + text[end:], start + len(segment)
+        if not m.get("supported", True):
             while end > 0 and text[end - 1].isspace():
                 end -= 1
             text = text[:end] + UNSUPPORTED_MARK + text[end:]

@@ -122,7 +122,7 @@ def judge(
         if not strong:  # backed by passages that may not answer the question: not "partly"
             reason += ", but by passages that may not answer the question."
             return Verdict("unsupported", _join(evidence, reason) + tail, total, flagged)
-        return Verdict("partly_supported", reason + "." + tail, total, flagged)
+        return Verdict("partly_supported", reason + "." + _miscited(claims) + tail, total, flagged)
     if not strong:
         reason = _join(
             evidence,
@@ -135,7 +135,21 @@ def judge(
         if total == 1
         else f"All {total} sentences of the answer are backed by passages"
     )
-    return Verdict("supported", f"{every} in your files.{tail}", total, 0)
+    return Verdict("supported", f"{every} in your files.{_miscited(claims)}{tail}", total, 0)
+
+
+def _miscited(claims: Sequence[SentenceMark]) -> str:
+    """A note on backed sentences whose citation points at another passage than backs them."""
+    wrong = [m for m in claims if m.miscited]
+    if not wrong:
+        return ""
+    where = "; ".join(
+        f"cites [{', '.join(map(str, m.sources))}], backed by [{', '.join(map(str, m.backed_by))}]"
+        for m in wrong
+    )
+    if len(wrong) == 1:
+        return f" One sentence cites another passage than the one that backs it ({where})."
+    return f" {len(wrong)} sentences cite other passages than the ones that back them ({where})."
 
 
 def _join(*parts: str) -> str:
