@@ -86,7 +86,7 @@ def test_refuse_mode_does_not_ask_the_model_when_unsupported(
     shutil.copytree(cli_index[0], cli_data_dir, dirs_exist_ok=True)  # the corpus, embedded once
     settings = json.loads((cli_data_dir / "settings.json").read_text())
     (cli_data_dir / "settings.json").write_text(
-        json.dumps({**settings, "unsupported_mode": "refuse"})
+        json.dumps({**settings, "unsupported_mode": "refuse", "history_enabled": True})
     )
     assert run(cli_data_dir, server.url, "index", str(cli_index[1])).returncode == 0
     proc = run(
@@ -101,6 +101,7 @@ def test_refuse_mode_does_not_ask_the_model_when_unsupported(
     assert out["support"]["supported"] is False and out["answered"] is False
     assert out["answer"] == "" and out["error"] is None and out["sources"]
     assert server.chats() == []
+    assert out["thread"] is None  # nothing was answered: no thread of "(no answer)" kept
 
 
 def test_doctor_all_ok(indexed: Path, server: FakeOllama) -> None:

@@ -106,9 +106,10 @@ def plan_turn(
 
 
 def record_turn(store: ThreadStore | None, plan: Plan, question: str, answer: Answer) -> Saved:
-    """Store the answered turn (creating the thread on its first turn). A question no answer
-    came back for (Ollama down, a timeout) is not kept: asked again, it starts where it was."""
-    if store is None or (answer.error is not None and not answer.text):
+    """Store the answered turn (creating the thread on its first turn). A question without an
+    answer (Ollama down, a timeout, the model not asked) is not kept: no empty thread or turn,
+    and asked again it starts where it was."""
+    if store is None or not answer.text:
         return Saved(None, plan.turn, plan.warning)
     try:
         thread_id = plan.thread_id or store.create(question)
