@@ -320,3 +320,22 @@ def test_search_text_shows_the_sentence_that_matches() -> None:
     tail = "Intro sentence here. " * 30 + "The chain is replaced."
     assert excerpt(tail, "chain").endswith("The chain is replaced.")
     assert excerpt("Short. With a chain.", "chain") == "Short. With a chain."
+
+
+def test_folders_add_says_what_is_wrong_and_what_happens_next(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    docs = tmp_path / "docs"
+    (docs / "inner").mkdir(parents=True)
+    (docs / "note.md").write_text("# Note\n\nA note.\n")
+
+    def add(path: Path) -> subprocess.CompletedProcess[str]:
+        return run("--data-dir", str(data), "folders", "add", str(path))
+
+    missing = add(tmp_path / "nope")
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
+    a_file = add(docs / "note.md")
+    assert a_file.returncode == 1 and "is a file, not a folder" in a_file.stderr
+    first = add(docs)
+    assert first.returncode == 0 and "run `footnotes watch`" in first.stdout
+    assert add(docs).stdout.startswith(f"Already watching {docs}")
+    assert f"inside {docs}" in add(docs / "inner").stdout

@@ -325,6 +325,23 @@ def test_folders_added_and_removed_at_runtime(tmp_path: Path, watch) -> None:
     assert_consistent(rig.reader)
 
 
+def test_a_folder_added_by_another_process_is_indexed_by_the_running_watcher(
+    tmp_path: Path, watch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``footnotes folders add`` while ``footnotes watch`` (or the app) runs: the watcher
+    notices the new folder in the manifest and indexes it without a restart."""
+    from app.core.watch import watcher as watcher_module
+
+    monkeypatch.setattr(watcher_module, "RECHECK_S", 0.5)
+    one, two = tmp_path / "one", tmp_path / "two"
+    write(one / "a.md", note(1, "Pelicans glide over the pier."))
+    b = write(two / "b.md", note(2, "Herons wait in the reeds."))
+    rig = watch(one)
+    rig.reader.add_folder(str(two))  # another engine, as the folders command has
+    rig.finds("Herons wait in the reeds.", b)
+    assert str(two) in rig.watcher.folders
+
+
 def test_startup_reads_only_files_changed_while_not_watching(tmp_path: Path, watch) -> None:
     docs = tmp_path / "docs"
     for i in range(8):

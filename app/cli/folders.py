@@ -6,6 +6,8 @@ import argparse
 
 from app.cli.common import HandledError, print_json
 from app.core.engine import Engine
+from app.core.ingest.scanning import is_within
+from app.core.locking import LockedError
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
@@ -21,12 +23,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             )
         return 0
     if args.action == "add":
-        try:
-            folder = engine.add_folder(args.path)
-        except OSError as exc:
-            raise HandledError(str(exc)) from None
-        print(f"Watching {folder}; run `footnotes watch` (or the app) to index it.")
-        return 0
+        return _add(args.path, engine)
     from app.core.ingest.scanning import no_longer_watched, normalize
 
     folder = normalize(args.path)
@@ -38,4 +35,27 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     removed = engine.indexer().remove(doomed) if doomed else 0
     kept = " (a watched folder around it keeps them)" if not doomed and known else ""
     print(f"Stopped watching {folder}; removed {removed} files from the index{kept}.")
+    return 0
+
+
+def _add(path: str, engine: Engine) -> int:
+    """Watch ``path`` from now on, and say when it will be indexed."""
+    watched = engine.manifest.folders()
+    try:
+        folder = engine.add_folder(path)
+    except OSError as exc:
+        raise HandledError(str(exc)) from None
+    if folder in watched:
+        print(f"Already watching {folder}.")
+        return 0
+    around = next((f for f in watched if is_within(folder, f)), None)
+    if around is not None:
+        print(f"Watching {folder}; it is inside {around}, whose files are already indexed.")
+        return 0
+    try:
+        engine.acquire_writer("footnotes folders add")
+    except LockedError:  # a running watcher (footnotes watch, the app) picks it up
+        print(f"Watching {folder}; the running watcher indexes it within a few seconds.")
+        return 0
+    print(f"Watching {folder}; run `footnotes watch` (or the app) to index it.")
     return 0

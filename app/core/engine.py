@@ -231,8 +231,10 @@ class Engine:
 
     def add_folder(self, path: str) -> str:
         folder = normalize(path)
+        if not os.path.exists(folder):
+            raise FileNotFoundError(f"{path} does not exist")
         if not os.path.isdir(folder):
-            raise NotADirectoryError(f"{path} is not a folder")
+            raise NotADirectoryError(f"{path} is a file, not a folder (index it with `index`)")
         self.manifest.add_folder(folder)
         return folder
 
