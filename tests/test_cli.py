@@ -106,7 +106,7 @@ def test_usage_errors_exit_2_and_handled_errors_exit_1(tmp_path: Path) -> None:
     assert run("frobnicate").returncode == 2
     proc = run("--data-dir", str(tmp_path / "d"), "folders", "add", str(tmp_path / "nope"))
     assert proc.returncode == 1
-    assert "not a folder" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "does not exist" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_folders_add_list_remove(tmp_path: Path) -> None:
@@ -139,7 +139,7 @@ def test_python_m_app_exits_with_the_command_status(tmp_path: Path) -> None:
     assert version.returncode == 0 and version.stdout.startswith("footnotes ")
     assert status("frobnicate").returncode == 2
     missing = status("--data-dir", str(tmp_path / "d"), "folders", "add", str(tmp_path / "no"))
-    assert missing.returncode == 1 and "not a folder" in missing.stderr
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
 
 
 def test_core_never_imports_qt() -> None:
@@ -179,7 +179,7 @@ def test_folders_remove_respects_nested_watched_folders(tmp_path: Path, cli_data
     assert known() == {"top.md", "deep.md"}
     assert run(*d, "folders", "add", str(inner)).returncode == 0
     removed = run(*d, "folders", "remove", str(outer))  # inner is still watched
-    assert removed.returncode == 0 and "removed 1 files" in removed.stdout
+    assert removed.returncode == 0 and "removed 1 file from" in removed.stdout
     assert known() == {"deep.md"}
 
 

@@ -8,6 +8,7 @@ from app.cli.common import HandledError, print_json
 from app.core.engine import Engine
 from app.core.ingest.scanning import is_within
 from app.core.locking import LockedError
+from app.core.watch.status import plural
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     doomed = no_longer_watched(folder, engine.manifest.folders(), known)
     removed = engine.indexer().remove(doomed) if doomed else 0
     kept = " (a watched folder around it keeps them)" if not doomed and known else ""
-    print(f"Stopped watching {folder}; removed {removed} files from the index{kept}.")
+    print(f"Stopped watching {folder}; removed {plural(removed, 'file')} from the index{kept}.")
     return 0
 
 

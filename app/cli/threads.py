@@ -13,6 +13,7 @@ from app.core.answer.threads import HistoryError, ThreadInfo, ThreadStore
 from app.core.config import atomic_write_text
 from app.core.engine import Engine
 from app.core.text import display_path
+from app.core.watch.status import plural
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
@@ -23,7 +24,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         info = _thread(store, args.id)
         if args.action == "delete":
             store.delete(info.id)
-            print(f"Deleted thread {info.id} ({info.turns} turns): {info.title}")
+            print(f"Deleted thread {info.id} ({plural(info.turns, 'turn')}): {info.title}")
         elif args.action == "show":
             _show(store, info)
         else:

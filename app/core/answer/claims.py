@@ -263,7 +263,7 @@ def _align(
         mark.support_spans = []
         if problems:
             where = f"[{', '.join(map(str, found))}]"
-            mark.reason = f"{'; '.join(problems)} (closest: {where})"
+            mark.reason = f"{'; '.join(problems)}; closest: {where}"
             mark.reason = mark.reason[0].upper() + mark.reason[1:]
         elif not cited:
             mark.reason = "no source contains this"
