@@ -405,6 +405,11 @@ def test_ask_answers_from_within_the_scope(cli: tuple[Path, Path], ollama: FakeO
     assert out["sources"] and {s["path"] for s in out["sources"]} == {out["scope"]["in"][0]}
     prompt = ollama.chats()[0].body["messages"][-1]["content"]
     assert "garden.md" in prompt and "three thousand kilometres" not in prompt
+    text = footnotes(
+        "--data-dir", str(data), "--ollama-host", ollama.url,
+        "ask", QUESTION, "--in", str(docs / "notes" / "garden.md"),
+    ).stdout  # fmt: skip
+    assert text.startswith("Scope: In: garden.md")  # the text says what it was kept to
 
 
 def test_ask_with_a_scope_matching_nothing_does_not_ask_the_model(

@@ -78,6 +78,9 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     if plan.warning:
         print(f"footnotes: {plan.warning}", file=sys.stderr, flush=True)
     stream = not args.json and sys.stdout.isatty()
+    scope = getattr(args, "scope", None)
+    if not args.json and scope is not None:
+        print(f"Scope: {scope.summary()}")
     if not args.json and plan.turn > 1:
         print(f"Searched for: {plan.search_query}")
     if stream:
