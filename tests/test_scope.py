@@ -409,7 +409,7 @@ def test_ask_answers_from_within_the_scope(cli: tuple[Path, Path], ollama: FakeO
         "--data-dir", str(data), "--ollama-host", ollama.url,
         "ask", QUESTION, "--in", str(docs / "notes" / "garden.md"),
     ).stdout  # fmt: skip
-    assert text.startswith("Scope: In: garden.md")  # the text says what it was kept to
+    assert text.splitlines()[1] == "Scope: In: garden.md"  # under the verdict: what it was kept to
 
 
 def test_ask_with_a_scope_matching_nothing_does_not_ask_the_model(

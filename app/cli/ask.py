@@ -78,9 +78,6 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     if plan.warning:
         print(f"footnotes: {plan.warning}", file=sys.stderr, flush=True)
     stream = not args.json and sys.stdout.isatty()
-    scope = getattr(args, "scope", None)
-    if not args.json and scope is not None:
-        print(f"Scope: {scope.summary()}")
     if not args.json and plan.turn > 1:
         print(f"Searched for: {plan.search_query}")
     if stream:
@@ -108,6 +105,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         if stream:
             print("\n")
         print(_verdict_line(answer, result.support), flush=True)
+        if result.scope is not None:  # after the verdict, which is the first line
+            print(f"Scope: {result.scope.summary()}")
         _print_answer(result, answer, refused=refuse and not empty_scope, streamed=stream)
         if saved.thread_id:
             print(
