@@ -14,6 +14,7 @@ import errno
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,53 @@ def test_a_sub_folder_that_cannot_be_read_keeps_its_files(
     assert [p for p, _ in report.unavailable] == [str(sub)]
     assert {p: n for p, n in passages(engine).items() if p in before} == before
     assert engine.search("how hot does the kiln fire", k=1).hits[0].path == str(sub / "deep.md")
+
+
+def test_a_file_the_os_cannot_stat_now_keeps_its_passages(
+    tmp_path: Path, make_engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An I/O error on one file's stat (a flaky disk, a network share) is not a delete: its
+    passages stay, the sync names it, and the next sync that can read it finds it unchanged."""
+    engine = make_engine()
+    docs = make_corpus(tmp_path / "docs")
+    flaky = docs / "flaky.md"
+    flaky.write_text("# Flaky\n\nThe kiln fires stoneware at 1240 degrees.\n")
+    engine.add_folder(str(docs))
+    engine.index([str(docs)])
+    before = passages(engine)
+    real = os.scandir
+
+    class Entry:
+        def __init__(self, entry: os.DirEntry[str]) -> None:
+            self._entry, self.name, self.path = entry, entry.name, entry.path
+
+        def is_symlink(self) -> bool:
+            return self._entry.is_symlink()
+
+        def is_dir(self, follow_symlinks: bool = True) -> bool:
+            return self._entry.is_dir(follow_symlinks=follow_symlinks)
+
+        def stat(self, follow_symlinks: bool = True) -> os.stat_result:
+            if self.path == str(flaky):
+                raise OSError(errno.EIO, "Input/output error", self.path)
+            return self._entry.stat(follow_symlinks=follow_symlinks)
+
+    class Listing:
+        def __init__(self, path: str) -> None:
+            self._it = real(path)
+
+        def __enter__(self) -> Iterator[Entry]:
+            return iter([Entry(e) for e in self._it])
+
+        def __exit__(self, *exc: object) -> None:
+            self._it.close()
+
+    monkeypatch.setattr(os, "scandir", lambda path=".": Listing(path))
+    report = engine.index([str(docs)])
+    monkeypatch.undo()
+    assert report.files_removed == 0
+    assert [p for p, _ in report.unavailable] == [str(flaky)]
+    assert passages(engine) == before
+    assert engine.search("how hot does the kiln fire", k=1).hits[0].path == str(flaky)
+    again = engine.index([str(docs)])
+    assert again.files_indexed == 0 and again.unavailable == []

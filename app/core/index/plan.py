@@ -18,6 +18,7 @@ from collections.abc import Callable
 from app.core.index.availability import GONE_ERRNOS, folder_problem, reason_for
 from app.core.index.manifest import FileRecord, Manifest
 from app.core.index.report import IndexReport
+from app.core.ingest.failures import FailureKind
 from app.core.ingest.loaders import is_supported
 from app.core.ingest.scanning import (
     FileStat,
@@ -86,6 +87,9 @@ def plan(
         kept.add(path)
         report.files_seen += 1
         rec = known.get(path)
+        if rec is not None and fs.error_kind is FailureKind.UNREADABLE:  # not gone: kept as is
+            unavailable[path] = fs.error or "could not be read now"
+            continue
         if rec is not None and rec.size == fs.size and rec.mtime_ns == fs.mtime_ns and settled(rec):
             report.files_unchanged += 1
             if rec.status == "failed":

@@ -140,8 +140,17 @@ def scan(root: str, rules: IgnoreRules) -> Iterator[FileStat]:
                     continue
                 else:
                     st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue  # vanished between listing and stat: the next event or scan sees it
+            except OSError as exc:
+                if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                    continue  # vanished between listing and stat: the next event or scan sees it
+                yield FileStat(  # there, but the OS cannot say more now (EIO, a network share)
+                    entry.path,
+                    0,
+                    0,
+                    error=f"could not be read now: {exc.strerror or exc}",
+                    error_kind=FailureKind.UNREADABLE,
+                )
+                continue
             if not stat.S_ISREG(st.st_mode):
                 continue
             if rules.has_path_patterns and rules.ignores(entry.path, root):
