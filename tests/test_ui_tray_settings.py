@@ -64,6 +64,8 @@ def test_quick_ask_shows_answer_verdict_sources_and_hands_over(make_gui: Any, qt
     assert "Tomatoes need six hours" in quick.answer.toPlainText()
     assert quick.banner.isVisible() and quick.banner.level == "partly_supported"  # the moon
     assert 1 <= quick.sources.count() <= 3
+    # each source says how the answer used it, as in the main window
+    assert "✓ supports 1 sentence" in quick.sources.item(0).text()
     second = quick.sources.item(1)
     gui.window.hide()
     qtbot.mouseClick(

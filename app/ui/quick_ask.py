@@ -7,6 +7,7 @@ a file type or a period like one asked in the main window.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -27,8 +28,10 @@ from app.ui.ask_session import (
     model_note_once,
     show_outcome,
     show_verdict,
+    source_usage,
 )
 from app.ui.scope_bar import ScopeBar
+from app.ui.sources_panel import SourceRow
 from app.ui.theme import app_icon
 from app.ui.widgets import Banner, QuestionBox, plain_label, shown_path, tooltip
 
@@ -143,6 +146,24 @@ class QuickAskWindow(QWidget):
         self.status.setText(model_note_once(outcome) or "Click a source to open it in Footnotes.")
         show_outcome(self.answer, outcome)
         show_verdict(self.banner, outcome)
+        self._mark_sources(outcome)
+
+    def _mark_sources(self, outcome: AskOutcome) -> None:
+        """Each listed source says how the answer used it, as in the main window (never a
+        green check under an "unsupported" verdict)."""
+        a, result = outcome.answer, outcome.result
+        if a is None or not a.text or result is None:
+            return
+        sent, cited, supports = source_usage(a)
+        weak = outcome.verdict is not None and outcome.verdict.level == "unsupported"
+        hits = sorted(result.hits, key=lambda h: h.rank)
+        for i in range(self.sources.count()):
+            item = self.sources.item(i)
+            n = int(item.data(Qt.ItemDataRole.UserRole))
+            row = SourceRow(n, hits[n - 1], n <= sent, cited.get(n, 0), supports.get(n, 0))
+            mark, _ = replace(row, answered=True, weak=weak).mark()
+            if mark:
+                item.setText(f"{item.text()}   —   {mark}")
 
     @Slot(QListWidgetItem)
     def _on_item(self, item: QListWidgetItem) -> None:
