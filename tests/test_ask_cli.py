@@ -108,7 +108,7 @@ def test_doctor_all_ok(indexed: Path, server: FakeOllama) -> None:
     proc = run(indexed, server.url, "doctor")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 6 and all(line.startswith("ok ") for line in lines)
+    assert len(lines) == 7 and all(line.startswith("ok ") for line in lines)
     assert any(line.split(None, 1)[1].startswith("support flag: ") for line in lines)
     assert "0.6.5" in lines[0] and "manifest and vector store agree" in proc.stdout
 
@@ -123,3 +123,16 @@ def test_doctor_reports_each_problem_on_its_line(cli_data_dir: Path) -> None:
     assert down.returncode == 1
     problems = [ln for ln in down.stdout.splitlines() if ln.startswith("problem")]
     assert len(problems) == 2 and "ollama serve" in problems[0]
+
+
+def test_doctor_names_a_watched_folder_that_cannot_be_read(
+    cli_data_dir: Path, server: FakeOllama, tmp_path: Path
+) -> None:
+    drive = tmp_path / "usb"
+    drive.mkdir()
+    assert run(cli_data_dir, server.url, "folders", "add", str(drive)).returncode == 0
+    drive.rmdir()  # unplugged
+    proc = run(cli_data_dir, server.url, "doctor")
+    assert proc.returncode == 1
+    (line,) = [ln for ln in proc.stdout.splitlines() if ln.split()[1] == "folders:"]
+    assert line.startswith("problem") and str(drive) in line and "stay in the index" in line

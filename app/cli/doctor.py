@@ -12,6 +12,7 @@ from app.core.answer.models import ModelInfo, installed_models, pick_chat_model
 from app.core.answer.ollama_client import display_host, has_model
 from app.core.engine import Engine
 from app.core.index import pending
+from app.core.index.availability import folder_problem
 from app.core.search import probes
 
 MIN_FREE_BYTES = 500_000_000  # below this, indexing a few large PDFs can fill the disk
@@ -90,6 +91,21 @@ def _check_index(engine: Engine) -> tuple[bool, str]:
     )
 
 
+def _check_folders(engine: Engine) -> tuple[bool, str]:
+    """Whether every watched folder can be read now (one that cannot keeps its passages)."""
+    folders = engine.manifest.folders()
+    problems = [(f, folder_problem(f, engine.manifest.holds_files(f))) for f in folders]
+    down = [f"{f} ({why})" for f, why in problems if why]
+    if down:
+        return False, (
+            f"folders: {'; '.join(down)} cannot be read now; their passages stay in the index "
+            "and watching resumes when they are back"
+        )
+    if not folders:
+        return True, "folders: none watched (add one with `footnotes folders add PATH`)"
+    return True, f"folders: {len(folders)} watched, all readable"
+
+
 def _check_disk(root: Path) -> tuple[bool, str]:
     free = shutil.disk_usage(root).free
     text = f"{free / 1e9:.1f} GB free in {root}"
@@ -112,6 +128,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         *_check_ollama(engine),
         _check_embedder(engine),
         _check_index(engine),
+        _check_folders(engine),
         (True, "support flag: " + probes.status(engine.manifest, engine.data.root)),
         _check_disk(engine.data.root),
     ]
