@@ -179,6 +179,19 @@ def test_pdf_page_rendered_with_the_passage_boxes(make_gui: Any, qtbot: Any, ind
         pdf.next_page()
     qtbot.waitUntil(lambda: bool(pdf.canvas.passage))
 
+    # from a one-page file back to page 2 of this one: page 2, highlighted (not clamped to 1)
+    single = Path(hit.path).with_name("single-page.pdf")
+    with pymupdf.open() as doc:
+        doc.new_page().insert_text((72, 72), "A receipt of one page.")
+        doc.save(single)
+    with qtbot.waitSignal(gui.service.page_rendered, timeout=20_000):
+        pdf.show_passage(str(single), 1, 0, 9)
+    qtbot.waitUntil(lambda: pdf.page_count == 1)
+    with qtbot.waitSignal(gui.service.page_rendered, timeout=20_000):
+        pdf.show_passage(hit.path, 2, hit.start, hit.end)
+    qtbot.waitUntil(lambda: pdf.page == 2 and pdf.page_count == 2 and bool(pdf.canvas.passage))
+    assert pdf.page_box.value() == 2
+
     opened: list[tuple[str, int]] = []
     w.passage.open_requested.disconnect(w.nav.open_file)  # no viewer is started in tests
     w.passage.open_requested.connect(lambda path, page: opened.append((path, page)))

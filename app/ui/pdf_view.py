@@ -162,9 +162,11 @@ class PdfView(QWidget):
     # -- showing ---------------------------------------------------------------------------
     def show_passage(self, path: str, page: int, start: int, end: int) -> None:
         """Render ``page`` of ``path`` with characters ``start:end`` of its text highlighted."""
-        if path != self.path:
+        if path != self.path:  # another file: nothing of the last one's pages applies
             self.zoom = 0.0
             self.boxes = []
+            self.page_count = 0
+            self.page_box.setMaximum(max(1, page))
         self.path, self.hit_page = path, page
         self.passage_range = (start, end)
         self.strong_ranges = []
