@@ -165,6 +165,8 @@ def test_escape_cancels_and_new_question_replaces_old(
         qtbot.keyClick(w.question, Qt.Key.Key_Escape)
     assert blocker.args[0].cancelled
     assert "Stopped." in w.answer.toPlainText()
+    assert w.banner.supported is not True  # a stopped answer is never shown green
+    assert "✓" not in w.banner.title.text()
 
     fake_ollama.stall_after = None
     fake_ollama.token_delay = 0.2

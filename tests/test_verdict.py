@@ -179,6 +179,14 @@ def test_a_sentence_citing_the_wrong_passage_is_named_in_the_verdict() -> None:
     assert not right.miscited and "cites" not in judge(STRONG, [right]).reason
 
 
+def test_an_answer_cut_short_is_never_green() -> None:
+    mark = SentenceMark("The harbour was dredged in 1923 [1].", 0, 36, True, [1], [(1, 0, 20)])
+    assert judge(STRONG, [mark]).level == "supported"
+    stopped = judge(STRONG, [mark], partial=True)
+    assert stopped.level == "no_answer" and not stopped.supported
+    assert stopped.title == "The answer is incomplete" and "stopped" in stopped.reason
+
+
 def test_refused_and_empty_answers_have_a_verdict() -> None:
     assert judge(WEAK, [], answered=False).level == "unsupported"
     assert judge(STRONG, [], error="Ollama is not running").level == "no_answer"

@@ -37,6 +37,9 @@ class Verdict:
     unsupported_sentences: int = 0
     # No answer came back (Ollama down, a timeout, an empty reply): not the files' doing.
     failed: bool = field(default=False, compare=False)
+    # The answer stopped early (cancelled, cut off): what came may be backed, but it is not
+    # the answer, so it is never shown green.
+    stopped: bool = field(default=False, compare=False)
 
     @property
     def supported(self) -> bool:
@@ -54,6 +57,8 @@ class Verdict:
             return f"Partly supported: {n} of {total} sentences {verb} not backed by your files"
         if self.level == "unsupported":
             return "Unsupported by your files"
+        if self.stopped:
+            return "The answer is incomplete"
         return "No answer came back" if self.failed else "No answer in your files"
 
     def to_json(self) -> dict[str, object]:
@@ -135,6 +140,9 @@ def judge(
         if total == 1
         else f"All {total} sentences of the answer are backed by passages"
     )
+    if partial:  # backed so far, but cut short: neutral, never green
+        reason = f"{every} in your files, but it stopped before it was complete."
+        return Verdict("no_answer", reason, total, 0, stopped=True)
     return Verdict("supported", f"{every} in your files.{_miscited(claims)}{tail}", total, 0)
 
 
