@@ -76,8 +76,10 @@ def test_a_follow_up_is_searched_in_context_and_the_thread_survives_a_restart(
     # Export: Markdown with a footnote for each citation, each quoting a real passage.
     out = tmp_path / "thread.md"
     w2.threads.choose_export_path = lambda _suggested: str(out)
+    w2.activateWindow()
+    w2.question.setFocus()  # where the cursor almost always is: Ctrl+E must still export
     with qtbot.waitSignal(again.service.history.thread_exported, timeout=10_000):
-        w2.actions_.export_thread.trigger()
+        qtbot.keyClick(w2.question, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
     text = out.read_text()
     refs = set(re.findall(r"\[\^(\d+)\](?!:)", text))
     defs = dict(re.findall(r"^\[\^(\d+)\]: (.*)$", text, re.MULTILINE))

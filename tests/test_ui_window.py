@@ -297,3 +297,49 @@ def test_the_vectors_stage_shows_after_every_file_is_searchable(bare: Any, qtbot
 
     status.show_counts(IndexSnapshot([], 2, 600, [], 344))
     assert status.counts_label.text().endswith("344 without vectors yet")
+
+
+CTRL_E_UNDER_X11 = """
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMainWindow
+
+from app.ui.widgets import QuestionBox
+
+app = QApplication([])
+window = QMainWindow()
+box = QuestionBox()
+box.setText("what do tomatoes need")
+window.setCentralWidget(box)
+exported = []
+action = QAction("Export thread as Markdown", window)
+action.setShortcut("Ctrl+E")
+action.triggered.connect(lambda: exported.append(True))
+window.addAction(action)
+window.show()
+window.activateWindow()
+QTest.qWaitForWindowActive(window)
+box.setFocus()
+box.setCursorPosition(0)
+QTest.keyClick(box, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+print(len(exported), box.cursorPosition())
+"""
+
+
+def test_ctrl_e_in_the_question_box_exports_under_x11() -> None:
+    """On X11 a line edit takes Ctrl+E as "end of line" before the window's shortcut sees it
+    (the offscreen platform binds no such key, so this runs a real X server)."""
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("xvfb-run") is None:
+        pytest.skip("xvfb-run is not installed (scripts/setup.sh installs it as root)")
+    env = {**os.environ, "QT_QPA_PLATFORM": "xcb"}
+    proc = subprocess.run(
+        ["xvfb-run", "-a", sys.executable, "-c", CTRL_E_UNDER_X11],
+        capture_output=True, text=True, timeout=120, env=env, cwd=Path(__file__).parents[1],
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[-2:] == ["1", "0"]  # exported once; the cursor did not move

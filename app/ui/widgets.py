@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -234,6 +234,10 @@ class ErrorBar(QFrame):
         self.dismissed.emit()
 
 
+# Window shortcuts a line edit would otherwise take for itself (Ctrl+E: end of line).
+_WINDOW_KEYS = frozenset({Qt.KeyboardModifier.ControlModifier | Qt.Key.Key_E})
+
+
 class QuestionBox(QLineEdit):
     """The question field: Enter asks, Esc cancels, Up/Down walk through earlier questions."""
 
@@ -261,6 +265,18 @@ class QuestionBox(QLineEdit):
         self.history.append(question)
         self.history = self.history[-self._size :]
         self._pos = len(self.history)
+
+    def event(self, event: QEvent) -> bool:
+        """Let the window's own shortcuts through (Ctrl+E exports the thread; a line edit
+        would move the cursor to the end instead)."""
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.keyCombination() in _WINDOW_KEYS
+        ):
+            event.ignore()
+            return False
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
