@@ -96,6 +96,16 @@ def test_new_thread_delete_and_history_off(make_gui: Any, qtbot: Any, fake_ollam
     first = w.thread_id
     w.actions_.new_thread.trigger()
     assert w.thread_id is None and w.answer.toPlainText() == "" and not w.searched_for.isVisible()
+
+    # Ctrl+N while an answer is coming: it stops, and the button is "Ask" again
+    fake_ollama.stall_after = 2
+    w.question.setText("What does compost want?")
+    qtbot.keyClick(w.question, Qt.Key.Key_Return)
+    qtbot.waitUntil(fake_ollama.stalled.is_set, timeout=30_000)
+    assert w.ask_button.text() == "Stop"
+    w.actions_.new_thread.trigger()
+    assert w.ask_button.text() == "Ask" and not w.session.running
+    fake_ollama.stall_after = None
     ask(qtbot, w, "How often should a bicycle chain be replaced?")
     qtbot.waitUntil(lambda: w.thread_id not in (None, first), timeout=10_000)
     assert fake_ollama.rewrites() == []  # a new thread's first question is searched as typed

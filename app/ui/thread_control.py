@@ -118,7 +118,8 @@ class ThreadsController(QObject):
     def new_thread(self) -> None:
         """Start afresh (Ctrl+N): the next question has no earlier context."""
         w = self.window
-        w.session.cancel()
+        w.session.cancel()  # its "finished" will not come (its outcome is dropped below)
+        w.ask_button.setText("Ask")
         w.thread_id = None
         self.loaded = None
         w.outcome = None
