@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 
 from app.core.config import Settings
@@ -126,6 +127,33 @@ def test_settings_show_ollama_not_running(make_gui: Any, qtbot: Any) -> None:
     assert "192.168.1.20" in dialog.host_warning.text()
     assert "unencrypted" in dialog.host_warning.text()
     dialog.reject()
+
+
+@pytest.mark.parametrize(
+    ("host", "why"),
+    [
+        ("not a url", "no spaces"),
+        ("ftp://example.com", "http:// or https://"),
+        ("http://", "names no host"),
+        ("http://127.0.0.1:99999", "from 1 to 65535"),
+    ],
+)
+def test_settings_refuse_an_address_that_cannot_be_one(
+    make_gui: Any, qtbot: Any, host: str, why: str
+) -> None:
+    """Save keeps the dialog open and says why, instead of saving what the next start would
+    throw away."""
+    gui = make_gui()
+    before = gui.service.settings.ollama_host
+    dialog = gui.show_settings()
+    dialog.host.setText(host)
+    dialog.accept()
+    assert dialog.isVisible() and dialog.invalid.isVisible()
+    assert why in dialog.invalid.text() and dialog.invalid.text().startswith("Not saved")
+    assert gui.service.settings.ollama_host == before
+    dialog.host.setText(before)
+    dialog.accept()
+    assert not dialog.isVisible() and not dialog.invalid.isVisible()
 
 
 def test_second_writer_is_refused_with_a_message_and_asking_still_works(

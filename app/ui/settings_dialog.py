@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.answer.models import ModelInfo, pick_chat_model
-from app.core.answer.ollama_client import plain_http_warning
+from app.core.answer.ollama_client import host_problem, plain_http_warning
 from app.core.config import DEFAULT_MODEL, Settings
 from app.ui.history import HistoryCleared
 from app.ui.model_pull import PullDialog
@@ -153,8 +153,13 @@ class SettingsDialog(QDialog):
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        self.invalid = plain_label("")  # why Save did not save, until the values are fixed
+        self.invalid.setWordWrap(True)
+        self.invalid.setStyleSheet(f"color:{colors().banner_fg}; font-weight:600;")
+        self.invalid.hide()
         box = QVBoxLayout(self)
         box.addLayout(form)
+        box.addWidget(self.invalid)
         box.addWidget(buttons)
         self.resize(620, 560)
         self._debounce = QTimer(self)
@@ -292,8 +297,23 @@ class SettingsDialog(QDialog):
             rewrite_followups=self.rewrite.isChecked(),
         )
 
+    def problems(self, edited: Settings) -> list[str]:
+        """What keeps the edited values from being saved: the rules settings.json is read
+        with, and an Ollama address that cannot be one."""
+        found = [str(p).removeprefix("settings.json: ") for p in Settings.from_dict(
+            edited.to_dict()).problems]  # fmt: skip
+        why = host_problem(edited.ollama_host)
+        return ([f"Ollama host: {why}"] if why else []) + found
+
     def accept(self) -> None:
-        self.service.apply_settings(self.edited())
+        edited = self.edited()
+        problems = self.problems(edited)
+        if problems:  # said in the dialog, which stays open with the values as typed
+            self.invalid.setText("Not saved: " + "; ".join(problems) + ".")
+            self.invalid.show()
+            return
+        self.invalid.hide()
+        self.service.apply_settings(edited)
         theme = str(self.theme.currentData())
         if theme != str(self.ui_settings.value("ui/theme", "system")):
             self.theme_chosen.emit(theme)

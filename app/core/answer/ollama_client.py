@@ -33,6 +33,26 @@ class AnswerError(Exception):
         self.kind = kind  # not_running, connect_timeout, model_missing, timeout, interrupted, ...
 
 
+def host_problem(host: str) -> str | None:
+    """Why ``host`` cannot be an Ollama address (None when it can): an http(s) URL or a
+    host[:port] with a name and a port from 1 to 65535."""
+    raw = host.strip()
+    if not raw or any(c.isspace() for c in raw):
+        return "an address holds no spaces"
+    parts = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
+    if parts.scheme not in ("http", "https"):
+        return f"it should start with http:// or https://, not {parts.scheme}://"
+    if not parts.hostname:
+        return "it names no host"
+    try:
+        port = parts.port
+    except ValueError:
+        return "its port should be a number from 1 to 65535"
+    if port == 0:
+        return "its port should be a number from 1 to 65535"
+    return None
+
+
 def display_host(host: str | None) -> str:
     """The full server URL, defaulted like Ollama's CLI: ``0.0.0.0`` -> ``http://0.0.0.0:11434``."""
     raw = (host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST).strip().rstrip("/")
