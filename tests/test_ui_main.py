@@ -149,6 +149,10 @@ def test_errors_appear_in_the_window(make_gui: Any, qtbot: Any) -> None:
     assert w.banner.title.text() == "No answer came back" and not w.banner.reason.isVisible()
     assert all(row.mark() == ("", "muted_fg") for row in w.sources.model_.rows)
     assert w.status.label.text() != "Ready."
+    # new settings may fix it: the bar goes, and the next question says whether it stands
+    with qtbot.waitSignal(gui.service.settings_applied, timeout=10_000):
+        gui.service.apply_settings(gui.service.settings)
+    assert not w.errors.isVisible()
 
 
 def test_escape_cancels_and_new_question_replaces_old(

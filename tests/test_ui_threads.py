@@ -119,8 +119,11 @@ def test_new_thread_delete_and_history_off(make_gui: Any, qtbot: Any, fake_ollam
 
     import dataclasses
 
+    assert w.thread_id is not None and w.history_panel.turns.count() == 1
     with qtbot.waitSignal(gui.service.settings_applied, timeout=10_000):
         gui.service.apply_settings(dataclasses.replace(gui.service.settings, history_enabled=False))
+    # history off: the open thread is closed, so nothing kept is listed or exported as open
+    assert w.thread_id is None and w.history_panel.turns.count() == 0
     w.actions_.new_thread.trigger()
     outcome = ask(qtbot, w, "What do tomatoes need?")
     assert outcome.answer is not None and outcome.answer.text

@@ -156,6 +156,9 @@ class MainWindow(QMainWindow):
         self.ask_button.clicked.connect(self._on_ask_button)
         self.banner.next_unsupported_requested.connect(self.answer.next_unsupported)
         self.errors.action_requested.connect(self.pull_model)
+        # the last question's error ("Ollama is not running at …") may be fixed by new settings:
+        # the next question says whether it still stands
+        self.service.settings_applied.connect(lambda _settings: self.errors.hide())
         self.scope_bar.choices_requested.connect(self.service.list_scope_choices)
         self.service.scope_choices_listed.connect(self.scope_bar.set_choices)
         self.scope_bar.scope_changed.connect(self._on_scope_changed)

@@ -82,6 +82,9 @@ class ThreadsController(QObject):
 
     @Slot(object)
     def _on_settings_applied(self, _settings: object) -> None:
+        if not self.history.enabled and self.window.thread_id is not None:
+            self.window.thread_id = None  # history off: the next question starts afresh, and
+            self.panel.set_current(None)  # no kept thread is listed or exported as if open
         self.refresh()
 
     @Slot(object)
