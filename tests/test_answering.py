@@ -110,7 +110,7 @@ def test_list_models_and_version(server: FakeOllama) -> None:
 
 
 def test_host_is_completed_like_ollama_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.core.answer.ollama_client import display_host
+    from app.core.answer.ollama_host import display_host
 
     assert display_host("0.0.0.0") == "http://0.0.0.0:11434"
     assert display_host("localhost:1234/") == "http://localhost:1234"

@@ -275,7 +275,8 @@ def test_search_batch_reports_a_bad_line_and_goes_on(indexed, tmp_path: Path) ->
         (["search", "x", "-k", "0"], "give 1 to 50"),
         (["ask", "x", "-k", "51"], "give 1 to 50"),
         (["search", "x", "--since", "2024-02-01", "--until", "2024-01-01"], "after it ends"),
-        (["search", "x", "--ollama-host", "not a url"], "not a host or URL"),
+        (["search", "x", "--ollama-host", "not a url"], "not an Ollama address"),
+        (["search", "x", "--ollama-host", "ftp://example.com"], "http:// or https://"),
     ],
 )
 def test_usage_errors_show_the_commands_usage(args: list[str], message: str) -> None:

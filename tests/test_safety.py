@@ -21,13 +21,8 @@ from typing import Any
 
 import pytest
 
-from app.core.answer.ollama_client import (
-    AnswerError,
-    is_local_host,
-    plain_http_warning,
-    probe_server,
-    stream_chat,
-)
+from app.core.answer.ollama_client import AnswerError, probe_server, stream_chat
+from app.core.answer.ollama_host import is_local_host, plain_http_warning
 from tests.fake_ollama import FakeOllama
 from tests.helpers import make_corpus
 

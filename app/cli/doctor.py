@@ -9,7 +9,8 @@ from pathlib import Path
 from app.cli.common import HandledError
 from app.core.answer.answering import AnswerError, server_version
 from app.core.answer.models import ModelInfo, installed_models, pick_chat_model
-from app.core.answer.ollama_client import display_host, has_model
+from app.core.answer.ollama_client import has_model
+from app.core.answer.ollama_host import display_host
 from app.core.engine import Engine
 from app.core.index import pending
 from app.core.index.availability import folder_problem

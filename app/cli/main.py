@@ -28,9 +28,19 @@ COMMANDS = {
 
 
 def _address(text: str) -> str:
-    """--ollama-host / --chroma-url: a host or URL, which holds no spaces."""
+    """--chroma-url: a host or URL, which holds no spaces."""
     if not text.strip() or any(c.isspace() for c in text):
         raise argparse.ArgumentTypeError(f"not a host or URL: {text!r}")
+    return text
+
+
+def _ollama_address(text: str) -> str:
+    """--ollama-host: checked as the Settings window checks it."""
+    from app.core.answer.ollama_host import host_problem  # light: no client, no network
+
+    why = host_problem(text)
+    if why:
+        raise argparse.ArgumentTypeError(f"not an Ollama address ({why}): {text!r}")
     return text
 
 
@@ -40,7 +50,7 @@ def _add_globals(parser: argparse.ArgumentParser, suppress: bool) -> None:
     parser.add_argument("--data-dir", default=default, help="where settings and the index live")
     parser.add_argument(
         "--ollama-host",
-        type=_address,
+        type=_ollama_address,
         default=default,
         help="Ollama server URL (default $OLLAMA_HOST, else http://127.0.0.1:11434)",
     )

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.answer.models import ModelInfo, pick_chat_model
-from app.core.answer.ollama_client import host_problem, plain_http_warning
+from app.core.answer.ollama_host import host_problem, plain_http_warning
 from app.core.config import DEFAULT_MODEL, Settings
 from app.ui.history import HistoryCleared
 from app.ui.model_pull import PullDialog

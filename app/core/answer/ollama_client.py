@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
-import os
 import socket
 import threading
 import time
-import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,10 +15,9 @@ import httpx
 import ollama
 import pydantic
 
-from app.core.config import DEFAULT_OLLAMA_HOST
+from app.core.answer.ollama_host import display_host, plain_http_warning
 
 _CANCEL_POLL_S = 0.05
-DEFAULT_OLLAMA_PORT = 11434
 
 
 class AnswerError(Exception):
@@ -31,40 +27,6 @@ class AnswerError(Exception):
         super().__init__(message)
         self.message = message
         self.kind = kind  # not_running, connect_timeout, model_missing, timeout, interrupted, ...
-
-
-def host_problem(host: str) -> str | None:
-    """Why ``host`` cannot be an Ollama address (None when it can): an http(s) URL or a
-    host[:port] with a name and a port from 1 to 65535."""
-    raw = host.strip()
-    if not raw or any(c.isspace() for c in raw):
-        return "an address holds no spaces"
-    parts = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
-    if parts.scheme not in ("http", "https"):
-        return f"it should start with http:// or https://, not {parts.scheme}://"
-    if not parts.hostname:
-        return "it names no host"
-    try:
-        port = parts.port
-    except ValueError:
-        return "its port should be a number from 1 to 65535"
-    if port == 0:
-        return "its port should be a number from 1 to 65535"
-    return None
-
-
-def display_host(host: str | None) -> str:
-    """The full server URL, defaulted like Ollama's CLI: ``0.0.0.0`` -> ``http://0.0.0.0:11434``."""
-    raw = (host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST).strip().rstrip("/")
-    if "://" in raw:
-        return raw
-    parts = urllib.parse.urlsplit(f"http://{raw}")
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = parts.netloc if port is not None else f"{parts.netloc}:{DEFAULT_OLLAMA_PORT}"
-    return urllib.parse.urlunsplit(("http", netloc, parts.path, "", ""))
 
 
 class _Client(ollama.Client):
@@ -136,30 +98,6 @@ def make_client(
         headers=dict(headers or {}),
         follow_redirects=False,
         **kwargs,
-    )
-
-
-def is_local_host(host: str | None) -> bool:
-    """Whether ``host`` is this computer (loopback, ``localhost``, or ``0.0.0.0``)."""
-    name = (urllib.parse.urlsplit(display_host(host)).hostname or "").lower().rstrip(".")
-    if name in ("", "localhost") or name.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_unspecified
-
-
-def plain_http_warning(host: str | None) -> str | None:
-    """A warning for plain HTTP to another computer, else None (local or HTTPS is fine)."""
-    url = display_host(host)
-    if urllib.parse.urlsplit(url).scheme != "http" or is_local_host(url):
-        return None
-    return (
-        f"{url} is another computer reached over plain HTTP: your questions and the passages "
-        "from your files cross the network unencrypted. Use https:// (or an SSH tunnel) "
-        "unless this network is trusted."
     )
 
 
