@@ -390,13 +390,11 @@ class Watcher:
             self.stats.files_removed += indexer.remove(doomed)
 
     def _check_folders(self) -> None:
-        """Notice a watched folder that became unreadable (unmounted, denied) or came back,
-        and one that ``footnotes folders add`` (another process) added to the manifest."""
-        now = time.monotonic()
+        """Notice folders that became unreadable or came back, and ones `folders add` added."""
         back = set(self._watches.check(self._folders))
         back.update(f for f in self._folders if self._problems.check(f, self.engine.manifest))
         added = [f for f in self.engine.manifest.folders() if f not in self._folders]
         with self._cond:  # back: whatever changed meanwhile is picked up
             for folder in back:
-                self._queue.touch(folder, now - self._queue.max_wait)
+                self._queue.touch(folder, time.monotonic() - self._queue.max_wait)
             self._ops.extend(("add", f) for f in added if ("add", f) not in self._ops)
