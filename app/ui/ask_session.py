@@ -186,8 +186,21 @@ def show_outcome(view: AnswerView, outcome: AskOutcome) -> None:
         view.show_message("Stopped.")
 
 
-def source_usage(answer: Answer) -> tuple[int, dict[int, int], dict[int, int]]:
-    """(sources sent to the model, sentences citing each source, sentences it supports)."""
+@dataclass(frozen=True)
+class SourceUsage:
+    """How a finished answer used its sources, for the marks beside them."""
+
+    sent: int  # sources given to the model
+    cited: dict[int, int]  # sentences citing each source
+    supports: dict[int, int]  # sentences each source backs
+    weak: bool  # the verdict is "unsupported": backing a sentence earns no green check
+
+
+def source_usage(outcome: AskOutcome) -> SourceUsage | None:
+    """How the answer used each source; None when no answer came (no marks at all)."""
+    answer = outcome.answer
+    if answer is None or not answer.text:
+        return None
     cited: dict[int, int] = {}
     supports: dict[int, int] = {}
     for mark in answer.sentences:
@@ -195,9 +208,19 @@ def source_usage(answer: Answer) -> tuple[int, dict[int, int], dict[int, int]]:
             cited[n] = cited.get(n, 0) + 1
         for n in {span[0] for span in mark.support_spans}:
             supports[n] = supports.get(n, 0) + 1
-    return len(answer.sources), cited, supports
+    weak = outcome.verdict is not None and outcome.verdict.level == "unsupported"
+    return SourceUsage(len(answer.sources), cited, supports, weak)
 
 
-def unsupported_count(answer: Answer) -> int:
-    """Sentences of the answer (not meta remarks) that no passage supports."""
-    return sum(1 for m in answer.sentences if m.kind != "meta" and not m.supported)
+def unbacked_line(outcome: AskOutcome) -> str | None:
+    """The status line counting the answer's sentences no passage backs (None: none)."""
+    answer = outcome.answer
+    claims = [m for m in answer.sentences if m.kind != "meta"] if answer is not None else []
+    weak = sum(not m.supported for m in claims)
+    if not weak:
+        return None
+    verb = "is" if weak == 1 else "are"
+    return (
+        f"{weak} of {len(claims)} sentences {verb} not backed by your files "
+        "(marked with a red wavy line; F8 steps through them)."
+    )

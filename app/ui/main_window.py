@@ -27,7 +27,7 @@ from app.ui.ask_session import (
     show_outcome,
     show_verdict,
     source_usage,
-    unsupported_count,
+    unbacked_line,
 )
 from app.ui.drops import DropHandler
 from app.ui.folders_panel import FoldersPanel
@@ -276,18 +276,11 @@ class MainWindow(QMainWindow):
         )
         show_outcome(self.answer, outcome)
         show_verdict(self.banner, outcome, brief=bool(outcome.error))  # the error bar says why
-        if outcome.answer is not None and outcome.answer.text:  # no answer: no usage marks
-            a = outcome.answer
-            weak = outcome.verdict is not None and outcome.verdict.level == "unsupported"
-            self.sources.model_.set_usage(*source_usage(a), weak=weak)
-            weak = unsupported_count(a)
-            if weak:
-                total = sum(1 for m in a.sentences if m.kind != "meta")
-                verb = "is" if weak == 1 else "are"
-                self.status.say(
-                    f"{weak} of {total} sentences {verb} not backed by your files "
-                    "(marked with a red wavy line; F8 steps through them)."
-                )
+        usage = source_usage(outcome)
+        if usage is not None:  # no answer: no usage marks
+            self.sources.model_.set_usage(usage)
+        if line := unbacked_line(outcome):
+            self.status.say(line)
         note = model_note_once(outcome)
         if note:  # another model answered: said where it is seen, with the way to the right one
             self.status.say(note)

@@ -7,7 +7,6 @@ a file type or a period like one asked in the main window.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -31,7 +30,7 @@ from app.ui.ask_session import (
     source_usage,
 )
 from app.ui.scope_bar import ScopeBar
-from app.ui.sources_panel import SourceRow
+from app.ui.sources_panel import SourceRow, usage_row
 from app.ui.theme import app_icon
 from app.ui.widgets import Banner, QuestionBox, plain_label, shown_path, tooltip
 
@@ -149,19 +148,15 @@ class QuickAskWindow(QWidget):
         self._mark_sources(outcome)
 
     def _mark_sources(self, outcome: AskOutcome) -> None:
-        """Each listed source says how the answer used it, as in the main window (never a
-        green check under an "unsupported" verdict)."""
-        a, result = outcome.answer, outcome.result
-        if a is None or not a.text or result is None:
+        """Each listed source says how the answer used it, as in the main window."""
+        usage = source_usage(outcome)
+        if usage is None or outcome.result is None:
             return
-        sent, cited, supports = source_usage(a)
-        weak = outcome.verdict is not None and outcome.verdict.level == "unsupported"
-        hits = sorted(result.hits, key=lambda h: h.rank)
+        hits = sorted(outcome.result.hits, key=lambda h: h.rank)
         for i in range(self.sources.count()):
             item = self.sources.item(i)
             n = int(item.data(Qt.ItemDataRole.UserRole))
-            row = SourceRow(n, hits[n - 1], n <= sent, cited.get(n, 0), supports.get(n, 0))
-            mark, _ = replace(row, answered=True, weak=weak).mark()
+            mark, _ = usage_row(SourceRow(n, hits[n - 1]), usage).mark()
             if mark:
                 item.setText(f"{item.text()}   —   {mark}")
 

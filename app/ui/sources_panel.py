@@ -33,6 +33,7 @@ from app.ui.widgets import shown_path, tooltip
 
 if TYPE_CHECKING:
     from app.core.types import Hit
+    from app.ui.ask_session import SourceUsage
 
 RowRole = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
@@ -76,6 +77,18 @@ class SourceRow:
         return "not used in the answer", "muted_fg"
 
 
+def usage_row(row: SourceRow, usage: SourceUsage) -> SourceRow:
+    """``row`` marked with how the finished answer used it."""
+    return replace(
+        row,
+        sent=row.n <= usage.sent,
+        cited=usage.cited.get(row.n, 0),
+        supports=usage.supports.get(row.n, 0),
+        answered=True,
+        weak=usage.weak,
+    )
+
+
 def short_folder(folder: str) -> str:
     home = str(Path.home())
     if folder == home or folder.startswith(home + os.sep):
@@ -116,22 +129,10 @@ class SourcesModel(QAbstractListModel):
         self.rows = [SourceRow(i + 1, h) for i, h in enumerate(ordered)]
         self.endResetModel()
 
-    def set_usage(
-        self, sent: int, cited: dict[int, int], supports: dict[int, int], *, weak: bool = False
-    ) -> None:
+    def set_usage(self, usage: SourceUsage) -> None:
         """After the answer: how many sources reached the model, and which sentences use each
-        (``weak``: under an "unsupported" verdict, where no source earns a green check)."""
-        self.rows = [
-            replace(
-                r,
-                sent=r.n <= sent,
-                cited=cited.get(r.n, 0),
-                supports=supports.get(r.n, 0),
-                answered=True,
-                weak=weak,
-            )
-            for r in self.rows
-        ]
+        (under an "unsupported" verdict no source earns a green check)."""
+        self.rows = [usage_row(r, usage) for r in self.rows]
         if self.rows:
             self.dataChanged.emit(self.index(0), self.index(len(self.rows) - 1))
 
