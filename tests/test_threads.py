@@ -234,7 +234,7 @@ def test_a_locked_database_does_not_stop_an_answer(tmp_path: Path) -> None:
     holder = sqlite3.connect(db)
     holder.execute("BEGIN EXCLUSIVE")  # another program holds the file
     try:
-        plan = plan_turn(store, tid, "and now?", settings=Settings(), model="llama3.2")
+        plan = plan_turn(store, tid, "and now?", host=Settings().ollama_host, model="llama3.2")
         assert plan.warning and "locked" in plan.warning
         assert (plan.turn, plan.search_query) == (1, "and now?")  # answered as a first turn
         saved = record_turn(store, plan, "and now?", Answer("It is [1].", "llama3.2", []))

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from app.cli.common import (
@@ -16,16 +15,25 @@ from app.cli.common import (
     read_batch,
     say_failed,
 )
-from app.core.answer.answering import (
-    Answer,
-    AnswerError,
-    Source,
-    answer_question,
+from app.core.answer.answering import Answer, Source
+from app.core.answer.conversation import open_store
+from app.core.answer.verdict import Verdict
+from app.core.ask import (
+    Asker,
+    AskEvent,
+    AskOptions,
+    AskOutcome,
+    AskRequest,
+    Done,
+    Ending,
+    Piece,
+    Planned,
+    SearchFn,
+    UnknownThread,
 )
-from app.core.answer.conversation import UnknownThread, open_store, plan_turn, record_turn
-from app.core.answer.models import resolve_model
 from app.core.engine import Engine
 from app.core.search.retrieval import SearchResult
+from app.core.search.scope import Scope
 from app.core.types import Support
 
 _LEVEL_WORDS = {
@@ -36,16 +44,10 @@ _LEVEL_WORDS = {
 }
 
 
-def _verdict_line(answer: Answer, s: Support) -> str:
+def _verdict_line(v: Verdict, s: Support) -> str:
     """The headline: the verdict on the finished answer, then the retrieval evidence."""
-    v = answer.verdict or answer.judge(s)
     evidence = f"retrieval {'strong' if s.supported else 'weak'}, {s.score:.2f}"
     return f"{_LEVEL_WORDS.get(v.level, v.level)} ({evidence}): {v.reason}"
-
-
-def _write_token(piece: str) -> None:
-    sys.stdout.write(piece)
-    sys.stdout.flush()
 
 
 def _where(path: str, page: int | None) -> str:
@@ -53,15 +55,12 @@ def _where(path: str, page: int | None) -> str:
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
-    """Search, then answer with Ollama unless the setting says to refuse unsupported questions.
-
-    The verdict needs the finished answer, so on a terminal the answer streams first and the
-    verdict follows it; otherwise (a pipe, ``--json``) the verdict is the first line.
-    """
+    """Ask the core's Asker and render its events; the verdict needs the finished answer, so
+    on a terminal the answer streams first and the verdict follows it; otherwise (a pipe,
+    ``--json``) the verdict is the first line."""
     if getattr(args, "batch", None):
         return _run_batch(args, engine)
     settings = engine.settings
-    model = args.model or settings.ollama_model
     store = open_store(engine.data, settings)
     thread_id = getattr(args, "thread", None)
     if thread_id and store is None:
@@ -69,147 +68,162 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             "history is turned off in Settings, so there is no thread to continue; ask "
             "without --thread, or turn history on"
         )
+    asker = Asker(_search(args, engine), store, _options(args, engine))
+    request = AskRequest(
+        args.question, getattr(args, "scope", None), thread_id, thread_must_exist=True
+    )
+    stream = not args.json and sys.stdout.isatty()
     try:
-        plan = plan_turn(store, thread_id, args.question, settings=settings, model=model)
+        outcome = _render(asker.ask(request), stream=stream, quiet=bool(args.json))
     except UnknownThread as exc:
         raise HandledError(
             f"there is no thread {exc.thread_id!r}; `footnotes threads list` shows the threads"
         ) from None
-    if plan.warning:
-        print(f"footnotes: {plan.warning}", file=sys.stderr, flush=True)
-    stream = not args.json and sys.stdout.isatty()
-    if not args.json and plan.turn > 1:
-        print(f"Searched for: {plan.search_query}")
-    if stream:
-        print("Answering… (the verdict follows, once the answer is checked against your files)")
-    on_token: Callable[[str], None] | None = _write_token if stream else None
-    result, answer, refuse, empty_scope = _ask(
-        args, engine, args.question, model, on_token, plan.search_query, plan.prompt_history
-    )
-    saved = record_turn(store, plan, args.question, answer)
-    if store is not None:
-        store.close()
-    if saved.warning and saved.warning != plan.warning:
-        print(f"footnotes: {saved.warning}", file=sys.stderr, flush=True)
-    _say_model_note(answer)
-    turn = {
-        "thread": saved.thread_id,
-        "turn": saved.turn,
-        "search_query": plan.search_query,
-        "search_method": plan.rewrite.method,
-        "search_note": plan.rewrite.note or None,
-    }
+    finally:
+        if store is not None:
+            store.close()
     if args.json:
-        print_json({**result.to_json(), **answer.to_json(), "answered": _answered(answer), **turn})
+        print_json(_json(outcome, thread=outcome.thread_id))
     else:
         if stream:
             print("\n")
-        print(_verdict_line(answer, result.support), flush=True)
-        if result.scope is not None:  # after the verdict, which is the first line
-            print(f"Scope: {result.scope.summary()}")
-        _print_answer(result, answer, refused=refuse and not empty_scope, streamed=stream)
-        if saved.thread_id:
-            print(
-                f"\nThread {saved.thread_id}, turn {saved.turn}: follow up with "
-                f"footnotes ask --thread {saved.thread_id} QUESTION"
-            )
-    if answer.error:
-        raise HandledError(answer.error)
+        _print_outcome(outcome, streamed=stream)
+    if outcome.error:
+        raise HandledError(outcome.error)
     return 0
 
 
-def _ask(
-    args: argparse.Namespace,
-    engine: Engine,
-    question: str,
-    model: str,
-    on_token: Callable[[str], None] | None = None,
-    search_query: str | None = None,
-    history: Sequence[tuple[str, str]] = (),
-) -> tuple[SearchResult, Answer, bool, bool]:
-    """Search (``search_query``, else the question) and answer one question, in the context of
-    the thread's earlier turns: (result, answer with its verdict, refused, empty scope)."""
-    settings = engine.settings
-    scope = getattr(args, "scope", None)
-    result = engine.search(search_query or question, args.k, scope=scope)
-    empty_scope = scope is not None and not result.hits  # the model is not asked from nothing
-    refuse = empty_scope or (settings.unsupported_mode == "refuse" and not result.support.supported)
-    if refuse:
-        answer = Answer("", model, [Source(h.rank, h) for h in result.hits])
-        answer.judge(result.support, answered=False)
-    else:
-        answer = answer_question(
-            question,
-            result.hits,
-            host=settings.ollama_host,
-            model=model,
-            timeout_s=settings.request_timeout_s,
-            on_token=on_token,
-            support=result.support,
-            history=history,
-        )
-    return result, answer, refuse, empty_scope
+def _options(args: argparse.Namespace, engine: Engine) -> AskOptions:
+    return AskOptions.from_settings(engine.settings, k=args.k, model=args.model)
 
 
-def _answered(answer: Answer) -> bool:
-    """Whether the model's answer came back (all of it, or its start before an error)."""
-    return bool(answer.text)
+def _search(args: argparse.Namespace, engine: Engine) -> SearchFn:
+    """The engine's search; ``-k`` and the scope come from the Asker's request."""
+
+    def search(query: str, k: int, scope: Scope | None) -> SearchResult:
+        return engine.search(query, k, scope=scope)
+
+    return search
 
 
-def _say_model_note(answer: Answer) -> None:
+def _render(events: Iterator[AskEvent], *, stream: bool, quiet: bool) -> AskOutcome:
+    """Say what the events say as they come (on stderr what is not the answer); the outcome."""
+    planned_warning = None
+    for event in events:
+        if isinstance(event, Planned):
+            planned_warning = event.warning
+            if event.warning:
+                print(f"footnotes: {event.warning}", file=sys.stderr, flush=True)
+            if not quiet and event.turn > 1:
+                print(f"Searched for: {event.search_query}")
+            if stream:
+                print(
+                    "Answering… (the verdict follows, once the answer is checked against "
+                    "your files)"
+                )
+        elif isinstance(event, Piece) and stream:
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+        elif isinstance(event, Done):
+            o = event.outcome
+            if o.history_warning and o.history_warning != planned_warning:
+                print(f"footnotes: {o.history_warning}", file=sys.stderr, flush=True)
+            _say_model_note(o.answer)
+            return o
+    raise AssertionError("the Asker ended without Done")  # pragma: no cover
+
+
+def _json(o: AskOutcome, *, thread: str | None) -> dict[str, Any]:
+    """The ``ask --json`` object of an outcome."""
+    assert o.result is not None and o.answer is not None
+    return {
+        **o.result.to_json(),
+        **o.answer.to_json(),
+        "error": o.error,
+        "ending": o.ending.value,
+        "answered": bool(o.answer.text),
+        "thread": thread,
+        "turn": o.turn,
+        "search_query": o.search_query,
+        "search_method": o.search_method,
+        "search_note": o.search_note or None,
+    }
+
+
+def _say_model_note(answer: Answer | None) -> None:
     """Say (on stderr, so ``--json`` stays one object) that another model answered."""
-    if answer.model_note and answer.error is None:
+    if answer is not None and answer.model_note and answer.error is None:
         print(f"footnotes: {answer.model_note}", file=sys.stderr, flush=True)
 
 
 def _run_batch(args: argparse.Namespace, engine: Engine) -> int:
     """One ask object per ``{"_id", "text"}`` line, in order; a failed line says why and the
-    batch goes on. The model is chosen once, so a fallback is decided (and loaded) once."""
-    requested = model = args.model or engine.settings.ollama_model
-    with contextlib.suppress(AnswerError):  # a server that is down fails each line instead
-        choice = resolve_model(engine.settings.ollama_host, model)
-        if choice.model is not None and choice.fallback:
-            print(f"footnotes: {choice.note}", file=sys.stderr, flush=True)
-            model = choice.model
+    batch goes on. The model is chosen once, so a fallback is decided (and loaded) once.
+    Batch questions stand alone and are not kept."""
+    options = _options(args, engine)
+    asker = Asker(_search(args, engine), None, options)
+    note = asker.settle_model()
+    if note:
+        print(f"footnotes: {note}", file=sys.stderr, flush=True)
     failed = total = 0
     for line in read_batch(args.batch):
         total += 1
-        out = _batch_line(args, engine, model, line)
+        out = _batch_line(args, asker, line)
         if "model" in out:
-            out["model_requested"] = requested
+            out["model_requested"] = options.model
         failed += out.get("error") is not None
         print_json(out)
     say_failed(failed, total, "questions")
     return 0
 
 
-def _batch_line(
-    args: argparse.Namespace, engine: Engine, model: str, line: BatchLine
-) -> dict[str, Any]:
+def _batch_line(args: argparse.Namespace, asker: Asker, line: BatchLine) -> dict[str, Any]:
     if line.error is not None:
         return {"_id": line.ident, "line": line.n, "error": line.error}
     try:
-        result, answer, _, _ = _ask(args, engine, line.text, model)
+        outcome = asker.run(AskRequest(line.text, getattr(args, "scope", None)))
     except Exception as exc:  # one question's failure (a store error...) must not end the batch
         return {"_id": line.ident, "line": line.n, "query": line.text, "error": str(exc)}
-    return {
-        "_id": line.ident,
-        **result.to_json(),
-        **answer.to_json(),
-        "answered": _answered(answer),
-        "thread": None,  # batch questions stand alone and are not kept
-        "turn": 1,
-        "search_query": line.text,
-    }
+    if outcome.result is None:  # the index could not be searched
+        return {"_id": line.ident, "line": line.n, "query": line.text, "error": outcome.error}
+    return {"_id": line.ident, **_json(outcome, thread=None)}
 
 
-def _print_answer(result: SearchResult, answer: Answer, *, refused: bool, streamed: bool) -> None:
-    if refused:
+def _print_outcome(o: AskOutcome, *, streamed: bool) -> None:
+    """The verdict line first, then the scope, the answer and its marks, the sources."""
+    if o.verdict is not None and o.result is not None:
+        print(_verdict_line(o.verdict, o.result.support), flush=True)
+    elif o.verdict is not None:
+        print(f"{_LEVEL_WORDS.get(o.verdict.level, o.verdict.level)}: {o.verdict.reason}")
+    if o.result is not None and o.result.scope is not None:  # after the verdict
+        print(f"Scope: {o.result.scope.summary()}")
+    note = _NOT_ASKED.get(o.ending)
+    if note:
+        print(note)
+    if o.answer is not None and o.result is not None:
+        _print_answer(o.result, o.answer, streamed=streamed)
+    if o.thread_id:
         print(
-            "Not asking the model: the setting says not to answer when your files do not "
-            "support the question."
+            f"\nThread {o.thread_id}, turn {o.turn}: follow up with "
+            f"footnotes ask --thread {o.thread_id} QUESTION"
         )
-    elif streamed:
+
+
+_NOT_ASKED = {
+    Ending.REFUSED: (
+        "Not asking the model: the setting says not to answer when your files do not "
+        "support the question."
+    ),
+    Ending.EMPTY_INDEX: (
+        "Nothing is indexed yet: add a folder with `footnotes folders add PATH` (then "
+        "`footnotes index PATH`), and ask again."
+    ),
+    Ending.NOTHING_FOUND: "Nothing in your indexed files matches this question.",
+}
+
+
+def _print_answer(result: SearchResult, answer: Answer, *, streamed: bool) -> None:
+    if streamed and answer.text:
         print()
     elif answer.text:
         print(answer.text)

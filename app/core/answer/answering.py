@@ -16,14 +16,16 @@ from __future__ import annotations
 import html
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
 from app.core.answer.claims import SentenceMark, mark_sentences, to_json_sentences
 from app.core.answer.models import resolve_model
 from app.core.answer.ollama_client import (
     AnswerError,
+    AnswerFailure,
     list_models,
     model_context_length,
     server_version,
@@ -36,6 +38,7 @@ from app.core.types import Hit, Support
 __all__ = [
     "Answer",
     "AnswerError",
+    "AnswerFailure",
     "SentenceMark",
     "Source",
     "Verdict",
@@ -46,12 +49,14 @@ __all__ = [
     "mark_sentences",
     "model_context_length",
     "server_version",
+    "stream_answer",
     "stream_chat",
     "to_json_sentences",
 ]
 
 DEFAULT_CONTEXT_TOKENS = 4096
-_NO_MODEL = ("model_missing", "model_cannot_chat")  # another installed chat model may answer
+# Another installed chat model may answer instead.
+_NO_MODEL = (AnswerFailure.MODEL_MISSING, AnswerFailure.MODEL_CANNOT_CHAT)
 NO_ANSWER = "The sources do not contain the answer."
 
 SYSTEM_PROMPT = f"""\
@@ -155,7 +160,7 @@ def build_messages(
         raise AnswerError(
             f"The question is too long for a {context_tokens}-token context: shorten it, or "
             "choose a larger context size.",
-            "too_long",
+            AnswerFailure.TOO_LONG,
         )
     used = fixed
     sources: list[Source] = []
@@ -230,7 +235,7 @@ class Answer:
     sources: list[Source]
     sentences: list[SentenceMark] = field(default_factory=list)
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: AnswerFailure | None = None
     cancelled: bool = False
     verdict: Verdict | None = None  # set once complete, when the retrieval support is known
     requested_model: str = ""  # the configured model, when another one answered instead
@@ -268,18 +273,37 @@ def answer_question(
     question: str,
     hits: Sequence[Hit],
     *,
+    on_token: Callable[[str], None] | None = None,
+    **kwargs: Any,
+) -> Answer:
+    """Stream an answer (``on_token`` sees each piece), then mark its sentences: the pieces of
+    :func:`stream_answer` passed to a callback, for callers that do not iterate."""
+    pieces = stream_answer(question, hits, **kwargs)
+    while True:
+        try:
+            piece = next(pieces)
+        except StopIteration as done:
+            answer: Answer = done.value
+            return answer
+        if on_token is not None:
+            on_token(piece)
+
+
+def stream_answer(
+    question: str,
+    hits: Sequence[Hit],
+    *,
     host: str | None,
     model: str,
     timeout_s: float = 120.0,
     connect_timeout_s: float = 5.0,
     cancel: threading.Event | None = None,
     context_tokens: int | None = None,
-    on_token: Callable[[str], None] | None = None,
     support: Support | None = None,
     fallback: bool = True,
     history: Sequence[tuple[str, str]] = (),
-) -> Answer:
-    """Stream an answer (``on_token`` sees each piece), then mark its sentences.
+) -> Generator[str, None, Answer]:
+    """Yield the answer's pieces as they arrive; return the finished, marked :class:`Answer`.
 
     ``history`` is the thread's earlier (question, answer) pairs, for what the question refers
     to. With ``support`` (the retrieval evidence) the answer also carries its ``verdict``. With
@@ -295,7 +319,7 @@ def answer_question(
     result = Answer("", model, sources, requested_model=model)
     pieces: list[str] = []
 
-    def stream(name: str) -> None:
+    def stream(name: str) -> Iterator[str]:
         for piece in stream_chat(
             messages,
             host=host,
@@ -306,12 +330,11 @@ def answer_question(
             cancel=cancel,
         ):
             pieces.append(piece)
-            if on_token is not None:
-                on_token(piece)
+            yield piece
 
     try:
         try:
-            stream(model)
+            yield from stream(model)
         except AnswerError as exc:
             if not (fallback and exc.kind in _NO_MODEL and not pieces):
                 raise
@@ -319,7 +342,7 @@ def answer_question(
             if choice.model is None or not choice.fallback:
                 raise AnswerError(choice.note or exc.message, exc.kind) from exc
             result.model, result.model_note = choice.model, choice.note
-            stream(choice.model)
+            yield from stream(choice.model)
     except AnswerError as exc:
         result.error, result.error_kind = exc.message, exc.kind
     result.text = "".join(pieces)

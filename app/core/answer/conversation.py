@@ -2,9 +2,11 @@
 
 Both front ends use it the same way::
 
-    plan = plan_turn(store, thread_id, question, settings=s, model=m)   # search plan.search_query
+    plan = plan_turn(store, thread_id, question, host=h, model=m)   # search plan.search_query
     answer = answer_question(question, hits, ..., history=plan.prompt_history)
-    saved = record_turn(store, plan, question, answer)                  # thread id, turn number
+    saved = record_turn(store, plan, question, answer)              # thread id, turn number
+
+(``app.core.ask`` is the one caller that sequences them.)
 
 A history database that cannot be used never stops an answer: the plan and the record carry
 a ``warning`` sentence instead, and the question is answered as a first turn.
@@ -69,13 +71,16 @@ def plan_turn(
     thread_id: str | None,
     question: str,
     *,
-    settings: Settings,
+    host: str | None,
     model: str,
+    rewrite_followups: bool = True,
+    rewrite_timeout_s: float = 8.0,
     search_query: str | None = None,
     cancel: threading.Event | None = None,
 ) -> Plan:
     """The plan for ``question`` in ``thread_id`` (None: a new thread).
 
+    A follow-up's standalone query is asked of the model at ``host`` when ``rewrite_followups`` is on.
     ``search_query`` (the person edited it) is searched as given. Raises
     :class:`UnknownThread` for an id the store does not hold.
     """
@@ -96,10 +101,10 @@ def plan_turn(
         rewrite = standalone_query(
             question,
             history,
-            host=settings.ollama_host,
+            host=host,
             model=model,
-            enabled=settings.rewrite_followups,
-            timeout_s=settings.rewrite_timeout_s,
+            enabled=rewrite_followups,
+            timeout_s=rewrite_timeout_s,
             cancel=cancel,
         )
     return Plan(thread_id, turn, rewrite, history, warning)

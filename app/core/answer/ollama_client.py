@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import httpx
@@ -20,13 +21,32 @@ from app.core.answer.ollama_host import display_host, plain_http_warning
 _CANCEL_POLL_S = 0.05
 
 
+class AnswerFailure(StrEnum):
+    """Why no (whole) answer came back: front ends decide by this, never by the wording."""
+
+    ERROR = "error"  # anything not named below
+    NOT_RUNNING = "not_running"
+    UNKNOWN_HOST = "unknown_host"
+    CONNECT_TIMEOUT = "connect_timeout"
+    TIMEOUT = "timeout"
+    INTERRUPTED = "interrupted"
+    MALFORMED = "malformed"
+    HTTP = "http"
+    SERVER = "server"
+    REDIRECT = "redirect"
+    MODEL_MISSING = "model_missing"
+    MODEL_CANNOT_CHAT = "model_cannot_chat"
+    PULL_FAILED = "pull_failed"
+    TOO_LONG = "too_long"
+
+
 class AnswerError(Exception):
     """A failure to get an answer from Ollama, worded as a sentence a person can act on."""
 
-    def __init__(self, message: str, kind: str = "error") -> None:
+    def __init__(self, message: str, kind: AnswerFailure | str = AnswerFailure.ERROR) -> None:
         super().__init__(message)
         self.message = message
-        self.kind = kind  # not_running, connect_timeout, model_missing, timeout, interrupted, ...
+        self.kind = AnswerFailure(kind)
 
 
 class _Client(ollama.Client):

@@ -45,6 +45,7 @@ class SearchResult:
     hits: list[Hit]
     support: Support
     scope: Scope | None = None
+    index_empty: bool = False  # no hits because nothing is indexed at all
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -217,7 +218,8 @@ class Retriever:
             verdict = dataclasses.replace(verdict, reason=BUILDING, building=True)
         hits = hits[:k]
         self.manifest.mark_ocr(hits)  # a passage from a scanned page says so
-        return SearchResult(query, hits, verdict, scope)
+        empty = not hits and self.manifest.conn.execute("SELECT 1 FROM chunks").fetchone() is None
+        return SearchResult(query, hits, verdict, scope, index_empty=empty)
 
     def _fill_dense_scores(self, hits: list[Hit], qvec: np.ndarray) -> None:
         """Hits found only lexically still get their cosine similarity (the support needs it)."""

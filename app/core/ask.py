@@ -1,0 +1,393 @@
+"""One question end to end — plan, search, answer, judge, record — as a stream of typed events.
+
+Every front end asks the same way and only renders what comes back::
+
+    asker = Asker(search, store, AskOptions.from_settings(settings))
+    for event in asker.ask(AskRequest(question, scope=scope, thread_id=tid), cancel):
+        match event:
+            case Planned(): ...   # the standalone query a follow-up searches for
+            case Searched(): ...  # the passages found and the retrieval evidence
+            case Piece(): ...     # a piece of the answer as it streams
+            case Done(): ...      # the outcome: verdict, sentence marks, source usage, the turn
+
+The rules that decide whether the model is asked at all live here once: an empty index, an
+empty scope, no passage found and the "refuse" setting each end the question without asking
+it, with an :class:`Ending` saying which, so that the command line, the main window, quick ask
+and evaluation cannot disagree about them. ``search`` is the one search function the caller
+injects (the engine's in the command line, the engine process's in the window); ``store`` the
+thread store, or None when history is off (or for batch questions, which are never kept).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from app.core.answer.answering import Answer, AnswerError, Source, stream_answer
+from app.core.answer.conversation import Plan, UnknownThread, plan_turn, record_turn
+from app.core.answer.models import resolve_model
+from app.core.answer.threads import ThreadStore
+from app.core.answer.verdict import Verdict, judge
+from app.core.config import Settings
+from app.core.host.client import HostError
+from app.core.index.store import StoreError
+from app.core.search.retrieval import SearchResult
+from app.core.search.scope import Scope
+from app.core.types import Support
+
+__all__ = [
+    "AskEvent",
+    "AskOptions",
+    "AskOutcome",
+    "AskRequest",
+    "Asker",
+    "Done",
+    "Ending",
+    "Piece",
+    "Planned",
+    "SearchFn",
+    "Searched",
+    "SourceUsage",
+    "UnknownThread",
+    "source_usage",
+]
+
+SearchFn = Callable[[str, int, Scope | None], SearchResult]
+# What a search may fail with and still be a question's outcome rather than a crash: the
+# engine process gone (the window), the vector store unreachable (a Chroma server).
+SEARCH_ERRORS = (HostError, StoreError)
+
+
+class Ending(StrEnum):
+    """How a question ended; the front ends word each one, none compares text to decide."""
+
+    ANSWERED = "answered"  # the model answered (the verdict says how well the files back it)
+    FAILED = "failed"  # no whole answer came back: Ollama down, model missing... (``error``)
+    CANCELLED = "cancelled"  # stopped by the person (what came so far is kept)
+    EMPTY_INDEX = "empty_index"  # nothing is indexed yet: the model is not asked
+    EMPTY_SCOPE = "empty_scope"  # nothing indexed in the chosen scope: not asked
+    NOTHING_FOUND = "nothing_found"  # no passage matches the question: not asked
+    REFUSED = "refused"  # weak evidence, and the setting says not to ask the model
+    SEARCH_FAILED = "search_failed"  # the index could not be searched (``error``)
+
+    @property
+    def asked(self) -> bool:
+        """Whether the model was sent the question."""
+        return self in (Ending.ANSWERED, Ending.FAILED, Ending.CANCELLED)
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    """What a question needs from the settings, as one immutable snapshot."""
+
+    k: int = 8
+    host: str | None = None
+    model: str = "llama3.2"
+    # Another installed chat model may answer when ``model`` is not installed: only for the
+    # configured default; a model the person named is that one, or an error.
+    fallback: bool = True
+    refuse_unsupported: bool = False
+    timeout_s: float = 120.0
+    rewrite_followups: bool = True
+    rewrite_timeout_s: float = 8.0
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, k: int | None = None, model: str | None = None
+    ) -> AskOptions:
+        """The options of ``settings``, with the command line's ``-k`` / ``--model`` applied."""
+        return cls(
+            k=k or settings.top_k,
+            host=settings.ollama_host,
+            model=model or settings.ollama_model,
+            fallback=not model or model == settings.ollama_model,
+            refuse_unsupported=settings.unsupported_mode == "refuse",
+            timeout_s=settings.request_timeout_s,
+            rewrite_followups=settings.rewrite_followups,
+            rewrite_timeout_s=settings.rewrite_timeout_s,
+        )
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    """One question, with where it is asked from."""
+
+    question: str
+    scope: Scope | None = None
+    thread_id: str | None = None  # the thread it follows up (None: a new thread)
+    search_query: str | None = None  # the person's edit of "Searched for" (None: planned)
+    # An unknown ``thread_id`` raises UnknownThread (the command line's --thread); otherwise a
+    # deleted thread quietly starts a new one (the window's open thread was deleted meanwhile).
+    thread_must_exist: bool = False
+
+
+@dataclass(frozen=True)
+class SourceUsage:
+    """How a finished answer used its sources, for the marks beside them."""
+
+    sent: int  # sources given to the model
+    cited: dict[int, int]  # sentences citing each source
+    supports: dict[int, int]  # sentences each source backs
+    weak: bool  # the verdict is "unsupported": backing a sentence earns no green check
+
+
+@dataclass(frozen=True)
+class AskOutcome:
+    """Everything a question came to; ``answer`` holds the sources even when not asked."""
+
+    question: str
+    ending: Ending
+    search_query: str
+    search_method: str  # as_typed, model, fallback, edited
+    result: SearchResult | None
+    answer: Answer | None
+    verdict: Verdict | None  # None only when stopped before anything was judged
+    turn: int = 1
+    thread_id: str | None = None  # the thread the turn was stored in (None: not stored)
+    history_warning: str | None = None  # the thread store could not be used
+    error: str | None = None  # a sentence a person can act on (FAILED, SEARCH_FAILED)
+    search_note: str = ""  # why a follow-up's rewrite was not used, when it was not
+
+    @property
+    def usage(self) -> SourceUsage | None:
+        """How the answer used each source (None when no answer came: no marks at all)."""
+        return source_usage(self.answer, self.verdict)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """The turn is planned: what will be searched for."""
+
+    search_query: str
+    method: str
+    note: str = ""
+    turn: int = 1
+    warning: str | None = None
+
+
+@dataclass(frozen=True)
+class Searched:
+    """Retrieval is done: the passages and the evidence, before any answer."""
+
+    result: SearchResult
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A piece of the answer's text, in order."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """The question is over, however it ended."""
+
+    outcome: AskOutcome
+
+
+AskEvent = Planned | Searched | Piece | Done
+
+
+class Asker:
+    """The owner of asking: one per front end, over one search function and thread store."""
+
+    def __init__(self, search: SearchFn, store: ThreadStore | None, options: AskOptions) -> None:
+        self.search = search
+        self.store = store
+        self.options = options
+
+    def settle_model(self) -> str | None:
+        """Decide now which model answers (once for a batch): the configured one, or an
+        installed chat model in its place; returns the sentence saying so, if another."""
+        o = self.options
+        if not o.fallback:
+            return None
+        try:
+            choice = resolve_model(o.host, o.model, timeout_s=min(o.timeout_s, 10.0))
+        except AnswerError:  # a server that is down fails each question instead
+            return None
+        if choice.model is None or not choice.fallback:
+            return None
+        self.options = dataclasses.replace(o, model=choice.model, fallback=False)
+        return choice.note
+
+    def ask(self, request: AskRequest, cancel: threading.Event | None = None) -> Iterator[AskEvent]:
+        """Answer ``request``: yields Planned, Searched, Piece... and always ends with Done
+        (raises UnknownThread first, for an unknown thread that must exist)."""
+        cancel = cancel or threading.Event()
+        o = self.options
+        question = request.question.strip()
+        plan = self._plan(request, question, cancel)
+        r = plan.rewrite
+        yield Planned(r.query, r.method, r.note, plan.turn, plan.warning)
+        finish = _Finisher(question, plan, self.store, o.model)
+        if cancel.is_set():
+            yield Done(finish(Ending.CANCELLED))
+            return
+        try:
+            result = self.search(plan.search_query, o.k, request.scope)
+        except SEARCH_ERRORS as exc:
+            why = str(exc.args[0]) if exc.args else str(exc)
+            yield Done(finish(Ending.SEARCH_FAILED, error=why))
+            return
+        yield Searched(result)
+        if cancel.is_set():
+            yield Done(finish(Ending.CANCELLED, result))
+            return
+        ending = _not_asked(result, request.scope, o.refuse_unsupported)
+        if ending is not None:
+            yield Done(finish(ending, result))
+            return
+        answer = yield from _stream(
+            stream_answer(
+                question,
+                result.hits,
+                host=o.host,
+                model=o.model,
+                timeout_s=o.timeout_s,
+                cancel=cancel,
+                support=result.support,
+                fallback=o.fallback,
+                history=plan.prompt_history,
+            )
+        )
+        if answer.cancelled:
+            yield Done(finish(Ending.CANCELLED, result, answer))
+        elif answer.error is not None:
+            yield Done(finish(Ending.FAILED, result, answer, error=answer.error))
+        else:
+            yield Done(finish(Ending.ANSWERED, result, answer))
+
+    def run(self, request: AskRequest, cancel: threading.Event | None = None) -> AskOutcome:
+        """The outcome of ``request``, its events passed over (batch lines, evaluation)."""
+        for event in self.ask(request, cancel):
+            if isinstance(event, Done):
+                return event.outcome
+        raise AssertionError("Asker.ask ended without Done")  # pragma: no cover
+
+    def _plan(self, request: AskRequest, question: str, cancel: threading.Event) -> Plan:
+        o = self.options
+
+        def plan(thread_id: str | None) -> Plan:
+            return plan_turn(
+                self.store,
+                thread_id,
+                question,
+                host=o.host,
+                model=o.model,
+                rewrite_followups=o.rewrite_followups,
+                rewrite_timeout_s=o.rewrite_timeout_s,
+                search_query=request.search_query,
+                cancel=cancel,
+            )
+
+        try:
+            return plan(request.thread_id)
+        except UnknownThread:
+            if request.thread_must_exist:
+                raise
+            return plan(None)  # the thread was deleted meanwhile: this question starts anew
+
+
+def _stream(pieces: Generator[str, None, Answer]) -> Generator[Piece, None, Answer]:
+    """Each piece of the answer as an event; returns the finished Answer."""
+    while True:
+        try:
+            text = next(pieces)
+        except StopIteration as done:
+            answer: Answer = done.value
+            return answer
+        yield Piece(text)
+
+
+def _not_asked(result: SearchResult, scope: Scope | None, refuse: bool) -> Ending | None:
+    """Why the model must not be asked from these passages, if it must not."""
+    if not result.hits:
+        if scope is not None and not scope.everything:
+            return Ending.EMPTY_SCOPE
+        return Ending.EMPTY_INDEX if result.index_empty else Ending.NOTHING_FOUND
+    if refuse and not result.support.supported:
+        return Ending.REFUSED
+    return None
+
+
+EMPTY_INDEX_REASON = "Nothing is indexed yet, so there is nothing to answer from."
+
+
+@dataclass
+class _Finisher:
+    """Builds a question's outcome, judging and recording it in one place."""
+
+    question: str
+    plan: Plan
+    store: ThreadStore | None
+    model: str
+    _saved: bool = field(default=False, init=False)
+
+    def __call__(
+        self,
+        ending: Ending,
+        result: SearchResult | None = None,
+        answer: Answer | None = None,
+        *,
+        error: str | None = None,
+    ) -> AskOutcome:
+        support = result.support if result is not None else None
+        if answer is None and result is not None:  # not asked: the passages found still show
+            answer = Answer("", self.model, [Source(h.rank, h) for h in result.hits])
+        verdict = _verdict(ending, support, answer, error)
+        if answer is not None and verdict is not None:
+            answer.verdict = verdict
+        thread_id, turn, warning = None, self.plan.turn, self.plan.warning
+        if answer is not None and not answer.cancelled and ending.asked:
+            saved = record_turn(self.store, self.plan, self.question, answer)
+            thread_id, turn, warning = saved.thread_id, saved.turn, saved.warning
+        r = self.plan.rewrite
+        return AskOutcome(
+            self.question,
+            ending,
+            r.query,
+            r.method,
+            result,
+            answer,
+            verdict,
+            turn=turn,
+            thread_id=thread_id,
+            history_warning=warning,
+            error=error,
+            search_note=r.note,
+        )
+
+
+def _verdict(
+    ending: Ending, s: Support | None, answer: Answer | None, error: str | None
+) -> Verdict | None:
+    """The headline for each ending (an answer was judged as it finished)."""
+    if ending is Ending.CANCELLED:
+        return answer.verdict if answer is not None and answer.text else None
+    if ending in (Ending.ANSWERED, Ending.FAILED) and answer is not None:
+        return answer.verdict or answer.judge(s)
+    if ending is Ending.SEARCH_FAILED:
+        return judge(None, [], error=error)
+    if ending is Ending.EMPTY_INDEX:
+        return Verdict("no_answer", f"{EMPTY_INDEX_REASON} The model was not asked.")
+    return judge(s, [], answered=False)  # empty scope, nothing found, refused: not asked
+
+
+def source_usage(answer: Answer | None, verdict: Verdict | None) -> SourceUsage | None:
+    """How ``answer`` used each source; None when no answer came (no marks at all)."""
+    if answer is None or not answer.text:
+        return None
+    cited: dict[int, int] = {}
+    supports: dict[int, int] = {}
+    for mark in answer.sentences:
+        for n in set(mark.sources):
+            cited[n] = cited.get(n, 0) + 1
+        for n in {span[0] for span in mark.support_spans}:
+            supports[n] = supports.get(n, 0) + 1
+    weak = verdict is not None and verdict.level == "unsupported"
+    return SourceUsage(len(answer.sources), cited, supports, weak)
