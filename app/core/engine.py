@@ -155,6 +155,7 @@ class Engine:
                     max_chunks=s.max_chunks_per_file,
                     ocr=s.ocr_enabled,
                     ocr_cache=str(self.data.ocr_cache_path),
+                    excluded=(str(self.data.root),),  # never indexed, even in a watched folder
                 ),
                 max_file_bytes=int(s.max_file_mb * 1_000_000),
                 fingerprint=self._store_fingerprint,

@@ -27,6 +27,7 @@ from app.core.index.vector_stage import EMBED_BATCH, Store, VectorStage
 from app.core.ingest.failures import FailureKind, is_retried
 from app.core.ingest.parsing import (
     ParseLimits,
+    ParseRequest,
     ParseResult,
     limit_values,
     too_large_reason,
@@ -158,7 +159,7 @@ class Indexer:
     # -- the sync -------------------------------------------------------------------------
     def _plan(self, roots: list[str], report: IndexReport) -> tuple[list[FileStat], list[str]]:
         """Scan the roots and diff with the manifest: files to read, and known paths now gone."""
-        return plan(self.manifest, roots, self.ignore, report, self._settled)
+        return plan(self.manifest, roots, self.ignore, report, self._settled, self.limits.excluded)
 
     def _settled(self, rec: FileRecord) -> bool:
         """A file whose record stands while its size and mtime do (nothing to retry, rebuild)."""
@@ -182,8 +183,9 @@ class Indexer:
         done = encoded = 0
         overlap_from = int(OVERLAP_SHARE * len(changed))
 
-        def requests() -> Iterable[tuple[str, str | None]]:
-            """Files to parse, with the hash they were indexed with (to skip unchanged content)."""
+        def requests() -> Iterable[ParseRequest]:
+            """Files to parse, with the hash they were indexed with (to skip unchanged content)
+            and the real folder each must still lie in when it is opened."""
             for fs in changed:
                 if cancel is not None and cancel.is_set():
                     return
@@ -191,7 +193,7 @@ class Indexer:
                     continue
                 rec = self.manifest.file(fs.path)
                 current = rec is not None and rec.status == "indexed" and not self._outdated(rec)
-                yield fs.path, rec.hash if current and rec is not None else None
+                yield fs.path, rec.hash if current and rec is not None else None, fs.within
 
         for fs in changed:  # unreadable folders, broken links, files too large to read
             if fs.error is not None or self._too_large(fs):
@@ -318,7 +320,7 @@ class Indexer:
         detail = f"{len(r.chunks)} passages"
         self.progress(Progress("indexed", r.path, done, total, len(fresh), detail))
 
-    def _parsed(self, requests: Iterable[tuple[str, str | None]]) -> Iterator[ParseResult]:
+    def _parsed(self, requests: Iterable[ParseRequest]) -> Iterator[ParseResult]:
         """The pool's results; ends early when a cancel stops a long scan between pages."""
         try:
             yield from self.pool.parse_many(requests)

@@ -6,6 +6,11 @@ keep their records, and the sync reports them in ``IndexReport.unavailable``; so
 folder whose files are indexed that is now entirely empty (an unmounted drive's mount point).
 Only what is gone from a place that can be read is removed: a deleted file or folder inside an
 available watched folder, or a path given explicitly (not watched) that no longer exists.
+
+Each file to read carries the real folder it must still lie in when the reader opens it
+(``FileStat.within``): the watched folder holding it, else the root as it resolves now. A path
+that already leads out of it, and anything in the ``excluded`` folders (the data directory,
+wherever it lies), is never read; what the index held there counts as gone.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from app.core.index.availability import GONE_ERRNOS, folder_problem, reason_for
 from app.core.index.manifest import FileRecord, Manifest
@@ -37,6 +42,7 @@ def plan(
     ignore: IgnoreRules,
     report: IndexReport,
     settled: Callable[[FileRecord], bool],
+    excluded: Sequence[str] = (),
 ) -> tuple[list[FileStat], list[str]]:
     """Files to read (new, changed, or whose record is not ``settled``) and known paths gone.
 
@@ -47,7 +53,13 @@ def plan(
     known: dict[str, FileRecord] = {}
     unavailable: dict[str, str] = {}
     watched = set(manifest.folders())
+    excluded = [normalize(e) for e in excluded]
+    real_watched = {folder: normalize(folder) for folder in watched}
     for root in roots:
+        bound = containing_folder(root, real_watched)
+        if within_any(normalize(root), excluded) or not is_within(normalize(root), bound):
+            known.update(manifest.files_under(root))  # led out, or the data dir: never read
+            continue
         try:
             st = os.stat(root)
         except OSError as exc:
@@ -69,15 +81,15 @@ def plan(
                 continue
             known.update(under)
             scan_root = normalize(root)
-            for fs in scan(scan_root, ignore):
+            for fs in scan(scan_root, ignore, excluded):
                 path = root + fs.path[len(scan_root) :]
-                found[path] = dataclasses.replace(fs, path=path)
+                found[path] = dataclasses.replace(fs, path=path, within=bound)
                 if fs.folder and fs.error is not None:  # a sub-folder refused: keep its files
                     unavailable[path] = fs.error
             continue
         known.update(manifest.files_under(root))
         if stat.S_ISREG(st.st_mode) and not ignore.ignores_name(os.path.basename(root)):
-            found[root] = FileStat(root, st.st_size, st.st_mtime_ns)  # never a pipe or device
+            found[root] = FileStat(root, st.st_size, st.st_mtime_ns, within=bound)  # no pipes
     changed: list[FileStat] = []
     kept: set[str] = set()
     for path, fs in sorted(found.items()):
@@ -102,6 +114,18 @@ def plan(
     unavailable.update(unavailable_watched(gone, sorted(watched)))
     report.unavailable.extend(sorted(unavailable.items()))
     return changed, [p for p in gone if not within_any(p, unavailable)]
+
+
+def containing_folder(root: str, watched: dict[str, str]) -> str:
+    """The real folder whatever is found from ``root`` must lie in: the outermost watched
+    folder holding it (``watched`` maps each to its real path; a link out of it is never
+    followed), else ``root`` as it resolves now (a path given explicitly may be a link: what
+    it leads to at this moment is what is read)."""
+    for folder in sorted(watched, key=len):
+        real = watched[folder]
+        if is_within(root, folder) or is_within(root, real):
+            return real
+    return normalize(root)
 
 
 def unavailable_watched(paths: list[str], watched: list[str]) -> dict[str, str]:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import io
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from app.core.ingest.containment import containment_problem
 from app.core.ingest.context import (
     clean_title,
     html_title,
@@ -86,16 +87,29 @@ def is_supported(path: str | os.PathLike[str]) -> bool:
     return os.path.splitext(os.fspath(path))[1].lower() in _KINDS
 
 
-def read_file(path: str, max_bytes: int | None = None, too_large: str = "") -> bytes:
+def read_file(
+    path: str,
+    max_bytes: int | None = None,
+    too_large: str = "",
+    *,
+    within: str | None = None,
+    excluded: Sequence[str] = (),
+) -> bytes:
     """Read a whole regular file, turning OS errors into reasons a person understands.
 
     Opened without blocking and checked with fstat, so a pipe or device put in a file's place
     fails at once instead of hanging the reader; ``max_bytes`` is checked on the open file,
     so a file that grew after it was scanned is refused with ``too_large`` as the reason.
+    With ``within`` (a real folder path) or ``excluded`` folders, where the open descriptor
+    really lies is checked before a byte is read (``containment``), so a symbolic link swapped
+    in after the scan cannot lead the reader out of the watched folder or into the data folder.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
         with open(fd, "rb") as fh:
+            problem = containment_problem(fd, path, within, excluded)
+            if problem is not None:
+                raise LoadError(problem, FailureKind.VANISHED)
             st = os.fstat(fd)
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError(path)

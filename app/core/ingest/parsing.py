@@ -39,6 +39,7 @@ class ParseLimits:
     ocr: bool = True  # read scanned pages and images by OCR (setting ocr_enabled)
     ocr_cache: str | None = None  # folder of OCR results by file hash (None: no cache)
     ocr_page_s: float = 60.0  # each OCR'd page extends the file's time limit by this much
+    excluded: tuple[str, ...] = ()  # real folders never read, wherever a link leads (data dir)
 
 
 def too_large_reason(max_bytes: int) -> str:
@@ -84,6 +85,8 @@ class ParseResult:
 
 
 PageProgress = Callable[[int, int], None]
+# (path, hash it was indexed with) or (path, hash, the real folder it must lie in)
+ParseRequest = tuple[str, str | None] | tuple[str, str | None, str | None]
 
 
 def failed(path: str, reason: str, kind: FailureKind, digest: str | None = None) -> ParseResult:
@@ -133,11 +136,14 @@ def parse_file(
     limits: ParseLimits,
     on_page: PageProgress | None = None,
     on_read: PageProgress | None = None,
+    within: str | None = None,
 ) -> ParseResult:
     """Read, hash, load and chunk one file (runs inside the worker; usable in-process in tests).
 
     The file is read once: the hash and the text come from the same bytes, so a file replaced
     while it is parsed can never be stored with one version's hash and another's passages.
+    The open file must really lie in ``within`` (the watched folder's real path, when given)
+    and outside ``limits.excluded``, or it is refused unread.
     Scanned pages are OCR'd (``on_page`` hears of each), through the cache of the file's hash;
     ``on_read`` hears every tenth page of a long document as its text is read.
     """
@@ -147,7 +153,7 @@ def parse_file(
 
     too_large = too_large_reason(limits.max_bytes) if limits.max_bytes is not None else ""
     try:
-        data = read_file(path, limits.max_bytes, too_large)
+        data = read_file(path, limits.max_bytes, too_large, within=within, excluded=limits.excluded)
     except DocumentError as exc:
         return failed(path, exc.reason, exc.kind)
     digest = bytes_hash(data)
@@ -212,11 +218,12 @@ def run_worker(conn: Connection, limits: ParseLimits) -> None:
             return
         if request is None:
             return
-        path, known = request
+        path, known, *rest = request
+        within = rest[0] if rest else None
         conn.send(STARTED)  # the caller's time limit runs from here, not from our start-up
         try:
             result = parse_file(
-                path, known, limits, _progress_sender(conn), _progress_sender(conn, READ)
+                path, known, limits, _progress_sender(conn), _progress_sender(conn, READ), within
             )
         except MemoryError:
             memory = f"reading it needed more than the {limits.memory_mb:,} MB memory limit"

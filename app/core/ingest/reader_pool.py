@@ -22,6 +22,7 @@ from app.core.ingest.parsing import (
     STARTED,
     STARTUP_TIMEOUT_S,
     ParseLimits,
+    ParseRequest,
     ParseResult,
     failed,
     run_worker,
@@ -71,9 +72,9 @@ class ParserPool:
         self._proc, self._conn = None, None
         return code
 
-    def parse_many(self, requests: Iterable[tuple[str, str | None]]) -> Iterator[ParseResult]:
-        """Parse each (path, known hash) request; results come in request order."""
-        pending: deque[tuple[str, str | None]] = deque()
+    def parse_many(self, requests: Iterable[ParseRequest]) -> Iterator[ParseResult]:
+        """Parse each (path, known hash[, folder it must lie in]) request, in request order."""
+        pending: deque[ParseRequest] = deque()
         if self._proc is not None and not self._proc.is_alive():
             self._kill()  # died while idle (killed, out of memory): not any file's fault
         try:
@@ -83,7 +84,7 @@ class ParserPool:
                 self._kill()
 
     def _pipeline(
-        self, todo: Iterator[tuple[str, str | None]], pending: deque[tuple[str, str | None]]
+        self, todo: Iterator[ParseRequest], pending: deque[ParseRequest]
     ) -> Iterator[ParseResult]:
         """Keep ``depth`` requests in flight; a crash or time-out fails the file at the head."""
         exhausted = False
@@ -164,7 +165,7 @@ class ParserPool:
                 continue
             return message
 
-    def _send(self, req: tuple[str, str | None]) -> None:
+    def _send(self, req: ParseRequest) -> None:
         """Send a request to the worker, starting one if needed."""
         # If the worker died, reading its next answer fails and the file at the head is blamed.
         with contextlib.suppress(OSError):

@@ -18,6 +18,7 @@ class FileStat:
 
     ``error`` marks what the scan found but cannot index: a folder it may not list
     (``folder`` True) or a symbolic link that loops or leads nowhere; ``error_kind`` says which.
+    ``within`` is the real folder the file must still lie in when it is opened (``plan``).
     """
 
     path: str
@@ -26,6 +27,7 @@ class FileStat:
     error: str | None = None
     folder: bool = False
     error_kind: FailureKind | None = None
+    within: str | None = None
 
 
 class IgnoreRules:
@@ -100,13 +102,15 @@ def link_problem(path: str, exc: OSError) -> FileStat:
     return FileStat(path, *_stat_or_zero(path), error=reason, error_kind=FailureKind.BROKEN_LINK)
 
 
-def scan(root: str, rules: IgnoreRules) -> Iterator[FileStat]:
+def scan(root: str, rules: IgnoreRules, excluded: Iterable[str] = ()) -> Iterator[FileStat]:
     """Every regular file under ``root`` that the rules keep, and what could not be read.
 
     Symlinked folders are not entered (so loops cannot hang the scan); a symlinked file is
-    kept only when its target lies inside ``root``. A folder that cannot be listed and a link
-    inside ``root`` that loops or leads nowhere are yielded with ``error`` set.
+    kept only when its target lies inside ``root``. Nothing in the ``excluded`` real folders
+    (the data directory) is yielded. A folder that cannot be listed and a link inside ``root``
+    that loops or leads nowhere are yielded with ``error`` set.
     """
+    excluded = [e for e in excluded if e]
     stack = [root]
     while stack:
         folder = stack.pop()
@@ -122,12 +126,14 @@ def scan(root: str, rules: IgnoreRules) -> Iterator[FileStat]:
             continue
         subdirs = []
         for entry in entries:
-            if rules.ignores_name(entry.name):
+            if rules.ignores_name(entry.name) or within_any(entry.path, excluded):
                 continue
             try:
                 if entry.is_symlink():
                     target = os.path.realpath(entry.path)
                     if not is_within(target, root) or os.path.isdir(target):
+                        continue
+                    if within_any(target, excluded):
                         continue
                     try:
                         st = os.stat(entry.path)
