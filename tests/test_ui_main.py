@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
+from app.core.ask import Done, Ending, Piece
 from app.ui.theme import colors
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
 from tests.ui_fixtures import anchor_point, ask, fragments, wait_ready
@@ -175,16 +176,25 @@ def test_escape_cancels_and_new_question_replaces_old(
     fake_ollama.stall_after = None
     fake_ollama.token_delay = 0.2
     done: list[Any] = []
-    gui.service.answer_finished.connect(done.append)
+    pieces: list[Any] = []
+
+    def collect(update: Any) -> None:
+        if isinstance(update.event, Done):
+            done.append(update)
+        elif isinstance(update.event, Piece):
+            pieces.append(update)
+
+    gui.service.ask_updated.connect(collect)
     w.question.setText("What does compost want?")
     qtbot.keyClick(w.question, Qt.Key.Key_Return)
     first = w.session.token
-    qtbot.waitSignal(gui.service.answer_piece_arrived, timeout=30_000).wait()
+    qtbot.waitUntil(lambda: any(p.token == first for p in pieces), timeout=30_000)
     fake_ollama.token_delay = 0.0
     outcome = ask(qtbot, w, "When will the lighthouse project finish?")
     assert not outcome.cancelled and outcome.answer.text
     qtbot.waitUntil(lambda: any(d.token == first for d in done), timeout=30_000)
-    assert next(d for d in done if d.token == first).cancelled  # the new question won
+    ended = next(d for d in done if d.token == first).event.outcome
+    assert ended.ending is Ending.CANCELLED  # the new question won
 
 
 def test_history_and_geometry_are_remembered(make_gui: Any, qtbot: Any, tmp_path: Any) -> None:

@@ -16,7 +16,6 @@ from app.cli.common import (
     say_failed,
 )
 from app.core.answer.answering import Answer, Source
-from app.core.answer.conversation import open_store
 from app.core.answer.verdict import Verdict
 from app.core.ask import (
     Asker,
@@ -30,6 +29,7 @@ from app.core.ask import (
     Planned,
     SearchFn,
     UnknownThread,
+    open_store,
 )
 from app.core.engine import Engine
 from app.core.search.retrieval import SearchResult

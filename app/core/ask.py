@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from app.core.answer.answering import Answer, AnswerError, Source, stream_answer
-from app.core.answer.conversation import Plan, UnknownThread, plan_turn, record_turn
+from app.core.answer.conversation import Plan, UnknownThread, open_store, plan_turn, record_turn
 from app.core.answer.models import resolve_model
 from app.core.answer.threads import ThreadStore
 from app.core.answer.verdict import Verdict, judge
@@ -52,6 +52,7 @@ __all__ = [
     "Searched",
     "SourceUsage",
     "UnknownThread",
+    "open_store",
     "source_usage",
 ]
 

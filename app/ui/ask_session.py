@@ -1,7 +1,9 @@
-"""One window's conversation with the ask lane: its token, and what has arrived for it.
+"""One window's conversation with the ask lane: its token, and the core Ask events for it.
 
-When the answer is complete the outcome gets its verdict (the sentence marks judged with the
-retrieval evidence); the windows show it with ``show_verdict``.
+The core Ask operation (``app.core.ask``) decides everything about a question — what is
+searched, whether the model is asked, the verdict, where the turn is stored; this session only
+collects the events of its latest question into an :class:`AskOutcome` and passes them on as
+Qt signals for the window to draw. The windows show the verdict with ``show_verdict``.
 """
 
 from __future__ import annotations
@@ -11,15 +13,16 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from app.core.answer.verdict import Verdict, judge
-from app.ui.history import TurnPlanned, TurnSaved
-from app.ui.payloads import AnswerDone, AnswerPiece, SearchDone
+from app.core.ask import AskRequest, Done, Ending, Piece, Planned, Searched, SourceUsage
+from app.core.ask import source_usage as core_source_usage
 
 if TYPE_CHECKING:
     from app.core.answer.answering import Answer
+    from app.core.answer.verdict import Verdict
     from app.core.search.retrieval import SearchResult
     from app.core.search.scope import Scope
     from app.ui.answer_view import AnswerView
+    from app.ui.payloads import AskUpdate
     from app.ui.service import Service
     from app.ui.widgets import Banner
 
@@ -31,18 +34,19 @@ class AskOutcome:
     question: str
     result: SearchResult | None = None
     text: str = ""
-    answer: Answer | None = None
+    answer: Answer | None = None  # None when the model was not asked
     note: str | None = None
     error: str | None = None
     cancelled: bool = False
     done: bool = False
     html: str | None = None  # rendered off the GUI thread
-    verdict: Verdict | None = None  # once done: the answer judged with the retrieval evidence
+    verdict: Verdict | None = None  # once done: the core's verdict on the question
     search_query: str | None = None  # what was searched ("Searched for: …")
     search_method: str = ""  # as_typed, model, fallback, edited
     thread_id: str | None = None  # once stored: the thread and the turn's number in it
     turn: int = 0
     history_warning: str | None = None
+    ending: Ending | None = None  # once done: how the question ended
 
     def error_message(self) -> str | None:
         """The error, saying so when the text above it is an answer cut short."""
@@ -51,8 +55,20 @@ class AskOutcome:
         return self.error
 
 
+# What the answer area says when the model was not asked (the verdict above gives the reason
+# in the files' terms); an empty scope says so in the scope's own words.
+NOT_ASKED_NOTES = {
+    Ending.EMPTY_INDEX: "Your index is empty: add a folder (File ▸ Add folder, or drop one here).",
+    Ending.NOTHING_FOUND: "Nothing in your indexed files matches this question.",
+    Ending.REFUSED: (
+        "Not answered: your files do not support an answer, so the model was not asked "
+        "(Settings ▸ When unsupported). The closest passages are listed."
+    ),
+}
+
+
 class AskSession(QObject):
-    """Filters the service's answer signals down to this session's latest question."""
+    """Filters the service's Ask events down to this session's latest question."""
 
     searched = Signal(object)  # AskOutcome, after retrieval
     piece_arrived = Signal(str)
@@ -65,11 +81,7 @@ class AskSession(QObject):
         self.service = service
         self.token = 0
         self.outcome: AskOutcome | None = None
-        service.search_finished.connect(self._on_search)
-        service.answer_piece_arrived.connect(self._on_piece)
-        service.answer_finished.connect(self._on_done)
-        service.history.turn_planned.connect(self._on_planned)
-        service.history.turn_saved.connect(self._on_saved)
+        service.ask_updated.connect(self._on_update)
 
     @property
     def running(self) -> bool:
@@ -86,21 +98,7 @@ class AskSession(QObject):
         """Ask ``question`` (within ``scope``, following up ``thread_id``); a newer question
         makes this session ignore the older one."""
         self.outcome = AskOutcome(question)
-        self.token = self.service.ask(question, scope, thread_id, search_query)
-
-    @Slot(object)
-    def _on_planned(self, planned: TurnPlanned) -> None:
-        if planned.token == self.token and self.outcome is not None:
-            self.outcome.search_query = planned.search_query
-            self.outcome.search_method = planned.method
-            self.query_planned.emit(self.outcome)
-
-    @Slot(object)
-    def _on_saved(self, saved: TurnSaved) -> None:
-        if saved.token == self.token and self.outcome is not None:
-            o = self.outcome
-            o.thread_id, o.turn, o.history_warning = saved.thread_id, saved.turn, saved.warning
-            self.turn_saved.emit(o)
+        self.token = self.service.ask(AskRequest(question, scope, thread_id, search_query))
 
     def cancel(self) -> None:
         """Stop this session's answer, if it is still coming."""
@@ -108,48 +106,44 @@ class AskSession(QObject):
             self.service.cancel_ask(self.token)
 
     @Slot(object)
-    def _on_search(self, done: SearchDone) -> None:
-        if done.token == self.token and self.outcome is not None:
-            self.outcome.result = done.result
-            self.searched.emit(self.outcome)
-
-    @Slot(object)
-    def _on_piece(self, piece: AnswerPiece) -> None:
-        if piece.token == self.token and self.outcome is not None:
-            self.outcome.text += piece.text
-            self.piece_arrived.emit(piece.text)
-
-    @Slot(object)
-    def _on_done(self, done: AnswerDone) -> None:
-        if done.token != self.token or self.outcome is None:
-            return
+    def _on_update(self, update: AskUpdate) -> None:
         o = self.outcome
-        o.answer, o.note, o.error, o.cancelled, o.done, o.html = (
-            done.answer,
-            done.note,
-            done.error,
-            done.cancelled,
-            True,
-            done.html,
-        )
-        if done.answer is not None:
-            o.text = done.answer.text
-        o.verdict = judge_outcome(o)
+        if update.token != self.token or o is None:
+            return
+        event = update.event
+        if isinstance(event, Planned):
+            o.search_query, o.search_method = event.search_query, event.method
+            self.query_planned.emit(o)
+        elif isinstance(event, Searched):
+            o.result = event.result
+            self.searched.emit(o)
+        elif isinstance(event, Piece):
+            o.text += event.text
+            self.piece_arrived.emit(event.text)
+        elif isinstance(event, Done):
+            self._finish(o, event, update.html)
+
+    def _finish(self, o: AskOutcome, done: Done, html: str | None) -> None:
+        core = done.outcome
+        o.ending, o.verdict, o.error, o.html = core.ending, core.verdict, core.error, html
+        o.result = core.result or o.result
+        o.cancelled = core.ending is Ending.CANCELLED
+        o.answer = core.answer if core.ending.asked else None
+        if o.answer is not None:
+            o.text = o.answer.text
+        o.note = _note(core.ending, core.result)
+        o.thread_id, o.turn, o.history_warning = core.thread_id, core.turn, core.history_warning
+        o.done = True
+        if core.ending.asked and not o.cancelled:
+            self.turn_saved.emit(o)
         self.finished.emit(o)
 
 
-def judge_outcome(o: AskOutcome) -> Verdict | None:
-    """The verdict on a finished question (None when it was stopped before any answer)."""
-    support = o.result.support if o.result is not None else None
-    if o.answer is not None:
-        return o.answer.judge(support)
-    if o.cancelled:
-        return None
-    if o.error:
-        return judge(support, [], error=o.error)
-    if o.result is not None and o.result.hits and support is not None and not support.supported:
-        return judge(support, [], answered=False)  # the setting kept the model from answering
-    return Verdict("no_answer", o.note or "No answer came back.", failed=True)
+def _note(ending: Ending, result: SearchResult | None) -> str | None:
+    """The answer area's sentence for a question the model was not asked."""
+    if ending is Ending.EMPTY_SCOPE and result is not None:
+        return result.support.reason  # "Nothing in this scope: …"
+    return NOT_ASKED_NOTES.get(ending)
 
 
 def show_verdict(banner: Banner, outcome: AskOutcome, *, brief: bool = False) -> None:
@@ -160,16 +154,14 @@ def show_verdict(banner: Banner, outcome: AskOutcome, *, brief: bool = False) ->
         banner.show_verdict(outcome.verdict, brief=brief)
 
 
-_told: set[str] = set()
-
-
-def model_note_once(outcome: AskOutcome) -> str | None:
-    """The note that another model answered, the first time it applies in this run only."""
+def model_note_once(outcome: AskOutcome, told: set[str]) -> str | None:
+    """The note that another model answered, the first time it applies (``told`` holds the
+    notes already given: the service's, so both windows share it for the app's run)."""
     answer = outcome.answer
     note = answer.model_note if answer is not None and answer.error is None else None
-    if note is None or note in _told:
+    if note is None or note in told:
         return None
-    _told.add(note)
+    told.add(note)
     return note
 
 
@@ -186,30 +178,9 @@ def show_outcome(view: AnswerView, outcome: AskOutcome) -> None:
         view.show_message("Stopped.")
 
 
-@dataclass(frozen=True)
-class SourceUsage:
-    """How a finished answer used its sources, for the marks beside them."""
-
-    sent: int  # sources given to the model
-    cited: dict[int, int]  # sentences citing each source
-    supports: dict[int, int]  # sentences each source backs
-    weak: bool  # the verdict is "unsupported": backing a sentence earns no green check
-
-
 def source_usage(outcome: AskOutcome) -> SourceUsage | None:
-    """How the answer used each source; None when no answer came (no marks at all)."""
-    answer = outcome.answer
-    if answer is None or not answer.text:
-        return None
-    cited: dict[int, int] = {}
-    supports: dict[int, int] = {}
-    for mark in answer.sentences:
-        for n in set(mark.sources):
-            cited[n] = cited.get(n, 0) + 1
-        for n in {span[0] for span in mark.support_spans}:
-            supports[n] = supports.get(n, 0) + 1
-    weak = outcome.verdict is not None and outcome.verdict.level == "unsupported"
-    return SourceUsage(len(answer.sources), cited, supports, weak)
+    """How the answer used each source (computed by the core); None when no answer came."""
+    return core_source_usage(outcome.answer, outcome.verdict)
 
 
 def unbacked_line(outcome: AskOutcome) -> str | None:

@@ -1,46 +1,22 @@
 """The window's side of conversation history: the thread store, used from the service's lanes.
 
-The ask lane plans each turn (the standalone query for a follow-up) and records it once
-answered; the reader lane lists, loads, deletes and clears threads. Results come back as
-signals with one dataclass each. A store that cannot be used never stops an answer: the turn
-reports a warning, and the history list shows it once.
+The core Ask operation plans and records each turn in this store (the service hands it over);
+here the reader lane lists, loads, deletes, clears and exports threads. Results come back as
+signals with one dataclass each.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from app.core.answer.answering import Answer
-from app.core.answer.conversation import Plan, UnknownThread, plan_turn, record_turn
 from app.core.answer.export import source_state, thread_markdown
 from app.core.answer.threads import HistoryError, ThreadInfo, ThreadStore, Turn
 from app.core.config import DataDir, Settings, atomic_write_text
 from app.ui.background import Lanes
-
-
-@dataclass(frozen=True)
-class TurnPlanned:
-    """What a question will search for (shown as "Searched for: …")."""
-
-    token: int
-    search_query: str
-    method: str  # "as_typed", "model", "fallback", "edited"
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class TurnSaved:
-    """Where an answered turn was stored (``thread_id`` None when history is off or failed)."""
-
-    token: int
-    thread_id: str | None
-    turn: int
-    warning: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,8 +50,6 @@ class HistoryCleared:
 class History(QObject):
     """The thread store behind the window; every call runs in a service lane."""
 
-    turn_planned = Signal(object)  # TurnPlanned
-    turn_saved = Signal(object)  # TurnSaved
     threads_listed = Signal(object)  # ThreadList
     thread_loaded = Signal(object)  # ThreadLoaded
     history_cleared = Signal(object)  # HistoryCleared
@@ -96,49 +70,6 @@ class History(QObject):
     @property
     def enabled(self) -> bool:
         return self._settings().history_enabled
-
-    # -- the ask lane ----------------------------------------------------------------------
-    def plan(
-        self,
-        token: int,
-        question: str,
-        thread_id: str | None,
-        search_query: str | None,
-        model: str,
-        cancel: threading.Event,
-    ) -> Plan:
-        """The turn's plan (called in the ask lane); a deleted thread starts a new one."""
-        store = self.store if self.enabled else None
-        settings = self._settings()
-        try:
-            plan = plan_turn(
-                store,
-                thread_id,
-                question,
-                settings=settings,
-                model=model,
-                search_query=search_query,
-                cancel=cancel,
-            )
-        except UnknownThread:
-            plan = plan_turn(
-                store,
-                None,
-                question,
-                settings=settings,
-                model=model,
-                search_query=search_query,
-                cancel=cancel,
-            )
-        r = plan.rewrite
-        self.turn_planned.emit(TurnPlanned(token, r.query, r.method, r.note))
-        return plan
-
-    def record(self, token: int, plan: Plan, question: str, answer: Answer) -> None:
-        """Store the answered turn (called in the ask lane) and say where it went."""
-        store = self.store if self.enabled else None
-        saved = record_turn(store, plan, question, answer)
-        self.turn_saved.emit(TurnSaved(token, saved.thread_id, saved.turn, saved.warning))
 
     # -- the reader lane -------------------------------------------------------------------
     def list_threads(self, search: str = "") -> None:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.answer.ollama_client import AnswerFailure
 from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (
     AskOutcome,
@@ -281,12 +282,13 @@ class MainWindow(QMainWindow):
             self.sources.model_.set_usage(usage)
         if line := unbacked_line(outcome):
             self.status.say(line)
-        note = model_note_once(outcome)
+        note = model_note_once(outcome, self.service.told_notes)
         if note:  # another model answered: said where it is seen, with the way to the right one
             self.status.say(note)
             self.errors.show_message(note, f"Get {self.service.settings.ollama_model}…")
         if outcome.error:
-            missing = outcome.answer is not None and outcome.answer.error_kind == "model_missing"
+            kind = outcome.answer.error_kind if outcome.answer is not None else None
+            missing = kind is AnswerFailure.MODEL_MISSING
             self.errors.show_message(
                 outcome.error, f"Get {self.service.settings.ollama_model}…" if missing else None
             )
@@ -322,9 +324,8 @@ class MainWindow(QMainWindow):
         self.banner.clear()
         self.answer.begin(0)
         self.session.outcome = None
-        if outcome.thread_id:  # quick-ask's thread goes on here
-            self.thread_id = outcome.thread_id
-            self.threads.refresh()
+        if outcome.thread_id:  # quick-ask's thread goes on here, and History shows it open
+            self.threads.on_turn_saved(outcome)
         if outcome.search_query:
             self.searched_for.show_query(outcome.search_query, outcome.search_method)
         self.on_searched(outcome)

@@ -6,53 +6,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from app.core.answer.answering import Answer
-    from app.core.search.retrieval import SearchResult
+    from app.core.ask import AskEvent
 
 BBox = tuple[float, float, float, float]
 
 
 @dataclass(frozen=True)
-class AskRequest:
-    """One question, with the settings it is answered under (copied at the moment of asking)."""
+class AskUpdate:
+    """One event of the core Ask operation, stamped with the question's token."""
 
     token: int
-    question: str
-    k: int
-    host: str | None
-    model: str
-    unsupported_mode: str
-    timeout_s: float
-    thread_id: str | None = None  # the thread this question follows up (None: a new one)
-    search_query: str | None = None  # the person's edit of "Searched for" (None: planned)
-
-
-@dataclass(frozen=True)
-class SearchDone:
-    """Retrieval finished: hits and the support verdict (before any answer text)."""
-
-    token: int
-    result: SearchResult
-
-
-@dataclass(frozen=True)
-class AnswerPiece:
-    """A piece of streamed answer text."""
-
-    token: int
-    text: str
-
-
-@dataclass(frozen=True)
-class AnswerDone:
-    """The answer finished, failed, was cancelled, or was not asked (``note`` says why)."""
-
-    token: int
-    answer: Answer | None = None
-    error: str | None = None
-    note: str | None = None
-    cancelled: bool = False
-    html: str | None = None  # the final answer rendered with sentence marks
+    event: AskEvent
+    html: str | None = None  # with Done: the answer rendered with sentence marks
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,10 @@ class QuickAskWindow(QWidget):
 
     @Slot(object)
     def _on_finished(self, outcome: AskOutcome) -> None:
-        self.status.setText(model_note_once(outcome) or "Click a source to open it in Footnotes.")
+        told = self.session.service.told_notes
+        self.status.setText(
+            model_note_once(outcome, told) or "Click a source to open it in Footnotes."
+        )
         show_outcome(self.answer, outcome)
         show_verdict(self.banner, outcome)
         self._mark_sources(outcome)

@@ -2,12 +2,12 @@
 
 The engine (index writes, the watcher, the embedding model, search) runs in a child process
 (``EngineProcess``), so its long GIL-holding calls never stall the window. Lanes here (one
-thread each, jobs in order): ``writer`` starts the engine process, ``ask`` searches (through
-the engine process) and streams the answer from Ollama, ``view`` renders PDF pages and passage
-text with PyMuPDF, ``reader`` reads status snapshots from SQLite and saves settings, ``probe``
-checks Ollama. Indexing requests and reports go through ``Indexing``. Results come back as
-signals carrying one dataclass; requests are stamped with a token so a window can drop results
-a newer request made stale.
+thread each, jobs in order): ``writer`` starts the engine process, ``ask`` runs the core Ask
+operation (searching through the engine process, streaming the answer from Ollama), ``view``
+renders PDF pages and passage text with PyMuPDF, ``reader`` reads status snapshots from
+SQLite and saves settings, ``probe`` checks Ollama. Indexing requests and reports go through
+``Indexing``. Results come back as signals carrying one dataclass; requests are stamped with a
+token so a window can drop results a newer request made stale.
 """
 
 from __future__ import annotations
@@ -29,19 +29,13 @@ from app.ui.engine_process import EngineProcess
 from app.ui.history import History
 from app.ui.indexing import Indexing, IndexingReports
 from app.ui.page_loader import PageLoader
-from app.ui.payloads import (
-    AnswerDone,
-    AnswerPiece,
-    AskRequest,
-    ErrorReport,
-    ModelList,
-    SearchDone,
-    ServiceState,
-)
+from app.ui.payloads import AskUpdate, ErrorReport, ModelList, ServiceState
 
 if TYPE_CHECKING:
+    from app.core.ask import AskRequest, SearchFn
     from app.core.host.client import EngineHost
     from app.core.index.manifest import Manifest
+    from app.core.search.retrieval import SearchResult
     from app.core.search.scope import Scope
     from app.core.types import Hit
 
@@ -53,9 +47,7 @@ class Service(QObject):
     """Runs the engine process; every slow call runs in a lane and reports back by signal."""
 
     state_changed = Signal(object)  # ServiceState
-    search_finished = Signal(object)  # SearchDone
-    answer_piece_arrived = Signal(object)  # AnswerPiece
-    answer_finished = Signal(object)  # AnswerDone
+    ask_updated = Signal(object)  # AskUpdate: one event of the core Ask operation
     sync_progressed = Signal(object)  # SyncProgress
     sync_finished = Signal(object)  # SyncDone
     index_changed = Signal(object)  # IndexSnapshot
@@ -84,6 +76,7 @@ class Service(QObject):
         self._tokens = itertools.count(1)
         self._ask_cancel = threading.Event()
         self._ask_token = 0
+        self.told_notes: set[str] = set()  # model notes already shown in this run (both windows)
         self._stop_thread: threading.Thread | None = None
         self.history = History(self.data, self._current_settings, self._lanes, self)
         self.engine = EngineProcess(
@@ -159,104 +152,52 @@ class Service(QObject):
         return self.settings
 
     # -- asking ----------------------------------------------------------------------------
-    def ask(
-        self,
-        question: str,
-        scope: Scope | None = None,
-        thread_id: str | None = None,
-        search_query: str | None = None,
-    ) -> int:
-        """Start answering ``question`` from within ``scope`` (everything if None), as a turn
-        of ``thread_id`` (None: a new thread), searching ``search_query`` when the person
-        edited it; cancels any earlier question; returns its token."""
+    def ask(self, request: AskRequest) -> int:
+        """Start answering ``request`` in the ask lane (cancelling any earlier question) with
+        the settings of this moment; its events come back by ``ask_updated``; returns its
+        token."""
         self._ask_cancel.set()
         cancel = threading.Event()
         self._ask_cancel = cancel
-        s = self.settings
-        request = AskRequest(
-            next(self._tokens),
-            question.strip(),
-            s.top_k,
-            s.ollama_host,
-            s.ollama_model,
-            s.unsupported_mode,
-            s.request_timeout_s,
-            thread_id,
-            search_query,
-        )
-        self._ask_token = request.token
-        self._lanes.submit("ask", self._answer, request, scope, cancel)
-        return request.token
+        token = next(self._tokens)
+        self._ask_token = token
+        self._lanes.submit("ask", self._answer, token, request, cancel)
+        return token
 
     def cancel_ask(self, token: int | None = None) -> None:
         """Stop the answer in progress (only if it is still ``token``'s, when given)."""
         if token is None or token == self._ask_token:
             self._ask_cancel.set()
 
-    def _answer(self, req: AskRequest, scope: Scope | None, cancel: threading.Event) -> None:
-        if cancel.is_set():
-            self.answer_finished.emit(AnswerDone(req.token, cancelled=True))
-            return
-        if not self.engine.wait_ready():
-            self.answer_finished.emit(AnswerDone(req.token, error="The index is not open."))
-            return
-        from app.core.answer.answering import answer_question
-        from app.core.host.client import HostError
+    def _answer(self, token: int, request: AskRequest, cancel: threading.Event) -> None:
+        """Run the core Ask in the ask lane, passing each event on (Done with its marks drawn
+        here, off the GUI thread)."""
+        from app.core.ask import Asker, AskOptions, Done
 
-        plan = self.history.plan(
-            req.token, req.question, req.thread_id, req.search_query, req.model, cancel
-        )
-        try:
-            result = self.engine.search(Search(plan.search_query, req.k, scope=scope), cancel)
-        except HostError as exc:
-            self.answer_finished.emit(
-                AnswerDone(req.token, error=exc.args[0], cancelled=cancel.is_set())
-            )
-            return
-        self.search_finished.emit(SearchDone(req.token, result))
-        if cancel.is_set():
-            self.answer_finished.emit(AnswerDone(req.token, cancelled=True))
-            return
-        if not result.hits:
-            note = "Nothing in your indexed files matches this question."
-            if scope is not None and not scope.everything:
-                note = result.support.reason  # "Nothing in this scope: …"
-            elif not self.reader().folders():
-                note = "Your index is empty: add a folder (File ▸ Add folder, or drop one here)."
-            self.answer_finished.emit(AnswerDone(req.token, note=note))
-            return
-        if req.unsupported_mode == "refuse" and not result.support.supported:
-            note = (
-                "Not answered: your files do not support an answer, so the model was not "
-                "asked (Settings ▸ When unsupported). The closest passages are listed."
-            )
-            self.answer_finished.emit(AnswerDone(req.token, note=note))
-            return
+        settings = self.settings
+        store = self.history.store if settings.history_enabled else None
+        asker = Asker(self._searcher(cancel), store, AskOptions.from_settings(settings))
+        for event in asker.ask(request, cancel):
+            html = None
+            if isinstance(event, Done) and event.outcome.answer is not None:
+                from app.ui.markup import marked_html
 
-        def on_token(piece: str) -> None:
-            self.answer_piece_arrived.emit(AnswerPiece(req.token, piece))
+                a = event.outcome.answer
+                html = marked_html(a.text, a.sentences, len(a.sources))
+            self.ask_updated.emit(AskUpdate(token, event, html))
 
-        answer = answer_question(
-            req.question,
-            result.hits,
-            host=req.host,
-            model=req.model,
-            timeout_s=req.timeout_s,
-            cancel=cancel,
-            on_token=on_token,
-            support=result.support,
-            history=plan.prompt_history,
-        )
-        if not answer.cancelled:
-            self.history.record(req.token, plan, req.question, answer)
-        from app.ui.markup import marked_html
+    def _searcher(self, cancel: threading.Event) -> SearchFn:
+        """The window's one search: in the engine process (raises HostError when it is not
+        there, or when ``cancel`` is set meanwhile)."""
 
-        rendered = marked_html(answer.text, answer.sentences, len(answer.sources))
-        self.answer_finished.emit(
-            AnswerDone(
-                req.token, answer, error=answer.error, cancelled=answer.cancelled, html=rendered
-            )
-        )
+        def search(query: str, k: int, scope: Scope | None) -> SearchResult:
+            from app.core.host.client import HostError
+
+            if not self.engine.wait_ready():
+                raise HostError("The index is not open.")
+            return self.engine.search(Search(query, k, scope=scope), cancel)
+
+        return search
 
     def list_scope_choices(self) -> None:
         """Read the watched folders and indexed file types in the reader lane; answered by
