@@ -8,6 +8,10 @@ import sys
 from app.cli.common import ProgressBar, print_json
 from app.core.engine import Engine
 from app.core.index.indexer import Cancelled
+from app.core.index.report import counted
+from app.core.index.skipped import headline
+from app.core.ingest.scanning import normalize
+from app.core.ingest.skips import sentence
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
@@ -22,15 +26,21 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         print_json(report.to_json())
     else:
         unchanged = report.files_unchanged - report.failed_unchanged  # each file counted once
+        files = counted(report.files_seen + report.files_skipped, "file")
+        passages = counted(report.chunks_total, "passage")
+        skipped = f", {report.files_skipped:,} skipped" if report.files_skipped else ""
         print(
-            f"{report.files_seen} files: {report.files_indexed} indexed, "
-            f"{unchanged} unchanged, {report.files_removed} removed, "
-            f"{report.files_failed} failed; {report.chunks_total} passages "
-            f"({report.chunks_embedded} embedded, {report.chunks_reused} reused) "
+            f"{files}: {report.files_indexed:,} indexed, "
+            f"{unchanged:,} unchanged, {report.files_removed:,} removed, "
+            f"{report.files_failed:,} failed{skipped}; {passages} "
+            f"({report.chunks_embedded:,} embedded, {report.chunks_reused:,} reused) "
             f"in {report.seconds:.1f} s"
         )
+        why = headline(report.skipped_summary())
+        if why:
+            print(f"  {why}")
         if report.pages_ocr:
-            print(f"  {report.pages_ocr} scanned pages read by OCR")
+            print(f"  {counted(report.pages_ocr, 'scanned page')} read by OCR")
         for path, reason in report.failures:
             print(f"  failed: {path}: {reason}")
         for path, reason in report.unavailable:
@@ -40,4 +50,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             f"footnotes: {path}: not found (nothing there, nothing indexed from it)",
             file=sys.stderr,
         )
-    return 1 if report.not_found else 0
+    named = {normalize(p) for p in args.paths}
+    refused = [f for f in report.skipped if f.path in named]  # a file asked for by name
+    for f in refused:
+        print(f"footnotes: {f.path}: skipped: {sentence(f.reason, f.path)}", file=sys.stderr)
+    return 1 if report.not_found or refused else 0

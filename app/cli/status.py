@@ -1,5 +1,5 @@
-"""``footnotes status``: counts, every file that failed with its reason, and every file
-indexed with a warning (a text encoding guessed)."""
+"""``footnotes status``: counts, every file that failed with its reason, every file
+indexed with a warning (a text encoding guessed), and the files skipped by reason and type."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from app.cli.common import print_json
 from app.core.engine import Engine
 from app.core.index import file_warnings
 from app.core.index.availability import folder_problem
+from app.core.index.report import counted
+from app.core.index.skipped import headline
 from app.core.watch.retrying import read_state
 
 
@@ -21,15 +23,23 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     status["watch"] = read_state(engine.data.root, engine.data.lock_path)  # None: no retry
     warned = file_warnings.listed(engine.manifest.conn)
     status["warnings"] = [{"path": p, "warning": w} for p, w in warned]
+    status["skipped"] = manifest.skipped_summary()
+    status["files_skipped"] = sum(g["count"] for g in status["skipped"])
     if args.json:
         print_json(status)
         return 0
     print(f"Data directory: {status['data_dir']}")
     print(f"Watched folders: {', '.join(status['folders']) or 'none'}")
     print(
-        f"Files: {status['files']} ({status['files_indexed']} indexed, "
-        f"{status['files_failed']} failed); passages: {status['chunks']}"
+        f"Files: {status['files'] + status['files_skipped']} ({status['files_indexed']} indexed, "
+        f"{status['files_failed']} failed, {status['files_skipped']} skipped); "
+        f"passages: {status['chunks']}"
     )
+    skipped = headline(status["skipped"])
+    if skipped:
+        print(f"Skipped: {skipped.split(': ', 1)[1]}")
+        for group in status["skipped"]:
+            print(f"  skipped ({group['label']}), e.g.: {', '.join(group['examples'])}")
     if status.get("pages_ocr"):
         print(f"Pages read by OCR: {status['pages_ocr']}")
     if status["files_outdated"]:
@@ -38,9 +48,10 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             "the next sync reads and embeds them again (search works meanwhile)."
         )
     if status.get("chunks_waiting"):
+        waiting = counted(status["chunks_waiting"], "passage")
         print(
-            f"Embedding: {status['chunks_waiting']} passages are searchable by their words and "
-            "wait for their vectors (the next sync or the running watcher computes them)."
+            f"Embedding: {waiting} searchable by words, waiting for vectors "
+            "(the next sync or the running watcher computes them)."
         )
     for f in status["failures"]:
         print(f"  failed: {f['path']}: {f['reason']}")

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from app.core.engine import Engine
-from app.core.index.report import Progress
+from app.core.index.report import Progress, counted
 from app.core.watch.watcher import Watcher, WatchState, WatchStatus
 
 QUIET_STATES: frozenset[WatchState] = frozenset({"updating", "starting"})  # too chatty for a log
@@ -25,9 +25,9 @@ def progress_line(p: Progress) -> str | None:
     """One log line per file indexed, removed, moved or failed, and one when the vectors are
     complete; None for other events."""
     if p.event == "indexed":
-        return f"indexed {p.path} ({p.detail}, searchable)"
+        return f"indexed {p.path} ({counted(p.passages, 'passage')}, searchable)"
     if p.event == "embedded" and p.done >= p.total:
-        return f"vectors ready for {p.total} new passages"
+        return f"vectors ready for {counted(p.total, 'new passage')}"
     if p.event == "removed":
         return f"removed {p.path}"
     if p.event == "moved":

@@ -20,9 +20,17 @@ from collections.abc import Callable, Iterable, Iterator
 
 from app.core.index.embedding import Embedder
 from app.core.index.manifest import FileRecord, Manifest
-from app.core.index.plan import plan
-from app.core.index.report import Cancelled, IndexReport, Progress, ProgressEvent, ProgressFn
+from app.core.index.plan import Plan, plan
+from app.core.index.report import (
+    Cancelled,
+    IndexReport,
+    Progress,
+    ProgressEvent,
+    ProgressFn,
+    counted,
+)
 from app.core.index.schema import INDEX_FORMAT
+from app.core.index.skipped import SkippedFile
 from app.core.index.vector_stage import EMBED_BATCH, Store, VectorStage
 from app.core.ingest.failures import FailureKind, is_retried
 from app.core.ingest.parsing import (
@@ -34,6 +42,7 @@ from app.core.ingest.parsing import (
 )
 from app.core.ingest.reader_pool import ParserPool
 from app.core.ingest.scanning import FileStat, IgnoreRules, normalize
+from app.core.ingest.skips import file_type
 from app.core.testhooks import index_write
 
 # Share of a run's files (the smallest) read and written before any vector is computed; for
@@ -144,8 +153,10 @@ class Indexer:
         """Forget everything at or below these paths (a folder no longer watched)."""
         with self.lock:
             paths: list[str] = []
-            for root in roots:
-                paths += list(self.manifest.files_under(os.path.abspath(root)))
+            folders = [os.path.abspath(root) for root in roots]
+            self.manifest.forget_skipped(folders=folders)
+            for root in folders:
+                paths += list(self.manifest.files_under(root))
             if not paths:
                 return 0
             self.vectors.unverify()
@@ -157,9 +168,15 @@ class Indexer:
             return len(paths)
 
     # -- the sync -------------------------------------------------------------------------
-    def _plan(self, roots: list[str], report: IndexReport) -> tuple[list[FileStat], list[str]]:
-        """Scan the roots and diff with the manifest: files to read, and known paths now gone."""
-        return plan(self.manifest, roots, self.ignore, report, self._settled, self.limits.excluded)
+    def _plan(self, roots: list[str], report: IndexReport) -> Plan:
+        """Scan the roots and diff with the manifest: files to read, known paths now gone,
+        and files skipped on purpose (recorded here, so each is counted once)."""
+        found = plan(self.manifest, roots, self.ignore, report, self._settled, self.limits.excluded)
+        if found.skip or found.skipped_gone:
+            self.manifest.forget_skipped(found.skipped_gone)
+            self.vectors.forget(self.manifest.skip_files(found.skip))
+            index_write()
+        return found
 
     def _settled(self, rec: FileRecord) -> bool:
         """A file whose record stands while its size and mtime do (nothing to retry, rebuild)."""
@@ -171,7 +188,8 @@ class Indexer:
         """Read changed files and write each atomically, drop the gone, then embed new texts."""
         started = time.perf_counter()
         report = IndexReport()
-        changed, removed = self._plan(roots, report)
+        planned = self._plan(roots, report)
+        changed, removed = planned.changed, planned.gone
         # Smallest first: most files (notes, pages) become searchable within seconds, and the
         # few large documents that follow are read while vectors are computed (see below).
         changed.sort(key=lambda fs: fs.size)
@@ -297,6 +315,14 @@ class Indexer:
     ) -> None:
         """Write one file's parse result: its failure, an unchanged mark, or its row and
         passages (searchable by their words from then on)."""
+        if r.skipped is not None:  # binary data: counted as skipped, never as failed
+            file = SkippedFile(fs.path, fs.size, fs.mtime_ns, r.skipped, file_type(fs.path))
+            garbage += self.manifest.skip_files([file])
+            index_write()
+            report.skip(file)
+            report.files_seen -= 1  # seen as a file to read; it is counted as skipped instead
+            self.progress(Progress("skipped", fs.path, done, total, detail=r.skipped))
+            return
         if r.error is not None:
             self._fail(fs, r.hash, r.error, r.error_kind, report, garbage)
             self.progress(Progress("failed", fs.path, done, total, detail=r.error))
@@ -317,8 +343,10 @@ class Indexer:
         report.files_indexed += 1
         report.chunks_written += len(r.chunks)
         report.pages_ocr += len(r.ocr_pages)
-        detail = f"{len(r.chunks)} passages"
-        self.progress(Progress("indexed", r.path, done, total, len(fresh), detail))
+        detail = counted(len(r.chunks), "passage")
+        self.progress(
+            Progress("indexed", r.path, done, total, len(fresh), detail, passages=len(r.chunks))
+        )
 
     def _parsed(self, requests: Iterable[ParseRequest]) -> Iterator[ParseResult]:
         """The pool's results; ends early when a cancel stops a long scan between pages."""
@@ -362,17 +390,22 @@ class Indexer:
         if self._cancel is not None and self._cancel.is_set():
             raise _ScanStopped
         files_done, files_total = self._ocr_at
-        detail = f"OCR page {min(done + 1, total)} of {total}" if done < total else "OCR done"
-        self.progress(Progress("ocr", path, files_done, files_total, detail=detail))
+        page = min(done + 1, total)
+        detail = f"OCR page {page} of {total}" if done < total else "OCR done"
+        self.progress(
+            Progress("ocr", path, files_done, files_total, detail=detail, page=page, pages=total)
+        )
 
     def _on_page_read(self, path: str, page: int, pages: int) -> None:
-        """Report a long document's text being read: "page 40 of 200" (the window's estimate
+        """Report a long document's text being read: page 40 of 200 (the window's estimate
         of the time this file still needs comes from these)."""
         if self._cancel is not None and self._cancel.is_set():
             raise _ScanStopped
         files_done, files_total = self._ocr_at
         detail = f"page {page:,} of {pages:,}"
-        self.progress(Progress("page", path, files_done, files_total, detail=detail))
+        self.progress(
+            Progress("page", path, files_done, files_total, detail=detail, page=page, pages=pages)
+        )
 
     def _count_chunks(self, roots: list[str]) -> int:
         """Chunks stored for files at or below the roots."""

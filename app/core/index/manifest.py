@@ -14,9 +14,10 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from app.core.index import pending, schema
+from app.core.index import pending, schema, skipped
 from app.core.index.records import ChunkRow, FileRecord, make_chunk_id
 from app.core.index.schema import SCHEMA_VERSION
+from app.core.index.skipped import SkippedFile
 from app.core.index.transaction import transaction
 from app.core.ingest.context import embedding_text, file_label
 from app.core.types import Chunk, Hit
@@ -129,6 +130,7 @@ class Manifest:
         added to ``fresh``)."""
         with self.transaction() as c:
             old = self._drop_chunks(c, record.path)
+            skipped.drop(c, [record.path])
             c.execute(
                 "INSERT INTO files(path, size, mtime_ns, hash, status, error, kind, pages, chunks,"
                 " updated_at, error_kind, error_limit, format)"
@@ -198,11 +200,40 @@ class Manifest:
     def remove_files(self, paths: Iterable[str]) -> list[str]:
         """Forget files and their chunks; returns the text hashes they referenced."""
         dropped: list[str] = []
+        paths = list(paths)
         with self.transaction() as c:
             for path in paths:
                 dropped += self._drop_chunks(c, path)
                 c.execute(f"DELETE FROM files WHERE path = {_PATH}", (_db(path),))
+            skipped.drop(c, paths)
         return dropped
+
+    # -- skipped files ----------------------------------------------------------------------
+    def skip_files(self, files: Sequence[SkippedFile]) -> list[str]:
+        """Record files skipped on purpose (a file that was indexed loses its row and
+        chunks); returns the text hashes dropped."""
+        dropped: list[str] = []
+        with self.transaction() as c:
+            for f in files:
+                dropped += self._drop_chunks(c, f.path)
+                c.execute(f"DELETE FROM files WHERE path = {_PATH}", (_db(f.path),))
+            skipped.put(c, files)
+        return dropped
+
+    def skipped_under(self, folder: str) -> dict[str, SkippedFile]:
+        """The skipped files at or below ``folder``."""
+        return skipped.under(self.conn, folder)
+
+    def forget_skipped(self, paths: Iterable[str] = (), folders: Iterable[str] = ()) -> None:
+        """Forget skipped rows: these paths, and everything at or below these folders."""
+        with self.transaction() as c:
+            skipped.drop(c, paths)
+            for folder in folders:
+                skipped.drop_under(c, folder)
+
+    def skipped_summary(self, folders: Sequence[str] | None = None) -> list[dict[str, object]]:
+        """Skipped files by reason (``skipped.summary``), under ``folders`` or everywhere."""
+        return skipped.summary(self.conn, folders)
 
     def move(self, old: str, new: str, dropped: list[str] | None = None) -> int:
         """Re-point a file or folder at a new path, keeping every chunk; returns files moved."""
@@ -230,6 +261,7 @@ class Manifest:
                         (make_chunk_id(target, page, start, text_hash), row_id),
                     )
                 moved += 1
+            skipped.move(c, old, new)
         return moved
 
     @staticmethod

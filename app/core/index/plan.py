@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from app.core.index.availability import GONE_ERRNOS, folder_problem, reason_for
 from app.core.index.manifest import FileRecord, Manifest
 from app.core.index.report import IndexReport
+from app.core.index.skipped import SkippedFile
 from app.core.ingest.failures import FailureKind
 from app.core.ingest.loaders import is_supported
 from app.core.ingest.scanning import (
@@ -34,6 +35,17 @@ from app.core.ingest.scanning import (
     scan,
     within_any,
 )
+from app.core.ingest.skips import SkipReason, file_type, known_binary
+
+
+@dataclasses.dataclass
+class Plan:
+    """What a sync must do: files to read, known paths gone, and files to record as skipped."""
+
+    changed: list[FileStat]
+    gone: list[str]
+    skip: list[SkippedFile]  # newly skipped by name: the indexer records them
+    skipped_gone: list[str]  # skipped rows of paths no longer there (or now read)
 
 
 def plan(
@@ -43,14 +55,16 @@ def plan(
     report: IndexReport,
     settled: Callable[[FileRecord], bool],
     excluded: Sequence[str] = (),
-) -> tuple[list[FileStat], list[str]]:
-    """Files to read (new, changed, or whose record is not ``settled``) and known paths gone.
+) -> Plan:
+    """Files to read (new, changed, or whose record is not ``settled``), known paths gone,
+    and files skipped on purpose.
 
     Counts what it sees in ``report``, and lists there the roots and watched folders that
     could not be read (their records are kept, never counted as gone).
     """
     found: dict[str, FileStat] = {}
     known: dict[str, FileRecord] = {}
+    skipped_known: dict[str, SkippedFile] = {}
     unavailable: dict[str, str] = {}
     watched = set(manifest.folders())
     excluded = [normalize(e) for e in excluded]
@@ -69,7 +83,8 @@ def plan(
                 unavailable[root] = reason_for(exc)
                 continue
             records = manifest.files_under(root)
-            if not records and root not in found:
+            skipped_known.update(manifest.skipped_under(root))
+            if not records and root not in found and root not in skipped_known:
                 report.not_found.append(root)
             known.update(records)
             continue  # gone, unless the watched folder it was in is unavailable (see below)
@@ -80,6 +95,7 @@ def plan(
                 unavailable[root] = problem
                 continue
             known.update(under)
+            skipped_known.update(manifest.skipped_under(root))
             scan_root = normalize(root)
             for fs in scan(scan_root, ignore, excluded):
                 path = root + fs.path[len(scan_root) :]
@@ -88,15 +104,31 @@ def plan(
                     unavailable[path] = fs.error
             continue
         known.update(manifest.files_under(root))
-        if stat.S_ISREG(st.st_mode) and not ignore.ignores_name(os.path.basename(root)):
-            found[root] = FileStat(root, st.st_size, st.st_mtime_ns, within=bound)  # no pipes
+        skipped_known.update(manifest.skipped_under(root))
+        if not stat.S_ISREG(st.st_mode):
+            continue  # never a pipe or device
+        if ignore.ignores_name(os.path.basename(root)):  # named, but ignored: say so
+            reason = SkipReason.IGNORED.value
+            report.skip(SkippedFile(root, st.st_size, st.st_mtime_ns, reason, file_type(root)))
+        else:
+            found[root] = FileStat(root, st.st_size, st.st_mtime_ns, within=bound)
     changed: list[FileStat] = []
     kept: set[str] = set()
+    skip: list[SkippedFile] = []
     for path, fs in sorted(found.items()):
-        if not (fs.folder or is_supported(path)):
-            report.files_skipped += 1
-            continue
         kept.add(path)
+        if not fs.folder and fs.error is None and not is_supported(path):
+            prior = skipped_known.get(path)
+            if prior is not None and (prior.size, prior.mtime_ns) == (fs.size, fs.mtime_ns):
+                report.skip(prior)  # unchanged: still what it was (binary, say)
+                continue
+            if known_binary(path):
+                new = SkippedFile(
+                    path, fs.size, fs.mtime_ns, SkipReason.FORMAT.value, file_type(path)
+                )
+                report.skip(new)
+                skip.append(new)
+                continue
         report.files_seen += 1
         rec = known.get(path)
         if rec is not None and fs.error_kind is FailureKind.UNREADABLE:  # not gone: kept as is
@@ -113,7 +145,8 @@ def plan(
     gone = [p for p in known if p not in kept]
     unavailable.update(unavailable_watched(gone, sorted(watched)))
     report.unavailable.extend(sorted(unavailable.items()))
-    return changed, [p for p in gone if not within_any(p, unavailable)]
+    skipped_gone = [p for p in skipped_known if p not in kept and not within_any(p, unavailable)]
+    return Plan(changed, [p for p in gone if not within_any(p, unavailable)], skip, skipped_gone)
 
 
 def containing_folder(root: str, watched: dict[str, str]) -> str:

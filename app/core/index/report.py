@@ -6,15 +6,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from app.core.index.skipped import SkippedFile, tally
+
 # planned: the scan is done and ``total`` files will be read; then one event per file.
 # ocr: a page of a scanned file is being read by OCR (``detail`` says which of how many).
 # page: a long document's text is being read (``detail``: "page 40 of 200").
 # indexed: a file's passages are written and searchable by their words; ``chunks_embedded``
 # counts its texts new to the index, whose vectors the embedding stage computes next.
+# skipped: a file not read on purpose (``detail``: why, ``skips.SkipReason``); counted, not failed.
 # embedded: the embedding stage computed vectors: ``done`` of ``total`` waiting texts, of
 # which ``chunks_embedded`` were encoded in this step (the rest had a vector already).
 ProgressEvent = Literal[
-    "planned", "indexed", "unchanged", "failed", "removed", "moved", "ocr", "page", "embedded"
+    "planned",
+    "indexed",
+    "unchanged",
+    "failed",
+    "skipped",
+    "removed",
+    "moved",
+    "ocr",
+    "page",
+    "embedded",
 ]
 
 
@@ -44,6 +56,17 @@ class IndexReport:
     # given paths with nothing there and nothing indexed from them (a typo, most likely)
     not_found: list[str] = field(default_factory=list)
     failed_unchanged: int = 0  # of files_unchanged, those that failed before (not in the JSON)
+    # files not read on purpose (binary data, a format with no reader), each counted once
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+    def skip(self, file: SkippedFile) -> None:
+        """Count one file skipped on purpose."""
+        self.skipped.append(file)
+        self.files_skipped += 1
+
+    def skipped_summary(self) -> list[dict[str, Any]]:
+        """The skipped files by reason: ``[{reason, label, count, examples, types}]``."""
+        return tally((f.path, f.reason, f.type) for f in self.skipped)
 
     def to_json(self) -> dict[str, Any]:
         """The ``index --json`` object (a fixed contract: see DESIGN.md)."""
@@ -62,19 +85,28 @@ class IndexReport:
             "failures": [{"path": p, "reason": r} for p, r in self.failures],
             "unavailable": [{"path": p, "reason": r} for p, r in self.unavailable],
             "not_found": list(self.not_found),
+            "skipped": self.skipped_summary(),
         }
 
 
 @dataclass(frozen=True)
 class Progress:
-    """One step of a sync, for progress bars and logs."""
+    """One step of a sync, for progress bars and logs: numbers, which each front end words."""
 
     event: ProgressEvent
     path: str = ""
-    done: int = 0
+    done: int = 0  # files (or, for "embedded", texts) done of ``total``
     total: int = 0
     chunks_embedded: int = 0
-    detail: str = ""  # indexed: "N passages"; failed: the reason; moved: the old path
+    detail: str = ""  # failed: the reason; skipped: its SkipReason; moved: the old path
+    passages: int = 0  # indexed: the file's passages
+    page: int = 0  # ocr, page: the page being read inside the file (1-based) ...
+    pages: int = 0  # ... of this many
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """ "1 passage", "2 passages", "1,204 files": a count with its noun agreeing."""
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
 ProgressFn = Callable[[Progress], None]

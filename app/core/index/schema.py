@@ -10,6 +10,8 @@ over what is there. Version 4 records which pages of each file OCR read (``ocr_p
 hits from them say so and ``status`` counts them. Version 5 lists the texts whose vector is
 still to be computed (``index.pending``), so passages are searchable by their words before
 their vectors exist, and records which embedding model built the vectors (``meta``).
+Version 6 lists the files skipped on purpose (``index.skipped``: binary data, formats with no
+reader), so every file on disk is counted.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from app.core.index import lexical, pending
+from app.core.index import lexical, pending, skipped
 from app.core.ingest.context import file_label
 from app.core.ingest.failures import FailureKind
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # What each passage's vector is made of. 1: the passage alone; 2: its context line and the
 # passage (``ingest.context``); 3: a PDF page's own title joins its heading path
 # (``context.page_title``). A file whose rows are older is rebuilt by the next sync.
@@ -103,7 +105,7 @@ def prepare(conn: sqlite3.Connection) -> None:
     if version is None:
         # executescript commits first, so the schema gets its own BEGIN ... COMMIT.
         conn.executescript(
-            f"BEGIN IMMEDIATE; {SCHEMA} {lexical.SCHEMA} {pending.SCHEMA} "
+            f"BEGIN IMMEDIATE; {SCHEMA} {lexical.SCHEMA} {pending.SCHEMA} {skipped.SCHEMA} "
             "INSERT OR IGNORE INTO meta(key, value) "
             f"VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
         )
@@ -148,10 +150,19 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if version is not None and version < 5:
             conn.execute(pending.SCHEMA)
             conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
+        if version is not None and version < 6:
+            _add_skipped(conn)
+            conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def _add_skipped(conn: sqlite3.Connection) -> None:
+    """Version 5 -> 6: the list of skipped files (empty: before it, files whose name said
+    nothing of their format were never looked at, so the next sync finds them)."""
+    conn.execute(skipped.SCHEMA)
 
 
 def _add_context_columns(conn: sqlite3.Connection) -> None:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from app.core.ingest.failures import UnsupportedFile
+from app.core.ingest.skips import SkipReason
 
 BINARY_SNIFF = 8192
 BOMS = (  # UTF-32 before UTF-16: FF FE 00 00 starts with FF FE.
@@ -79,6 +80,26 @@ def decode_bytes(data: bytes) -> Decoded:
     if utf8 is not None:
         return Decoded(normalise(utf8), "utf-8")
     return _decode_legacy(data)
+
+
+# Control characters that text files do hold (tab, newlines, form feed, escape for colours).
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v\x1b\x08")
+MAX_CONTROL_SHARE = 0.01  # more control characters than this in a sniffed file: binary
+
+
+def decode_sniffed(data: bytes) -> Decoded:
+    """Decode a file whose name says nothing of its format (``README``, ``x.Debian``), only
+    when its content is text: a BOM, UTF-8, or a code page read with confidence, with few
+    control characters. Raises UnsupportedFile for anything else (binary data)."""
+    try:
+        decoded = decode_bytes(data)
+    except UnsupportedFile as exc:  # NUL bytes: binary, and the name claimed nothing
+        raise UnsupportedFile(exc.reason, SkipReason.BINARY) from None
+    sample = decoded.text[:BINARY_SNIFF]
+    controls = sum(1 for ch in sample if ch < " " and ch not in _TEXT_CONTROLS)
+    if decoded.warning is not None or controls > MAX_CONTROL_SHARE * max(len(sample), 1):
+        raise UnsupportedFile("it holds binary data, not text", SkipReason.BINARY)
+    return decoded
 
 
 def _decode_legacy(data: bytes) -> Decoded:

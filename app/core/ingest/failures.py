@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
+from app.core.ingest.skips import SkipReason
+
 
 class FailureKind(StrEnum):
     """What went wrong with a file; the value is what the manifest stores."""
@@ -86,9 +88,15 @@ class DocumentError(Exception):
 
 
 class UnsupportedFile(DocumentError):
-    """Skipped on purpose: a format we do not read, or binary data."""
+    """A format we do not read, or binary data. With ``skip`` set (a name that says nothing
+    of the format, or one of a binary format) the file is skipped on purpose, and counted so;
+    without (binary data in a file named as text, ``notes.md``) it is a failure."""
 
     default_kind = FailureKind.UNSUPPORTED
+
+    def __init__(self, reason: str, skip: SkipReason | None = None) -> None:
+        super().__init__(reason)
+        self.skip = skip
 
 
 class LoadError(DocumentError):

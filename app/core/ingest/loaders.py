@@ -17,6 +17,7 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from app.core.ingest.compressed import compression, decompress, inner_name
 from app.core.ingest.containment import containment_problem
 from app.core.ingest.context import (
     clean_title,
@@ -25,12 +26,19 @@ from app.core.ingest.context import (
     outline_sections,
     with_page_title,
 )
-from app.core.ingest.decoding import decode_bytes, decode_markup, decode_text, normalise
+from app.core.ingest.decoding import (
+    decode_bytes,
+    decode_markup,
+    decode_sniffed,
+    decode_text,
+    normalise,
+)
 from app.core.ingest.failures import DocumentError, FailureKind, LoadError, UnsupportedFile
 from app.core.ingest.html import html_to_text
 from app.core.ingest.images import IMAGE_SUFFIXES, image_pdf
 from app.core.ingest.ocr import PageOcr, needs_ocr, ocr_page_text
 from app.core.ingest.pdftext import pdf_page_chars, pdf_page_read, pdf_page_text
+from app.core.ingest.skips import SkipReason, known_binary
 from app.core.types import Document, Page
 
 READ_EVERY = 10  # pages between two reports of a long document being read
@@ -78,13 +86,15 @@ _KINDS: dict[str, str] = {
     **dict.fromkeys(IMAGE_SUFFIXES, "image"),
 }
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(_KINDS)
+SNIFFED = "sniffed"  # no known suffix: text when the content is text (README, x.Debian)
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
 def is_supported(path: str | os.PathLike[str]) -> bool:
-    """True when the file's suffix is one we read (no disk access)."""
-    return os.path.splitext(os.fspath(path))[1].lower() in _KINDS
+    """True when the file's name alone says it is a format we read (no disk access); other
+    files are read when their content is text (``format_of``)."""
+    return os.path.splitext(inner_name(os.fspath(path)))[1].lower() in _KINDS
 
 
 def read_file(
@@ -153,13 +163,24 @@ def load_document(path: str | os.PathLike[str], *, max_pages: int | None = None)
 
 
 def kind_of(path: str) -> str:
-    """The format name for a path's suffix; raises UnsupportedFile for formats we do not read."""
-    suffix = os.path.splitext(path)[1].lower()
+    """The format name for a path (a compressed file's inner name decides); ``text`` for a
+    name that says nothing, whose content decides when it is read. Raises UnsupportedFile for
+    a format known to be binary that we do not read."""
+    kind = format_of(path)
+    return "text" if kind == SNIFFED else kind
+
+
+def format_of(path: str) -> str:
+    """Like ``kind_of``, but ``SNIFFED`` for a name that leaves the format to the content."""
+    inner = inner_name(path)
+    suffix = os.path.splitext(inner)[1].lower()
     kind = _KINDS.get(suffix)
-    if kind is None:
+    if kind is not None:
+        return kind
+    if known_binary(path):
         what = f"{suffix} files are" if suffix else "files without an extension are"
-        raise UnsupportedFile(f"{what} not a supported format")
-    return kind
+        raise UnsupportedFile(f"{what} not a supported format", SkipReason.FORMAT)
+    return SNIFFED
 
 
 def load_bytes(
@@ -169,15 +190,21 @@ def load_bytes(
     max_pages: int | None = None,
     ocr: PageOcr | None = None,
     on_read: Callable[[int, int], None] | None = None,
+    max_bytes: int | None = None,
 ) -> Document:
-    """Turn the bytes read from ``path`` into a Document (the suffix decides the format).
+    """Turn the bytes read from ``path`` into a Document (the suffix decides the format; for
+    a compressed file, the inner name's, with at most ``max_bytes`` decompressed; with no
+    known suffix, the content: text, else UnsupportedFile).
 
     Scanned pages are OCR'd through ``ocr``; without one (or with OCR off) they stay empty
     and are counted in ``Document.scanned_unread``. ``on_read(page, pages)`` hears every
     tenth page of a long PDF or book as its text is read.
     """
     abspath = os.path.abspath(path)
-    kind = kind_of(abspath)
+    kind = format_of(abspath)
+    packed = compression(abspath)
+    if packed is not None:
+        data = decompress(data, packed, max_bytes)
     title: str | None = None
     unread = 0
     warning: str | None = None
@@ -190,6 +217,9 @@ def load_bytes(
         decoded = decode_markup(data)
         html, warning = decoded.text, decoded.warning
         pages, title = [Page(None, html_to_text(html))], html_title(html)
+    elif kind == SNIFFED:
+        decoded = decode_sniffed(data)
+        kind, pages = "text", [Page(None, decoded.text)]
     else:
         decoded = decode_bytes(data)
         pages, warning = [Page(None, decoded.text)], decoded.warning

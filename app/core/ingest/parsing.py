@@ -82,6 +82,7 @@ class ParseResult:
     error_kind: FailureKind | None = None
     ocr_pages: list[int] = field(default_factory=list)  # pages whose text OCR read
     warning: str | None = None  # indexed, with a doubt (an encoding guessed); status lists it
+    skipped: str | None = None  # not read on purpose (``skips.SkipReason``): binary data
 
 
 PageProgress = Callable[[int, int], None]
@@ -148,7 +149,7 @@ def parse_file(
     ``on_read`` hears every tenth page of a long document as its text is read.
     """
     from app.core.ingest.chunking import chunk_document
-    from app.core.ingest.loaders import DocumentError, load_bytes, read_file
+    from app.core.ingest.loaders import DocumentError, UnsupportedFile, load_bytes, read_file
     from app.core.ingest.ocr import OcrOptions, PageOcr
 
     too_large = too_large_reason(limits.max_bytes) if limits.max_bytes is not None else ""
@@ -161,7 +162,18 @@ def parse_file(
         return ParseResult(path, hash=digest, unchanged=True)
     ocr = PageOcr(OcrOptions(enabled=limits.ocr, cache_dir=limits.ocr_cache), digest, on_page)
     try:
-        doc = load_bytes(path, data, max_pages=limits.max_pages, ocr=ocr, on_read=on_read)
+        doc = load_bytes(
+            path,
+            data,
+            max_pages=limits.max_pages,
+            ocr=ocr,
+            on_read=on_read,
+            max_bytes=limits.max_bytes,
+        )
+    except UnsupportedFile as exc:
+        if exc.skip is None:  # binary data in a file whose name says text: a failure
+            return failed(path, exc.reason, exc.kind, digest)
+        return ParseResult(path, hash=digest, skipped=exc.skip.value, error_kind=exc.kind)
     except DocumentError as exc:
         ocr.save()  # pages read before a later page failed are not read again
         return failed(path, exc.reason, exc.kind, digest)

@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from watchdog.events import FileSystemEvent, FileSystemMovedEvent
 
 from app.core.index.report import Cancelled, IndexReport, Progress
-from app.core.ingest.loaders import is_supported
 from app.core.ingest.scanning import is_within, no_longer_watched, normalize
 from app.core.watch.backoff import Backoff
 from app.core.watch.change_queue import MAX_WAIT_S, QUIET_S, Batch, ChangeQueue
@@ -190,13 +189,12 @@ class Watcher:
                 self._cond.notify_all()
 
     def _wanted(self, path: str, is_dir: bool) -> bool:
-        """True for a path inside a watched folder that a scan would index (or a folder)."""
+        """True for a path inside a watched folder that a scan would look at: every file the
+        rules keep is indexed or counted as skipped, so a change to any of them matters."""
         root = self._root_of(path)
         if root is None or is_within(path, self._data_root):
             return False
-        if self._rules.ignores(path, root):
-            return False
-        return is_dir or is_supported(path)
+        return not self._rules.ignores(path, root)
 
     def _root_of(self, path: str) -> str | None:
         """The watched folder that holds ``path``, if any."""
