@@ -14,6 +14,7 @@ from app.core.answer.ollama_host import display_host
 from app.core.engine import Engine
 from app.core.index import pending
 from app.core.index.availability import folder_problem
+from app.core.private import too_open
 from app.core.search import probes
 
 MIN_FREE_BYTES = 500_000_000  # below this, indexing a few large PDFs can fill the disk
@@ -107,6 +108,24 @@ def _check_folders(engine: Engine) -> tuple[bool, str]:
     return True, f"folders: {len(folders)} watched, all readable"
 
 
+def _check_private(engine: Engine) -> tuple[bool, str]:
+    """Whether the data folder is the owner's alone (opening it tightened what was wider)."""
+    root = engine.data.root
+    still = too_open(root)
+    if still:
+        names = ", ".join(str(p) for p in still[:3]) + (" ..." if len(still) > 3 else "")
+        return False, (
+            f"privacy: {len(still)} items in {root} can be read by other users and could not be "
+            f"made owner-only ({names}); run `chmod -R go-rwx {root}` as their owner"
+        )
+    if engine.data.tightened:
+        return True, (
+            f"privacy: {len(engine.data.tightened)} items in {root} could be read by other "
+            "users; they are now owner-only (folders 0700, files 0600)"
+        )
+    return True, f"privacy: {root} is owner-only (folders 0700, files 0600)"
+
+
 def _check_disk(root: Path) -> tuple[bool, str]:
     free = shutil.disk_usage(root).free
     text = f"{free / 1e9:.1f} GB free in {root}"
@@ -130,6 +149,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         _check_embedder(engine),
         _check_index(engine),
         _check_folders(engine),
+        _check_private(engine),
         (True, "support flag: " + probes.status(engine.manifest, engine.data.root)),
         _check_disk(engine.data.root),
     ]

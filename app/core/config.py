@@ -22,6 +22,8 @@ from typing import Annotated, Any
 import platformdirs
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
+from app.core.private import secure
+
 APP_NAME = "footnotes"
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
@@ -281,9 +283,13 @@ _DEFAULTS = Settings()
 
 @dataclass
 class DataDir:
-    """Where each piece of state lives inside the one data directory."""
+    """Where each piece of state lives inside the one data directory.
+
+    ``tightened`` lists what ``ensure`` found readable by other users and made owner-only.
+    """
 
     root: Path
+    tightened: list[Path] = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -317,7 +323,9 @@ class DataDir:
         return self.root / "writer.lock"
 
     def ensure(self) -> DataDir:
-        self.root.mkdir(parents=True, exist_ok=True)
+        """Create the data directory owner-only (0700, parents made too), tighten one whose
+        modes are wider, and make what this process creates from now on 0600 (``private``)."""
+        self.tightened = secure(self.root)
         return self
 
     def load_settings(self) -> Settings:
