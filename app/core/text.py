@@ -1,5 +1,8 @@
 """Text primitives shared by every stage: hashes, words, stopwords, stems, citations, sentences.
 
+Also the shape of a page that lists rather than says (``is_toc_like``): tables of contents,
+indexes and lists of page numbers, whose lines name topics without stating anything about them.
+
 Two word views serve two jobs. ``query_terms`` keeps a question's content words as typed, in
 order (the lexical query, the support flag's key terms); ``claim_terms`` stems them and keeps
 numbers whole (answer sentences against passage sentences). Both drop the same ``STOPWORDS``;
@@ -175,3 +178,67 @@ def _push(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None
         end -= 1
     if any(ch.isalnum() for ch in text[start:end]):
         spans.append((start, end))
+
+
+# -- pages that list rather than say: contents, indexes, page numbers -----------------------
+_PAGE_NO = r"(?:\d{1,3}|[ivxlcdm]{1,7})"  # page numbers; four digits are years
+_DOTS = r"[.·•…_](?:[ \t]*[.·•…_]){2,}[ \t]*"  # a dot leader: three dots or more
+_LEADER_LINE = re.compile(_DOTS + _PAGE_NO + r"[ \t]*$", re.IGNORECASE)
+_LEADER = re.compile(_DOTS + _PAGE_NO + r"\b", re.IGNORECASE)
+_INDEX_LINE = re.compile(r"^[^\d\n]{1,80}?[,\s]\s*\d{1,3}(?:(?:[,;]\s+|\s*[–-]\s*)\d{1,3})+\s*$")
+_PAGE_RUN = re.compile(r"^\d{1,3}(?:[,;]?\s+\d{1,3}){3,}\.?$")
+_TITLE_PAGE_LINE = re.compile(
+    r"^\s*(?:(?:\d+(?:\.\d+)*|[A-Z]|[ivxlc]+)[.)]?\s+)?[^\W\d](?:[^.!?:;]|\.(?=\w)){1,90}?[ \t]+"
+    + _PAGE_NO
+    + r"\s*$",
+    re.IGNORECASE,
+)
+_TOC_SHARE = 0.5  # of a text's lines in a listing shape, for the text to be a listing
+_TOC_MIN_LINES = 3
+
+
+def is_toc_line(line: str) -> bool:
+    """One line of a table of contents or an index: a dot leader to a page number, a term and
+    its page numbers, or a run of page numbers (a table's figures, with thousands separators
+    or four-digit years, are not)."""
+    text = line.strip()
+    if not text:
+        return False
+    return bool(_LEADER_LINE.search(text) or _INDEX_LINE.match(text) or _PAGE_RUN.match(text))
+
+
+def toc_lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the lines of ``text`` that list rather than say (see ``is_toc_line``).
+
+    In a text that is a listing as a whole (``is_toc_like``), a title followed by its page
+    number ("2.1 Reading data 15") counts too; alone such a line may be a sentence.
+    """
+    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text) if m.group().strip()]
+    whole = _listing(text, lines)
+    out = []
+    for s, e in lines:
+        line = text[s:e]
+        titled = whole and _TITLE_PAGE_LINE.match(line)
+        run_on = len(_LEADER.findall(line)) >= 2  # a contents page extracted as one long line
+        if is_toc_line(line) or titled or run_on:
+            out.append((s, e))
+    return out
+
+
+def is_toc_like(text: str) -> bool:
+    """Whether ``text`` (a line or a page) is a table of contents, an index or a list of page
+    numbers rather than prose: from its shape alone, so it holds for any language."""
+    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text) if m.group().strip()]
+    if len(lines) == 1:
+        line = text[lines[0][0] : lines[0][1]]
+        return is_toc_line(line) or len(_LEADER.findall(line)) >= 2
+    return _listing(text, lines)
+
+
+def _listing(text: str, lines: list[tuple[int, int]]) -> bool:
+    if len(lines) < _TOC_MIN_LINES:
+        return bool(lines) and all(is_toc_line(text[s:e]) for s, e in lines)
+    shaped = sum(
+        bool(is_toc_line(text[s:e]) or _TITLE_PAGE_LINE.match(text[s:e])) for s, e in lines
+    )
+    return shaped / len(lines) >= _TOC_SHARE

@@ -240,6 +240,7 @@ class Answer:
     verdict: Verdict | None = None  # set once complete, when the retrieval support is known
     requested_model: str = ""  # the configured model, when another one answered instead
     model_note: str | None = None  # says so, in one sentence
+    question: str = ""  # what the answer must answer: restating it is no answer
 
     @property
     def partial(self) -> bool:
@@ -249,7 +250,12 @@ class Answer:
     def judge(self, support: Support | None, *, answered: bool = True) -> Verdict:
         """The headline verdict from these sentence marks and the retrieval evidence."""
         self.verdict = judge(
-            support, self.sentences, answered=answered, error=self.error, partial=self.partial
+            support,
+            self.sentences,
+            answered=answered,
+            error=self.error,
+            partial=self.partial,
+            question=self.question,
         )
         return self.verdict
 
@@ -313,10 +319,10 @@ def stream_answer(
     try:
         messages, sources = build_messages(question, hits, context_tokens=ctx, history=history)
     except AnswerError as exc:
-        failed = Answer("", model, [], error=exc.message, error_kind=exc.kind)
+        failed = Answer("", model, [], error=exc.message, error_kind=exc.kind, question=question)
         failed.judge(support)
         return failed
-    result = Answer("", model, sources, requested_model=model)
+    result = Answer("", model, sources, requested_model=model, question=question)
     pieces: list[str] = []
 
     def stream(name: str) -> Iterator[str]:

@@ -6,9 +6,13 @@ rarity across the sources, that the span contains; the sources a sentence cites 
 first. Coverage alone cannot see a swapped number, name or negation, so the facts the sentence
 commits to (``facts.py``) are compared with the span as well: a sentence is supported only by
 a span that covers it and contradicts none of its facts, else it is unsupported with the
-reason ("the passage does not say 1898 (it has 1889)"). Sentences about the sources themselves
-("The sources do not say.") and sentences with no content words are ``kind="meta"``: they are
-not claims, so they are never flagged as unsupported and carry no spans.
+reason ("the passage does not say 1898 (it has 1889)"). A sentence found word for word (or
+nearly) in a source it cites is backed by that source, where its facts agree (``verbatim.py``).
+Sentences about the sources themselves ("The sources do not say."), list numerals, headings,
+contents lines and sentences with no content words are ``kind="meta"`` (``shapes.py``): they
+are not claims, so they are never flagged as unsupported and carry no spans. Lines of a table
+of contents or an index, and sentences addressed to the model, are no witness: they never back
+a claim, and a claim only they back says so.
 """
 
 from __future__ import annotations
@@ -16,33 +20,21 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from app.core.answer.facts import Facts, conflicts, facts, merge
-from app.core.text import citations, claim_terms, sentence_spans, strip_citations
+from app.core.answer.shapes import NOT_A_CLAIM, is_meta, is_planted, sentence_kind
+from app.core.answer.verbatim import find_copy
+from app.core.text import citations, claim_terms, sentence_spans, strip_citations, toc_lines
+
+__all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
 
 SUPPORT_THRESHOLD = 0.5
 _EXTRA_SPAN_GAIN = 0.15  # a second span (another cited source) must add this much coverage
 _PAIR_MARGIN = 0.15  # two adjacent passage sentences must cover this much more than one
 _RIVAL_SHARE = 0.85  # a span backing a fact the closest span contradicts covers this much of it
-
-_META = re.compile(
-    r"\b(?:the|these|provided|given|available|any|none of the) (?:sources?|passages?|documents?"
-    r"|texts?|context|excerpts?)\b.{0,40}?\b(?:do|does|did|can)(?: not|n't)\b"
-    r"|\b(?:not|never) (?:mentioned|stated|given|provided|covered|found|specified|discussed"
-    r"|included|addressed|described)\b.{0,30}\b(?:sources?|passages?|documents?|context)\b"
-    r"|\bno (?:information|mention|details?|data|answer)\b.{0,60}\b(?:sources?|passages?"
-    r"|documents?|context)\b"
-    r"|^i (?:cannot|can't|could not|couldn't|am unable to|was unable to|do not|don't) "
-    r"(?:find|answer|determine|tell|know|say)\b"
-    r"|^(?:there is|there's) no (?:information|mention)\b"
-    r"|^none of the (?:sources|passages|documents)\b",
-    re.IGNORECASE,
-)
-_MIXED = re.compile(r"\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
 
 
 class Passage(Protocol):
@@ -66,6 +58,7 @@ class SentenceMark:
     kind: str = "claim"  # "claim" or "meta"
     reason: str = ""
     bad_citations: list[int] = field(default_factory=list)
+    planted: bool = False  # repeats an instruction addressed to the model, not a fact
 
     @property
     def backed_by(self) -> list[int]:
@@ -78,18 +71,12 @@ class SentenceMark:
         return self.supported and bool(self.sources) and not set(self.backed_by) & set(self.sources)
 
 
-def is_meta(sentence: str) -> bool:
-    """A statement about the sources or the answerer rather than a claim about the world."""
-    text = strip_citations(sentence).strip()
-    if text.endswith(":"):
-        return True
-    return bool(_META.search(text)) and not _MIXED.search(text)
-
-
 class _Span:
     """A passage sentence (or two adjacent ones) with its terms; its facts are read on demand."""
 
     titled: frozenset[str] = frozenset()  # words of the source's file name and heading
+    toc = False  # lines of a table of contents or an index: no witness
+    planted = False  # addressed to the model: no witness
 
     def __init__(
         self, n: int, text: str, start: int, end: int, terms: set[str], context: int, single: bool
@@ -97,6 +84,16 @@ class _Span:
         self.n, self.start, self.end, self.terms, self.single = n, start, end, terms, single
         self._text = text
         self._context = context  # where the two sentences before the span start
+
+    @property
+    def witness(self) -> bool:
+        """Whether the span can back a claim at all."""
+        return not (self.toc or self.planted)
+
+    @property
+    def whole(self) -> Facts:
+        """The facts of the span's whole passage: what a reason may say the passage lacks."""
+        return _passage_facts(self._text)
 
     @functools.cached_property
     def facts(self) -> Facts:
@@ -106,6 +103,11 @@ class _Span:
     def context(self) -> Facts:
         """The two sentences before the span: a pronoun in the span may name what they name."""
         return facts(self._text[self._context : self.start])
+
+
+@functools.lru_cache(maxsize=64)
+def _passage_facts(text: str) -> Facts:
+    return facts(text)
 
 
 def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
@@ -121,13 +123,22 @@ def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
             _Span(src.n, text, a[0], b[1], a[2] | b[2], ctx[i], False)
             for i, (a, b) in enumerate(itertools.pairwise(sents))
         ]
+        listing = toc_lines(text)
+        planted = [(s, e) for s, e in bounds if is_planted(text[s:e])]
         label = getattr(src, "label", "")  # a Source's file name and heading
-        if label:
-            titled = facts(label).stems
-            for sp in spans:
-                sp.titled = titled
+        titled = facts(label).stems if label else frozenset()
+        for sp in spans:
+            sp.titled = titled
+            sp.toc = _mostly_within(sp.start, sp.end, listing)
+            sp.planted = any(s < sp.end and sp.start < e for s, e in planted)
         out[src.n] = spans
     return out
+
+
+def _mostly_within(start: int, end: int, ranges: list[tuple[int, int]]) -> bool:
+    """Whether at least half of ``start:end`` lies inside ``ranges``."""
+    inside = sum(max(0, min(end, e) - max(start, s)) for s, e in ranges)
+    return inside * 2 >= max(1, end - start)
 
 
 def _idf(spans: dict[int, list[_Span]]) -> dict[str, float]:
@@ -157,11 +168,19 @@ def mark_sentences(
         mark = SentenceMark(text, start, end, supported=True, sources=valid, bad_citations=bad)
         plain = strip_citations(text)
         terms = claim_terms(plain)
-        if not bad and (not terms or is_meta(text)):
-            mark.kind, mark.reason = "meta", "a statement about the sources, not a claim"
+        shape = "" if bad else sentence_kind(answer, start, end) or ("" if terms else NOT_A_CLAIM)
+        if shape:
+            mark.kind, mark.reason = "meta", shape
+        elif is_planted(plain):
+            mark.supported, mark.planted = False, True
+            mark.reason = (
+                "this is an instruction addressed to the model, not a claim your files make"
+            )
         else:
             weights = {t: idf.get(t, unseen) for t in terms}
-            _align(mark, _Claim(weights, facts(plain)), spans, threshold)
+            claim = _Claim(weights, facts(plain))
+            if not _copied(mark, plain, claim, by_n, spans):
+                _align(mark, claim, spans, threshold)
         if bad:
             mark.supported = False
             have = f"sources 1–{len(sources)}" if sources else "no sources"
@@ -212,6 +231,7 @@ def _problems(claim: _Claim, chosen: list[_Span]) -> list[str]:
         merge([sp.facts for sp in chosen]),
         merge([sp.context for sp in chosen]),
         titled,
+        merge([sp.whole for sp in chosen]),
     )
 
 
@@ -242,10 +262,42 @@ def _choose(
     return (other, []) if other else (chosen, problems)
 
 
+def _copied(
+    mark: SentenceMark,
+    plain: str,
+    claim: _Claim,
+    by_n: dict[int, Passage],
+    spans: dict[int, list[_Span]],
+) -> bool:
+    """Back ``mark`` by the first source (cited ones first) holding it word for word, or nearly,
+    in passage sentences that are witnesses and agree with its facts; True when one does."""
+    order = mark.sources + [n for n in by_n if n not in mark.sources and not mark.sources]
+    for n in order:
+        found = find_copy(plain, by_n[n].text)
+        if found is None:
+            continue
+        singles = [sp for sp in spans[n] if sp.single and sp.start < found[1] and found[0] < sp.end]
+        if not singles or not all(sp.witness for sp in singles):
+            continue
+        start, end = singles[0].start, singles[-1].end
+        text = by_n[n].text
+        context = facts(text[singles[0]._context : start])
+        if conflicts(claim.facts, facts(text[start:end]), context, singles[0].titled):
+            continue
+        mark.supported, mark.score = True, 1.0
+        mark.support_spans = [(n, start, end)]
+        cited = n in mark.sources or not mark.sources
+        mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
+        return True
+    return False
+
+
 def _align(
     mark: SentenceMark, claim: _Claim, spans: dict[int, list[_Span]], threshold: float
 ) -> None:
     cited = [n for n in mark.sources if n in spans]
+    listed = [sp for group in spans.values() for sp in group if not sp.witness]
+    spans = {n: [sp for sp in group if sp.witness] for n, group in spans.items()}
     pool = [sp for n in (cited or list(spans)) for sp in spans[n]]
     chosen, problems = _choose(claim, pool, len(cited) > 1, threshold)
     score = _score(claim.weights, chosen)
@@ -261,10 +313,18 @@ def _align(
     found = sorted({sp.n for sp in chosen})
     if not mark.supported:
         mark.support_spans = []
+        lister = _only_unwitnessed(claim, listed, threshold) if score < threshold else None
         if problems:
             where = f"[{', '.join(map(str, found))}]"
             mark.reason = f"{'; '.join(problems)}; closest: {where}"
             mark.reason = mark.reason[0].upper() + mark.reason[1:]
+        elif lister is not None:
+            mark.planted = lister.planted
+            mark.reason = (
+                f"only an instruction addressed to the model in [{lister.n}] says this"
+                if lister.planted
+                else f"only a table of contents or an index in [{lister.n}] lists this"
+            )
         elif not cited:
             mark.reason = "no source contains this"
         elif len(cited) == 1:
@@ -275,6 +335,14 @@ def _align(
         mark.reason = f"found in [{', '.join(map(str, found))}], not in the cited source"
     else:
         mark.reason = f"matches [{', '.join(map(str, found))}]"
+
+
+def _only_unwitnessed(claim: _Claim, listed: list[_Span], threshold: float) -> _Span | None:
+    """The contents line or planted instruction that alone would have backed the claim."""
+    best = _best(claim.weights, listed, set(), threshold)
+    if best is None or _coverage(claim.weights, best.terms) < threshold:
+        return None
+    return best
 
 
 def _pick(

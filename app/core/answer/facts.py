@@ -8,6 +8,9 @@ that the span contradicts or lacks makes the sentence unsupported. A negation is
 where it applies: a "not" counts as added or removed only when the other text has the words
 around it (the word it negates and a word of its clause, or the same few words in a row without
 it), so a clause dropped from a shortened sentence does not count as a removed "not".
+Opposites count like a negation: a sentence saying "passed", "increased", "after", "the most",
+"may" where its span says "failed", "decreased", "before", "the least", "must" is contradicted
+(a negated word counts as its opposite: "did not pass" agrees with "failed").
 """
 
 from __future__ import annotations
@@ -41,6 +44,59 @@ _SCOPE = 3  # content words after a negation that it governs
 _FRAME = 2  # words either side of a negation compared in order
 _SCOPE_END = frozenset({"and", "but", "or", "while", "whereas", "which", "who", "that", "because"})
 _CLAUSE_END = re.compile(r"[,;:.!?()\[\]—–]")
+_POLAR_REACH = 3  # a negation this many words before an opposite-pair word flips it
+# Pairs of opposites, each side as written (lower case, its usual forms): the axis is named by
+# its first word. Comparatives, superlatives, time order and modality are opposites too.
+_OPPOSITES = (
+    "pass passed passes passing succeed succeeded succeeds success successful successfully"
+    " | fail failed fails failing failure failures unsuccessful",
+    "increase increased increases increasing rise rises rose risen rising grow grows grew grown"
+    " growing growth | decrease decreased decreases decreasing decline declined declines"
+    " declining fall falls fell fallen falling drop dropped drops dropping reduce reduced"
+    " reduces reducing reduction shrink shrank shrunk shrinking",
+    "before earlier prior preceded preceding | after later afterwards subsequently subsequent",
+    "early earliest | late latest",
+    "win wins won winning winner winners victory victorious | lose loses lost losing loser"
+    " losers defeat defeated",
+    "most | least",
+    "more | less fewer",
+    "best | worst",
+    "better | worse",
+    "high higher highest | low lower lowest",
+    "large larger largest big bigger biggest | small smaller smallest",
+    "longer longest | shorter shortest",
+    "maximum | minimum",
+    "oldest older | youngest younger newest newer",
+    "first | last",
+    "possible possibly | impossible",
+    "likely | unlikely",
+    "able | unable",
+    "legal legally lawful | illegal illegally unlawful",
+    "true | false",
+    "correct correctly | incorrect incorrectly",
+    "may might could | must shall",
+    "optional voluntary | mandatory compulsory obligatory required",
+    "accept accepted accepts accepting | reject rejected rejects rejecting refuse refused",
+    "allow allowed allows permit permitted permits | forbid forbade forbidden prohibit"
+    " prohibited prohibits ban banned bans",
+    "include included includes including | exclude excluded excludes excluding",
+    "above | below",
+    "north northern | south southern",
+    "east eastern | west western",
+    "buy buys bought buying | sell sells sold selling",
+    "import imports imported | export exports exported",
+    "inside | outside",
+    "majority | minority",
+    "positive positively | negative negatively",
+    "strong stronger strongest | weak weaker weakest",
+    "agree agreed agrees | disagree disagreed disagrees",
+)
+_POLES: dict[str, tuple[str, int]] = {
+    word: (pair.split()[0], side)
+    for pair in _OPPOSITES
+    for side, words in enumerate(pair.split("|"))
+    for word in words.split()
+}
 
 
 @dataclass(frozen=True)
@@ -89,6 +145,8 @@ class Facts:
     frames: tuple[str, ...] = ()  # " a b c d ": the words around a "not", without it
     words: str = " "  # every word in order, lower case, space-separated and space-framed
     spelled: dict[str, str] = field(default_factory=dict, compare=False)  # stem -> word
+    # (axis, side, as written) of each word of an opposite pair ("not pass" is on fail's side)
+    poles: tuple[tuple[str, int, str], ...] = ()
 
 
 def facts(text: str) -> Facts:
@@ -101,6 +159,7 @@ def facts(text: str) -> Facts:
     frames: list[str] = []
     spelled: dict[str, str] = {}
     counted: set[tuple[str, str]] = set()
+    poles: list[tuple[str, int, str]] = []
     first = True
     for i, t in enumerate(toks):
         low = t.word.lower()
@@ -127,6 +186,9 @@ def facts(text: str) -> Facts:
             frame = _frame(toks, i)
             if frame:
                 frames.append(frame)
+        pole = _POLES.get(low) if first or not t.word[0].isupper() else None
+        if pole is not None:
+            poles.append(_polarity(toks, i, pole))
         first = first and not t.word[0].isalnum()
     return Facts(
         frozenset(t.stem for t in toks),
@@ -139,7 +201,20 @@ def facts(text: str) -> Facts:
         tuple(frames),
         " " + " ".join(t.word.lower() for t in toks) + " ",
         spelled,
+        tuple(poles),
     )
+
+
+def _polarity(toks: list[_Token], i: int, pole: tuple[str, int]) -> tuple[str, int, str]:
+    """The pole of word ``i``, flipped when a negation shortly before it in its clause rules it."""
+    axis, side = pole
+    word = toks[i].word.lower()
+    for j in range(i - 1, max(-1, i - 1 - _POLAR_REACH), -1):
+        if toks[j + 1].after_break:
+            break
+        if toks[j].word.lower() in _NEGATIONS and not _negation_exempt(toks, j):
+            return axis, 1 - side, f"not {word}"
+    return axis, side, word
 
 
 def _number(low: str) -> str | None:
@@ -199,12 +274,15 @@ def conflicts(
     span: Facts,
     context: Facts | None = None,
     titled: frozenset[str] = frozenset(),
+    passage: Facts | None = None,
 ) -> list[str]:
     """How ``span`` fails to back ``claim``'s facts, in words; empty when nothing conflicts.
 
     ``context`` is the text just before the span: a name the span refers to with a pronoun
     may be named there. ``titled`` are the words of the source's file name and heading,
-    which an answer may name the passage by ("the Garden notes say...").
+    which an answer may name the passage by ("the Garden notes say..."). ``passage`` is the
+    span's whole passage: a number or name it has elsewhere still fails the span, but the
+    reason then says where it is instead of saying the passage lacks it.
     """
     out: list[str] = []
     missing = sorted(claim.numbers - span.numbers)
@@ -212,18 +290,30 @@ def conflicts(
     missing += sorted(
         {n for n, w in claim.counted - span.counted if w in counts and n not in missing}
     )
+    elsewhere = [n for n in missing if passage is not None and n in passage.numbers]
+    missing = [n for n in missing if n not in elsewhere]
     if missing:
         have = sorted(span.numbers - claim.numbers)
         out.append(
             f"the passage does not say {', '.join(missing)}"
             + (f" (it has {', '.join(have[:3])})" if have else "")
         )
+    if elsewhere:
+        out.append(
+            f"the passage says {', '.join(elsewhere)}, but not in the sentence closest to this"
+        )
     known = span.stems | titled
     if context is not None and span.pronoun:
         known |= context.stems
-    absent = sorted(claim.spelled.get(n, n) for n in claim.names - known)
+    absent = sorted(claim.names - known)
+    named = [n for n in absent if passage is not None and n in passage.stems]
+    absent = [n for n in absent if n not in named]
     if absent:
-        out.append(f"the passage does not name {', '.join(absent)}")
+        words = ", ".join(claim.spelled.get(n, n) for n in absent)
+        out.append(f"the passage does not name {words}")
+    if named:
+        words = ", ".join(claim.spelled.get(n, n) for n in named)
+        out.append(f"the passage names {words}, but not in the sentence closest to this")
     added = _negation_changed(claim, span)
     if added:
         out.append(f"the passage does not say 'not' about '{claim.spelled.get(added, added)}'")
@@ -232,6 +322,25 @@ def conflicts(
         out.append(
             f"the passage says the opposite ('not' about '{span.spelled.get(dropped, dropped)}')"
         )
+    if not (added or dropped):  # a negation already named is not named again as an opposite
+        out += _opposed(claim, span)
+    return out
+
+
+def _opposed(claim: Facts, span: Facts) -> list[str]:
+    """Words of ``claim`` whose opposite (and not they) ``span`` says: "passed" for "failed"."""
+    said: dict[str, dict[int, str]] = {}
+    for axis, side, word in span.poles:
+        said.setdefault(axis, {}).setdefault(side, word)
+    out: list[str] = []
+    for axis, side, word in dict.fromkeys(claim.poles):
+        sides = said.get(axis, {})
+        if (
+            1 - side in sides
+            and side not in sides
+            and {s for a, s, _ in claim.poles if a == axis} == {side}
+        ):
+            out.append(f"the passage says '{sides[1 - side]}', not '{word}'")
     return out
 
 
@@ -264,4 +373,5 @@ def merge(parts: list[Facts]) -> Facts:
         tuple(f for p in parts for f in p.frames),
         " ".join(p.words for p in parts),
         spelled,
+        tuple(x for p in parts for x in p.poles),
     )

@@ -13,6 +13,9 @@ once the answer is complete, from both:
   all. Neutral: not a failure of the files, not an endorsement.
 
 Sentences of kind ``meta`` ("The sources do not say who designed it.") are never counted.
+Backed sentences are not yet an answer: given the ``question``, an answer whose claims only
+restate it, or surround what it asks for without giving it (``asks.py``), is ``unsupported``
+with its own reason; so is an answer that repeats an instruction planted in a passage.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from app.core.answer.asks import supplies
 from app.core.answer.claims import SentenceMark
+from app.core.answer.shapes import NOT_A_CLAIM
 from app.core.types import Support
 
 LEVELS = ("supported", "partly_supported", "unsupported", "no_answer")
 CHECKING = "Checking the answer against your files…"
+RESTATES = "The answer repeats the question but does not answer it."
 
 
 @dataclass(frozen=True)
@@ -77,13 +83,14 @@ def judge(
     answered: bool = True,
     error: str | None = None,
     partial: bool = False,
+    question: str = "",
 ) -> Verdict:
     """The verdict for an answer with these sentence marks, given the retrieval evidence.
 
     ``answered`` is False when the model was not asked (the setting refuses weak evidence);
     ``partial`` when the answer stopped early (its sentences are judged, the reason says so).
     ``support`` None means the evidence is unknown: it is then taken as strong, so the
-    sentence checks decide alone.
+    sentence checks decide alone. ``question`` (when given) is what the answer must answer.
     """
     strong = support is None or support.supported
     evidence = support.reason if support is not None else ""
@@ -102,9 +109,31 @@ def judge(
             if not strong:  # the files would not have supported one either: say that first
                 return Verdict("unsupported", _join(evidence, why + tail), failed=True)
             return Verdict("no_answer", why + tail, failed=True)
+        said = any(m.reason == NOT_A_CLAIM for m in sentences)
+        why = (
+            "The model says the passages found do not contain the answer."
+            if said
+            else "The answer makes no claim to check against your files (only headings, list "
+            "numbers or lines of a table of contents)."
+        )
+        return Verdict("no_answer", why + tail)
+    planted = [m for m in claims if m.planted]
+    if planted:
+        where = sorted({n for m in planted for n in m.sources})
+        cited = f" ([{', '.join(map(str, where))}])" if where else ""
+        reason = (
+            "The answer repeats an instruction planted in a passage"
+            f"{cited}: text addressed to the model, not something your files state."
+        )
+        return Verdict("unsupported", reason + tail, total, flagged)
+    if flagged < total and not supplies(question, [m.text for m in claims]):
+        reason = RESTATES
+        if flagged:
+            reason += (
+                f" {flagged} of its {total} sentences {'is' if flagged == 1 else 'are'} not backed."
+            )
         return Verdict(
-            "no_answer",
-            "The model says the passages found do not contain the answer." + tail,
+            "unsupported", _join(reason, "" if strong else evidence) + tail, total, flagged
         )
     if flagged == total:
         why = next((m.reason for m in claims if m.reason), "")

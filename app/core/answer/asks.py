@@ -1,0 +1,201 @@
+"""What a question asks for, and whether an answer supplies it or only restates the question.
+
+A small model often answers "Which case…?" with the question turned into a statement, or with a
+passage sentence that surrounds the answer without giving it. Every sentence is then backed by
+a passage, yet nothing answers. So the question's shape is read from its wh-word and the noun
+after it (``asked``): a number (how many, what year), a time (when), a person (who), a place
+(where), a reason (why), a named thing (which case, which river) or a thing (what). An answer
+supplies it (``supplies``) when its sentences bring content beyond the question's own words of
+that shape: a new number for a number, a new name or a word that names the asked-for noun
+("the counterflow cycle") for a "which" question, new words for the rest. A yes/no question
+is answered by any statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.core.answer.facts import facts, tokens
+from app.core.text import STOPWORDS, claim_terms, stem, strip_citations
+
+
+def _split(words: str) -> list[str]:
+    """The words of a space-separated list: long word lists stay readable as prose."""
+    return words.split()
+
+
+_WH = ("what", "which", "who", "whom", "whose", "when", "where", "why", "how")
+_AUX = frozenset(
+    _split(
+        "is are was were am do does did can could will would should shall may might must has"
+        " have had isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't"
+        " wouldn't hasn't haven't"
+    )
+)
+_HOW_MUCH = frozenset(
+    _split(
+        "many much long old far big large often tall high fast deep wide heavy small"
+        " expensive hot cold"
+    )
+)
+_TIME_NOUNS = frozenset(
+    _split(
+        "year years date dates day days month months century centuries decade decades time era"
+        " period age season"
+    )
+)
+_NUMBER_NOUNS = frozenset(
+    _split(
+        "percentage percent number amount proportion share rate size price cost population total"
+        " count sum value length height weight distance speed temperature score"
+    )
+)
+# Nouns that ask for something named: the answer must bring a new name (or number).
+_NAMED = frozenset(
+    _split(
+        "case person man woman city country town village company firm team name king queen"
+        " president author writer state river university book film movie album song party"
+        " organization organisation group court band language emperor ruler leader general"
+        " scientist artist composer player club ship law act treaty battle war island mountain"
+        " region province county capital nation empire dynasty church school college newspaper"
+        " magazine brand product model species planet"
+    )
+)
+_SKIP = frozenset(_split("kind type sort form name one ones of the a an"))
+_QUANTITY = frozenset(
+    _split(
+        "none no all several few many most half quarter third dozen dozens hundreds thousands"
+        " millions billions majority minority"
+    )
+)
+_TIME_CUES = frozenset(
+    stem(w)
+    for w in _split(
+        "century decade era period age reign dynasty war ago season spring summer autumn"
+        " winter morning evening night yesterday today during after before until since early late"
+        " later earlier"
+    )
+)
+_REASON_CUES = frozenset(
+    stem(w)
+    for w in _split(
+        "because since due cause caused causes reason so result order allow enable lead led"
+        " owing thanks purpose aim"
+    )
+)
+# Words an answer uses to restate a question ("the answer is", "is called"): no new content.
+_ECHO = frozenset(
+    stem(w)
+    for w in _split(
+        "answer answers question questions ask asked asks called known named term refer"
+        " refers referred mention mentioned"
+    )
+)
+_COPULA = frozenset(_split("is was are were called named known be"))
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W\d_]+)?")
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The shape of what a question asks for, and the noun it asks about (if any)."""
+
+    kind: str  # number, time, person, place, reason, named, thing, yes_no, open
+    focus: str = ""  # stem of the asked-for noun: "which cycle" -> "cycl"
+
+
+def asked(question: str) -> Asked:
+    """What ``question`` asks for, from its wh-word and the words after it."""
+    words = [w.lower() for w in _WORD.findall(question)]
+    at = next((i for i, w in enumerate(words) if w in _WH), None)
+    if at is None:
+        return Asked("yes_no" if words and words[0] in _AUX else "open")
+    wh, rest = words[at], words[at + 1 :]
+    nxt = rest[0] if rest else ""
+    if wh == "how":
+        if nxt in _HOW_MUCH:
+            return Asked("number")
+        return Asked("thing")
+    if wh == "when":
+        return Asked("time")
+    if wh == "where":
+        return Asked("place")
+    if wh == "why":
+        return Asked("reason")
+    if wh in ("who", "whom", "whose"):
+        return Asked("person")
+    noun = next((w for w in rest if w not in _SKIP), "") if nxt not in _AUX else ""
+    if not noun or noun in STOPWORDS:
+        return Asked("thing")
+    if noun in _TIME_NOUNS:
+        return Asked("time")
+    if noun in _NUMBER_NOUNS:
+        return Asked("number")
+    return Asked("named" if noun in _NAMED else "thing", stem(noun))
+
+
+def supplies(question: str, sentences: Sequence[str]) -> bool:
+    """Whether ``sentences`` bring what ``question`` asks for (see the module docstring)."""
+    if not question.strip() or not sentences:
+        return True
+    want = asked(question)
+    if want.kind == "yes_no":
+        return True
+    q_facts = facts(question)
+    q_terms = claim_terms(question) | q_facts.stems
+    text = " ".join(strip_citations(s) for s in sentences)
+    said = facts(text)
+    new = claim_terms(text) - q_terms - _ECHO
+    new |= _coded(text) - _coded(question)  # "O(n2)": words with digits the stems split up
+    numbers = said.numbers - q_facts.numbers
+    names = {
+        t.stem
+        for t in tokens(text)
+        if t.word[:1].isupper() and t.content and t.stem not in q_terms and t.stem not in _ECHO
+    }
+    if want.kind == "number":
+        return bool(numbers or (said.stems - q_terms) & {stem(w) for w in _QUANTITY})
+    if want.kind == "time":
+        return bool(numbers or names or (new and said.stems & _TIME_CUES))
+    if want.kind == "reason":
+        return len(new) >= 2 or bool(new and said.stems & _REASON_CUES)
+    if want.kind == "named":
+        return bool(numbers or names or _names_focus(text, want.focus, q_terms))
+    if want.focus and want.focus in said.stems:  # "which cycle": the answer must say which
+        return bool(numbers or names or _names_focus(text, want.focus, q_terms))
+    return bool(new or numbers or names)
+
+
+def _coded(text: str) -> set[str]:
+    """Lower-case words that mix letters and digits ("n2", "7n2", "b12")."""
+    return {
+        w
+        for w in (m.lower() for m in re.findall(r"\w+", text))
+        if not w.isdigit() and not w.isalpha()
+    }
+
+
+def _names_focus(text: str, focus: str, known: set[str] | frozenset[str]) -> bool:
+    """Whether ``text`` says which ``focus`` it is: a new word right before it ("the counterflow
+    cycle"), or after it and a copula ("the cycle is counterflow", "counterflow is the cycle")."""
+    toks = tokens(text)
+    for i, t in enumerate(toks):
+        if t.stem != focus:
+            continue
+        before = toks[i - 1] if i else None
+        if before is not None and before.content and before.stem not in known:
+            return True
+        after = toks[i + 1 : i + 4]
+        if (
+            after
+            and after[0].word.lower() in _COPULA
+            and any(a.content and a.stem not in known for a in after[1:])
+        ):
+            return True
+        ahead = toks[max(0, i - 4) : i]
+        if any(a.word.lower() in _COPULA for a in ahead):
+            lead = toks[max(0, i - 6) : max(0, i - 2)]
+            if any(a.content and a.stem not in known and a.stem not in _ECHO for a in lead):
+                return True
+    return False

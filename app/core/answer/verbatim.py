@@ -1,0 +1,50 @@
+"""Finding an answer sentence word for word (or nearly) in a passage, wherever it breaks lines.
+
+A sentence copied from its cited source is backed by that source, whatever the passage's
+sentence splitting makes of it (a header, a heading and the sentence run together; wrapped
+lines; a sentence of three passage sentences). Words are compared lower case, without
+punctuation or whitespace; "nearly" allows a word or two in ten to differ, and the caller
+still compares the facts (a swapped number is a near copy too, and stays flagged).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+
+_WORD = re.compile(r"\w+")
+_MIN_WORDS = 3  # shorter sentences are left to the span alignment
+_NEAR_MIN_WORDS = 6
+_NEAR_SHARE = 0.9  # of the sentence's words, in order, in one place of the passage
+_NEAR_STRETCH = 1.25  # the matched place is at most this much longer than the sentence
+
+
+@functools.lru_cache(maxsize=256)
+def _words(text: str) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
+    found = list(_WORD.finditer(text))
+    return tuple(m.group().lower() for m in found), tuple((m.start(), m.end()) for m in found)
+
+
+def find_copy(sentence: str, passage: str) -> tuple[int, int] | None:
+    """(start, end) in ``passage`` of the words of ``sentence``, copied or nearly; else None."""
+    said, _ = _words(sentence)
+    have, offsets = _words(passage)
+    n = len(said)
+    if n < _MIN_WORDS or n > len(have) * _NEAR_STRETCH + 2:
+        return None
+    first = said[0]
+    for i in range(len(have) - n + 1):
+        if have[i] == first and have[i : i + n] == said:
+            return offsets[i][0], offsets[i + n - 1][1]
+    if n < _NEAR_MIN_WORDS:
+        return None
+    matcher = difflib.SequenceMatcher(None, have, said, autojunk=False)
+    blocks = [b for b in matcher.get_matching_blocks() if b.size >= 2]
+    matched = sum(b.size for b in blocks)
+    if not blocks or matched < _NEAR_SHARE * n:
+        return None
+    lo, hi = blocks[0].a, blocks[-1].a + blocks[-1].size
+    if hi - lo > n * _NEAR_STRETCH:
+        return None
+    return offsets[lo][0], offsets[hi - 1][1]

@@ -1,0 +1,146 @@
+""" "Supported" means the files answer the question: an answer that only restates it, or
+repeats passage text around what it asks for, is never green."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from app.core.answer.claims import mark_sentences
+from app.core.answer.verdict import RESTATES, judge
+from app.core.types import Support
+
+STRONG = Support(True, 0.9, "A passage in your files closely matches the question.")
+
+
+@dataclass(frozen=True)
+class Passage:
+    n: int
+    text: str
+
+
+UNIFLOW = Passage(
+    1,
+    "The uniflow engine is an attempt to fix an issue that arises in the cycle of a "
+    "reciprocating steam engine. It removes the counterflow cycle, in which steam reverses "
+    "direction in the cylinder.",
+)
+STEYMANN = Passage(
+    1,
+    "In Steymann v Staatssecretaris van Justitie, the German man claimed the right to live in "
+    "Netherlands where he was a volunteer plumber.",
+)
+COMPLEXITY = Passage(
+    1,
+    "The P versus NP problem is one of the most important open questions in theoretical "
+    "computer science.",
+)
+BIG_O = Passage(
+    1, "An algorithm taking T(n) = 7n2 + 15n + 40 steps is written as O(n2) in big O notation."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "source"),
+    [
+        (
+            "Which cycle does the uniflow engine try to fix an issue with?",
+            "The uniflow engine is an attempt to fix an issue that arises in the cycle of a "
+            "reciprocating steam engine [1].",
+            UNIFLOW,
+        ),
+        (
+            "In which case did a German man claim the right to live in the Netherlands as a "
+            "volunteer plumber?",
+            "The German man claimed the right to live in Netherlands where he was a volunteer "
+            "plumber [1].",
+            STEYMANN,
+        ),
+        (
+            "How is T(n) = 7n2 + 15n + 40 written in big O notation?",
+            "The answer is: T(n) = 7n2 + 15n + 40 [1].",
+            BIG_O,
+        ),
+    ],
+)
+def test_an_answer_that_restates_the_question_is_never_green(
+    question: str, answer: str, source: Passage
+) -> None:
+    marks = mark_sentences(answer, [source])
+    assert all(m.supported for m in marks if m.kind == "claim")  # backed, yet no answer
+    verdict = judge(STRONG, marks, question=question)
+    assert verdict.level == "unsupported" and not verdict.supported
+    assert verdict.reason.startswith(RESTATES)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "source"),
+    [
+        (
+            "Which cycle does the uniflow engine try to fix an issue with?",
+            "It removes the counterflow cycle [1].",
+            UNIFLOW,
+        ),
+        (
+            "In which case did a German man claim the right to live in the Netherlands as a "
+            "volunteer plumber?",
+            "In Steymann v Staatssecretaris van Justitie, the German man claimed the right to "
+            "live in Netherlands [1].",
+            STEYMANN,
+        ),
+        (
+            "How is T(n) = 7n2 + 15n + 40 written in big O notation?",
+            "It is written as O(n2) in big O notation [1].",
+            BIG_O,
+        ),
+        (
+            "What is one of the most important open questions in theoretical computer science?",
+            "The P versus NP problem is one of the most important open questions in theoretical "
+            "computer science [1].",
+            COMPLEXITY,
+        ),
+    ],
+)
+def test_an_answer_that_supplies_what_is_asked_stays_green(
+    question: str, answer: str, source: Passage
+) -> None:
+    verdict = judge(STRONG, mark_sentences(answer, [source]), question=question)
+    assert verdict.level == "supported", verdict.reason
+
+
+def test_an_echo_of_an_unanswerable_question_is_not_green() -> None:
+    """The issue's negative: "the least important open question" asked, the answer quotes the
+    question back (and flips "most" to "least")."""
+    question = "What is one of the least important open questions in theoretical computer science?"
+    answer = (
+        "The least important open question in theoretical computer science is the answer to the "
+        "question 'What is one of the least important open questions' [1]."
+    )
+    verdict = judge(STRONG, mark_sentences(answer, [COMPLEXITY]), question=question)
+    assert verdict.level != "supported"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("When did the archive open?", "The archive opened [1]."),
+        ("Who opened the archive?", "The archive was opened [1]."),
+        ("How many records does the archive hold?", "The archive holds records [1]."),
+    ],
+)
+def test_each_question_shape_needs_its_own_kind_of_answer(question: str, answer: str) -> None:
+    archive = Passage(
+        1,
+        "The archive opened in 1889. The mayor, Helena Brandt, opened the archive. "
+        "The archive holds 4,000 records.",
+    )
+    marks = mark_sentences(answer, [archive])
+    assert judge(STRONG, marks, question=question).level == "unsupported"
+    assert judge(STRONG, marks).level == "supported"  # without the question: as before
+
+
+def test_a_yes_no_question_is_answered_by_a_statement() -> None:
+    room = Passage(1, "The reading room is not open on Sundays.")
+    marks = mark_sentences("The reading room is not open on Sundays [1].", [room])
+    assert judge(STRONG, marks, question="Is the reading room open on Sundays?").supported
