@@ -1,4 +1,5 @@
-"""Watched folders with counts and status, add/remove, progress with ETA, files that failed."""
+"""Watched folders with counts and status, add/remove, progress with ETA, files that failed
+and files skipped (by reason and type)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.index.skipped import headline
 from app.core.ingest.scanning import is_within
 from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
 from app.ui.sources_panel import short_folder
@@ -28,6 +30,8 @@ from app.ui.theme import colors
 from app.ui.widgets import plain_label, shown_path, tooltip
 
 MAX_FAILURES_SHOWN = 1000
+# Steps of a run the bar shows: files read (and skipped), pages inside a long file, vectors.
+BAR_EVENTS = ("planned", "indexed", "unchanged", "failed", "skipped", "ocr", "page", "embedded")
 STATUS_TEXT = {
     "watching": ("● watching", "ok_fg"),
     "polling": ("● polling (no change notices)", "warn_fg"),
@@ -59,19 +63,29 @@ def format_eta(seconds: float | None) -> str:
     return f"about {minutes // 60} h {minutes % 60:02d} min left"
 
 
+def bar_range(p: SyncProgress) -> tuple[int, int]:
+    """(maximum, value) for a progress bar: never past its end, never a negative total."""
+    total = max(p.total, 0)
+    return total, min(max(p.done, 0), total)
+
+
 def progress_text(p: SyncProgress) -> str:
+    """What a step of a run says, from its numbers: files, pages of a long file, vectors."""
     if not p.total:
         return "Checking for changes…"
     eta = format_eta(p.eta_s)
+    total, done = bar_range(p)
     if p.event == "embedded":  # every file is searchable by its words already
         return (
-            f"Computing vectors: {p.done:,} of {p.total:,} new passages  ·  searchable by "
+            f"Computing vectors: {done:,} of {total:,} new passages  ·  searchable by "
             "words already" + (f"  ·  {eta}" if eta else "")
         )
-    if p.event == "ocr":  # a long scan: which page OCR is reading
+    if p.event in ("ocr", "page") and p.pages:  # a long file: which page is being read
         name = os.path.basename(p.path)
-        return f"Indexing {p.done:,} of {p.total:,} files  ·  {name}: {p.detail}"
-    return f"Indexing {p.done:,} of {p.total:,} files" + (f"  ·  {eta}" if eta else "")
+        what = "OCR page" if p.event == "ocr" else "page"
+        page = min(p.page, p.pages)
+        return f"Indexing {done:,} of {total:,} files  ·  {name}: {what} {page:,} of {p.pages:,}"
+    return f"Indexing {done:,} of {total:,} files" + (f"  ·  {eta}" if eta else "")
 
 
 class FoldersPanel(QWidget):
@@ -115,6 +129,10 @@ class FoldersPanel(QWidget):
         self.summary = plain_label("No folders yet: add one, or drop it on the window.")
         self.summary.setObjectName("mutedLabel")
         self.summary.setWordWrap(True)
+        self.skipped_label = plain_label()  # "42 skipped: 30 unknown binary (…), 12 …"
+        self.skipped_label.setObjectName("skippedLabel")
+        self.skipped_label.setWordWrap(True)
+        self.skipped_label.hide()
         self.failures_title = plain_label("Files that could not be indexed")
         self.failures_title.setObjectName("sectionTitle")
         self.failures = QListWidget()
@@ -135,6 +153,7 @@ class FoldersPanel(QWidget):
         box.addWidget(self.bar_label)
         box.addWidget(self.retry_label)
         box.addWidget(self.summary)
+        box.addWidget(self.skipped_label)
         box.addSpacing(6)
         box.addWidget(self.failures_title)
         box.addWidget(self.failures, 2)
@@ -181,6 +200,18 @@ class FoldersPanel(QWidget):
             )
         else:
             self.summary.setText("No folders yet: add one, or drop it on the window.")
+        self._show_skipped(snapshot)
+
+    def _show_skipped(self, snapshot: IndexSnapshot) -> None:
+        """Say what was left out on purpose, by reason and type, with examples on hover."""
+        text = headline(snapshot.skipped) if snapshot.folders else ""
+        self.skipped_label.setText(text)
+        lines = [
+            f"{g['label']}, e.g. " + ", ".join(os.path.basename(str(e)) for e in g["examples"])
+            for g in snapshot.skipped
+        ]
+        self.skipped_label.setToolTip(tooltip("\n".join(lines)) if text else "")
+        self.skipped_label.setVisible(bool(text))
 
     def set_state(self, state: ServiceState) -> None:
         self.state = state
@@ -196,11 +227,13 @@ class FoldersPanel(QWidget):
         self._refresh_rows()
 
     def set_progress(self, p: SyncProgress) -> None:
-        if p.event not in ("planned", "indexed", "unchanged", "failed", "ocr"):
+        """Show a step of the run: its files, a long file's pages, or the vectors stage."""
+        if p.event not in BAR_EVENTS:
             return
         self.progress = p
-        self.bar.setRange(0, max(p.total, 0))
-        self.bar.setValue(p.done)
+        total, done = bar_range(p)
+        self.bar.setRange(0, total)
+        self.bar.setValue(done)
         self.bar_label.setText(progress_text(p))
         self.bar.setVisible(True)
         self.bar_label.setVisible(True)
@@ -228,8 +261,12 @@ class FoldersPanel(QWidget):
             item.setToolTip(2, tooltip(note) if note else "")
             if self._syncing(info.path):
                 p = self.progress
-                counts = f" {p.done:,} of {p.total:,}" if p is not None and p.total else "…"
-                text, color = f"● syncing{counts}", "link"
+                counts = "…"
+                if p is not None and p.total:
+                    total, done = bar_range(p)
+                    counts = f" {done:,} of {total:,}"
+                verb = "computing vectors" if p is not None and p.event == "embedded" else "syncing"
+                text, color = f"● {verb}{counts}", "link"
             item.setText(2, text)
             item.setForeground(2, QColor(getattr(c, color)))
 

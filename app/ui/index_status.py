@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.ui.ask_session import AskSession
 from app.ui.folders_panel import FoldersPanel
+from app.ui.indexing import first_snapshot
 from app.ui.menus import Actions
 from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
 from app.ui.status_line import StatusLine
@@ -57,6 +58,9 @@ class IndexingView(QObject):
         self.session = session
         self.dialog_parent = dialog_parent
         self.snapshot: IndexSnapshot | None = None  # None until the index has been read
+        first = first_snapshot(service.data.manifest_path)
+        if first is not None:  # the watched folders from the first frame, not the engine's
+            folders.set_snapshot(first)
         service.state_changed.connect(self.on_state)
         service.sync_progressed.connect(self.on_progress)
         service.index_changed.connect(self.on_snapshot)

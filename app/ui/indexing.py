@@ -8,10 +8,11 @@ Its events arrive on the host's reader thread and are reported through ``Indexin
 
 from __future__ import annotations
 
-import re
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.core.host.messages import (
@@ -29,6 +30,7 @@ from app.core.host.messages import (
     WatchChanged,
 )
 from app.core.index.availability import folder_problem
+from app.core.index.manifest import Manifest
 from app.ui.payloads import ErrorReport, FolderInfo, IndexSnapshot, SyncDone, SyncProgress
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
 BUSY_STATES = ("starting", "syncing", "updating")
 RETRY_KEPT = ("unavailable", "polling", "error")  # said during a wait for a retry, which goes on
 SNAPSHOT_EVERY_S = 1.5
-PAGE_OF = re.compile(r"\bpage ([0-9,]+) of ([0-9,]+)")  # "OCR page 40 of 200"
+FILE_EVENTS = ("indexed", "unchanged", "failed", "skipped")  # one file of the run is done
 
 
 class EtaClock:
@@ -84,12 +86,53 @@ class PageClock:
         return (pages - done) * elapsed / progressed
 
 
-def page_of(detail: str) -> tuple[int, int] | None:
-    """(page, pages) from a progress detail such as "OCR page 40 of 200"."""
-    found = PAGE_OF.search(detail)
-    if found is None:
+def read_snapshot(manifest: Manifest, status_of: Callable[[str, str | None], str]) -> IndexSnapshot:
+    """The watched folders with their counts, the failures and the skipped files, as the
+    manifest holds them now (``status_of(folder, problem)`` words each folder's state)."""
+    folders = []
+    for folder in manifest.folders():
+        records = manifest.files_under(folder).values()
+        problem = folder_problem(folder, bool(records))  # unavailable is not gone
+        folders.append(
+            FolderInfo(
+                path=folder,
+                files=len(records),
+                indexed=sum(r.status == "indexed" for r in records),
+                failed=sum(r.status == "failed" for r in records),
+                passages=sum(r.chunks for r in records),
+                status=status_of(folder, problem),
+                exists=problem is None,
+                problem=problem or "",
+            )
+        )
+    counts = manifest.counts()
+    return IndexSnapshot(
+        folders,
+        counts["files"],
+        counts["chunks"],
+        manifest.failures(),
+        counts["chunks_waiting"],
+        manifest.skipped_summary(manifest.folders()),
+    )
+
+
+def first_snapshot(manifest_path: Path) -> IndexSnapshot | None:
+    """What the manifest on disk holds before the engine has started (the window's first
+    frame lists the watched folders at once); None without a manifest or one not readable."""
+    if not manifest_path.exists():
         return None
-    return int(found[1].replace(",", "")), int(found[2].replace(",", ""))
+    try:
+        manifest = Manifest(manifest_path, readonly=True, busy_timeout_s=0.2)
+    except sqlite3.Error:
+        return None
+    try:
+        return read_snapshot(
+            manifest, lambda folder, problem: "unavailable" if problem else "waiting"
+        )
+    except sqlite3.Error:  # locked by a migration, or damaged: the engine's snapshot follows
+        return None
+    finally:
+        manifest.close()
 
 
 @dataclass(frozen=True)
@@ -228,9 +271,8 @@ class Indexing:
         elif p.event == "indexed":
             self._new_texts += p.chunks_embedded
         page, pages, page_eta = 0, 0, None
-        within = page_of(p.detail) if p.event in ("ocr", "page") else None
-        if within is not None:
-            page, pages = within
+        if p.event in ("ocr", "page") and p.pages:
+            page, pages = p.page, p.pages
             page_eta = self._pages.eta(p.path, page, pages)
         self.reports.progressed(
             SyncProgress(
@@ -245,12 +287,13 @@ class Indexing:
                 page_eta,
             )
         )
-        finished = p.event in ("indexed", "unchanged", "failed") and p.done >= p.total > 0
+        finished = p.event in FILE_EVENTS and p.done >= p.total > 0
         if finished and self._new_texts:  # every file is searchable; its vectors come next
             self.refresh_snapshot()
         elif finished or (p.event == "planned" and not p.total):
-            # the run's last file (or nothing to do): the watcher may not report idle for it
-            self.state.update(syncing=False)
+            # the run's last file (or nothing to do): the watcher may not report idle for it,
+            # so what it said of the work ("Updating 1 path…") ends with the work
+            self.state.update(syncing=False, message="", folder="")
             self.reports.finished(SyncDone())
             self.refresh_snapshot()
         else:
@@ -269,7 +312,7 @@ class Indexing:
         )
         if p.done >= p.total:
             self._embed_eta, self._new_texts = None, 0
-            self.state.update(syncing=False)
+            self.state.update(syncing=False, message="", folder="")
             self.reports.finished(SyncDone())
             self.refresh_snapshot()
         elif time.monotonic() - self._last_snapshot > SNAPSHOT_EVERY_S:
@@ -295,33 +338,7 @@ class Indexing:
         self._last_snapshot = time.monotonic()
         if not self.state.value.engine_ready or not self.readers.manifest_path.exists():
             return
-        manifest = self.readers.get()
-        folders = []
-        for folder in manifest.folders():
-            records = manifest.files_under(folder).values()
-            problem = folder_problem(folder, bool(records))  # unavailable is not gone
-            folders.append(
-                FolderInfo(
-                    path=folder,
-                    files=len(records),
-                    indexed=sum(r.status == "indexed" for r in records),
-                    failed=sum(r.status == "failed" for r in records),
-                    passages=sum(r.chunks for r in records),
-                    status=self._folder_status(folder, problem),
-                    exists=problem is None,
-                    problem=problem or "",
-                )
-            )
-        counts = manifest.counts()
-        self.reports.snapshot(
-            IndexSnapshot(
-                folders,
-                counts["files"],
-                counts["chunks"],
-                manifest.failures(),
-                counts["chunks_waiting"],
-            )
-        )
+        self.reports.snapshot(read_snapshot(self.readers.get(), self._folder_status))
 
     def _folder_status(self, folder: str, problem: str | None) -> str:
         state = self.state.value

@@ -70,6 +70,8 @@ class IndexSnapshot:
     passages: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
     waiting: int = 0  # passages searchable by their words whose vectors are not computed yet
+    # files in the watched folders not read on purpose: [{reason, label, count, examples, types}]
+    skipped: list[dict[str, object]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

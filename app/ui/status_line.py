@@ -6,11 +6,11 @@ import os
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
-from app.ui.folders_panel import progress_text
+from app.ui.folders_panel import bar_range, progress_text
 from app.ui.payloads import IndexSnapshot, SyncProgress
 from app.ui.widgets import plain_label
 
-PROGRESS_EVENTS = ("planned", "indexed", "unchanged", "failed", "embedded")
+PROGRESS_EVENTS = ("planned", "indexed", "unchanged", "failed", "skipped", "embedded")
 PAGE_EVENTS = ("ocr", "page")  # progress inside one long file
 
 
@@ -26,9 +26,11 @@ def time_left(seconds: float) -> str:
 
 def page_text(p: SyncProgress) -> str:
     """ "Indexing 3 of 10 files  ·  scan.pdf: page 40 of 200 — about 30 s left"."""
-    files = f"Indexing {p.done:,} of {p.total:,} files  ·  " if p.total else ""
+    total, done = bar_range(p)
+    files = f"Indexing {done:,} of {total:,} files  ·  " if p.total else ""
     left = f" — {time_left(p.page_eta_s)}" if p.page_eta_s is not None else ""
-    return f"{files}{os.path.basename(p.path)}: page {p.page:,} of {p.pages:,}{left}"
+    page = min(p.page, p.pages)
+    return f"{files}{os.path.basename(p.path)}: page {page:,} of {p.pages:,}{left}"
 
 
 class StatusLine:
@@ -68,8 +70,9 @@ class StatusLine:
             return
         if p.event not in PROGRESS_EVENTS or not p.total:
             return
-        self.progress.setRange(0, p.total)
-        self.progress.setValue(p.done)
+        total, done = bar_range(p)
+        self.progress.setRange(0, total)
+        self.progress.setValue(done)
         self.progress_label.setText(progress_text(p))
         self.progress.show()
         self.progress_label.show()
