@@ -2,17 +2,21 @@
 
 "and what about 2022?" searched as typed finds nothing. For a follow-up the model is asked
 (short prompt, its own time limit) to rewrite it into a standalone search query from the last
-few turns; the result is kept only if it looks like a query (non-empty, short, not a refusal,
-not an answer). Otherwise — the model slow, unavailable, off in Settings, or talking — a
-deterministic merge is searched: the previous query's key terms plus the follow-up, when the
-follow-up leans on what came before (a pronoun, "and …", "what about …", or fewer than three
-content words); a question that reads as one of its own ("What is the boiling point of liquid
-nitrogen?") is searched as typed, so the last topic's passages cannot make it look supported.
+few turns; the result is kept only if it reads as a query (non-empty, short, not a refusal,
+not an answer): a question or a phrase of search words, not a statement ("The US imposed a
+20% tariff on steel.") and not a copy of an earlier answer, whose invented facts would then
+be searched for as if the person had asked about them. Otherwise — the model slow,
+unavailable, off in Settings, or talking — a deterministic merge is searched: the previous
+query's key terms plus the follow-up, when the follow-up leans on what came before (a
+pronoun, "and …", "what about …", or fewer than three content words); a question that reads
+as one of its own ("What is the boiling point of liquid nitrogen?") is searched as typed, so
+the last topic's passages cannot make it look supported.
 A first turn searches the question as typed.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import threading
 from collections.abc import Sequence
@@ -51,6 +55,21 @@ _CONTINUES = re.compile(
     r"^\W*(and|or|but|also|so|why|what about|how about|how come)\b", re.IGNORECASE
 )
 _OWN_TERMS = 3  # a follow-up with fewer content words than this leans on the last turn
+_QUESTION = re.compile(
+    r"^\W*(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+    r"will|would|should|has|have|had)\b",
+    re.IGNORECASE,
+)
+# A statement's marks: a subject pronoun first, a finite auxiliary, or a verb with its object.
+_SUBJECT = re.compile(r"^\W*(it|they|he|she|we|i|you|this|these|there)\b", re.IGNORECASE)
+_FINITE = re.compile(
+    r"\b(is|are|was|were|has|have|had|will|would|can|could|should|must|did|does|shall|may|"
+    r"might|isn't|aren't|wasn't|weren't)\b",
+    re.IGNORECASE,
+)
+_VERB_OBJECT = re.compile(r"\b[a-z]{3,}ed\s+(a|an|the|\d[\d.,]*%?|that|its|their)\b", re.IGNORECASE)
+_COPY_RUN = 3  # words in a row shared with an earlier answer
+_COPY_SHARE = 0.7  # of the rewrite's words in such runs: a copy of that answer
 _LABEL = re.compile(r"^\s*(standalone\s+)?(search\s+)?(query|question)\s*:\s*", re.IGNORECASE)
 
 
@@ -87,8 +106,11 @@ def rewrite_messages(question: str, history: Sequence[PriorTurn]) -> list[dict[s
     return [{"role": "system", "content": REWRITE_SYSTEM}, {"role": "user", "content": user}]
 
 
-def validate(reply: str, question: str) -> str | None:
-    """The query in a model's reply, or None when the reply is not a usable query."""
+def validate(reply: str, question: str, previous: Sequence[str] = ()) -> str | None:
+    """The query in a model's reply, or None when the reply is not a usable query.
+
+    ``previous`` are the earlier answers the rewrite saw: a reply copied from one is none.
+    """
     text = reply.strip()
     if not text:
         return None
@@ -102,7 +124,30 @@ def validate(reply: str, question: str) -> str | None:
     sentences = [s for s in re.split(r"(?<=[.!])\s+", text) if s.strip()]
     if len(sentences) > 1:  # an answer or an explanation, not a query
         return None
+    if not reads_as_query(text) or any(copies(text, answer) for answer in previous):
+        return None
     return text
+
+
+def reads_as_query(text: str) -> bool:
+    """A question, or a phrase of search words; not a statement of fact."""
+    body = text.strip()
+    if body.endswith("?") or _QUESTION.match(body):
+        return True
+    if body.endswith(".") or _SUBJECT.match(body):
+        return False
+    return not (_FINITE.search(body) or _VERB_OBJECT.search(body))
+
+
+def copies(text: str, answer: str) -> bool:
+    """Whether ``text`` is mostly ``answer``'s words in the answer's order."""
+    said = re.findall(r"\w+", text.lower())
+    told = re.findall(r"\w+", strip_citations(answer).lower())
+    if len(said) < _COPY_RUN + 1 or not told:
+        return False
+    blocks = difflib.SequenceMatcher(None, said, told, autojunk=False).get_matching_blocks()
+    shared = sum(b.size for b in blocks if b.size >= _COPY_RUN)
+    return shared >= _COPY_SHARE * len(said)
 
 
 def leans_on_history(question: str) -> bool:
@@ -169,7 +214,8 @@ def standalone_query(
         stop.set()  # ends the relay thread
     if timed_out and not note:
         note = f"the model did not rewrite the question within {timeout_s:g} s"
-    query = None if timed_out else validate("".join(pieces), question)
+    answers = [turn.answer for turn in history[-REWRITE_TURNS:]]
+    query = None if timed_out else validate("".join(pieces), question, answers)
     if query is not None:
         return Rewrite(query, "model")
     return _fallback(question, history, note or "the model's rewrite was not a search query")
