@@ -29,6 +29,37 @@ class HandledError(Exception):
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _visible_table(newlines: bool) -> dict[int, str]:
+    """What ``visible`` turns each character that can steer a terminal into."""
+    table = {c: chr(0x2400 + c) for c in range(0x20)}  # C0 as its control picture: ESC -> ␛
+    table[0x7F] = "\u2421"  # DEL -> ␡
+    for c in range(0x80, 0xA0):  # C1 (0x9B is CSI on some terminals), as text
+        table[c] = f"\\x{c:02x}"
+    for c in range(0xDC80, 0xDCA0):  # the same bytes in a non-UTF-8 file name (surrogateescape)
+        table[c] = f"\\x{c - 0xDC00:02x}"
+    for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x061C, 0x200E, 0x200F):
+        table[c] = f"<U+{c:04X}>"  # bidi overrides, isolates and marks reorder what follows
+    table[0x2028] = "<U+2028>"  # line and paragraph separators break lines in some terminals
+    table[0x2029] = "<U+2029>"
+    if newlines:
+        del table[0x0A]
+    return table
+
+
+_VISIBLE = _visible_table(newlines=False)
+_VISIBLE_LINES = _visible_table(newlines=True)
+
+
+def visible(text: object, *, newlines: bool = False) -> str:
+    """``text`` safe to print on a terminal: every character that could move the cursor, clear
+    the screen, set a title or link (ESC, CR, other C0 and C1 controls, DEL) or reorder the
+    line (bidi overrides) is shown as a visible stand-in (ESC as ␛, CR as ␍, a newline as ␊,
+    U+202E as <U+202E>). With ``newlines`` a line break stays one (an answer's body); file
+    names, passages, reasons and titles never get one, so a file cannot forge a line. JSON
+    output does not go through here: it escapes control characters itself."""
+    return str(text).translate(_VISIBLE_LINES if newlines else _VISIBLE)
+
+
 def print_json(obj: Any) -> None:
     """One line of JSON on stdout; non-UTF-8 file names survive as \\u escapes."""
     text = json.dumps(obj, ensure_ascii=False)
@@ -128,7 +159,7 @@ def open_engine(args: argparse.Namespace) -> Engine:
         ollama_host=ollama_host_arg(args),
     )
     for problem in engine.settings.problems:
-        print(f"footnotes: {problem}", file=sys.stderr)
+        print(f"footnotes: {visible(problem)}", file=sys.stderr)
     return engine
 
 
@@ -142,10 +173,10 @@ def dispatch(args: argparse.Namespace, handler: Command) -> int:
         engine = open_engine(args)
         return handler(args, engine)
     except (HandledError, LockedError, StoreError) as exc:
-        print(f"footnotes: {exc}", file=sys.stderr)
+        print(f"footnotes: {visible(exc)}", file=sys.stderr)
         return 1
     except sqlite3.OperationalError as exc:
-        print(f"footnotes: {database_message(exc, args)}", file=sys.stderr)
+        print(f"footnotes: {visible(database_message(exc, args))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("footnotes: stopped; everything indexed so far is saved.", file=sys.stderr)

@@ -6,7 +6,7 @@ import argparse
 import shutil
 from pathlib import Path
 
-from app.cli.common import HandledError
+from app.cli.common import HandledError, visible
 from app.core.answer.answering import AnswerError, server_version
 from app.core.answer.models import ModelInfo, installed_models, pick_chat_model
 from app.core.answer.ollama_client import has_model
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         _check_disk(engine.data.root),
     ]
     for ok, text in checks:
-        print(f"{'ok' if ok else 'problem':8} {text}", flush=True)
+        print(f"{'ok' if ok else 'problem':8} {visible(text)}", flush=True)
     bad = sum(not ok for ok, _ in checks)
     if bad:
         raise HandledError(f"doctor found {bad} problem{'s' if bad > 1 else ''}")

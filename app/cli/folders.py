@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli.common import HandledError, print_json
+from app.cli.common import HandledError, print_json, visible
 from app.core.engine import Engine
 from app.core.ingest.scanning import is_within
 from app.core.locking import LockedError
@@ -18,7 +18,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             print_json({"folders": folders})
         else:
             print(
-                "\n".join(folders)
+                "\n".join(visible(f) for f in folders)
                 if folders
                 else "No watched folders; add one with `footnotes folders add PATH`."
             )
@@ -35,7 +35,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     doomed = no_longer_watched(folder, engine.manifest.folders(), known)
     removed = engine.indexer().remove(doomed) if doomed else 0
     kept = " (a watched folder around it keeps them)" if not doomed and known else ""
-    print(f"Stopped watching {folder}; removed {plural(removed, 'file')} from the index{kept}.")
+    gone = plural(removed, "file")
+    print(f"Stopped watching {visible(folder)}; removed {gone} from the index{kept}.")
     return 0
 
 
@@ -47,16 +48,17 @@ def _add(path: str, engine: Engine) -> int:
     except OSError as exc:
         raise HandledError(str(exc)) from None
     if folder in watched:
-        print(f"Already watching {folder}.")
+        print(f"Already watching {visible(folder)}.")
         return 0
     around = next((f for f in watched if is_within(folder, f)), None)
     if around is not None:
-        print(f"Watching {folder}; it is inside {around}, whose files are already indexed.")
+        inside = f"it is inside {visible(around)}, whose files are already indexed"
+        print(f"Watching {visible(folder)}; {inside}.")
         return 0
     try:
         engine.acquire_writer("footnotes folders add")
     except LockedError:  # a running watcher (footnotes watch, the app) picks it up
-        print(f"Watching {folder}; the running watcher indexes it within a few seconds.")
+        print(f"Watching {visible(folder)}; the running watcher indexes it within a few seconds.")
         return 0
-    print(f"Watching {folder}; run `footnotes watch` (or the app) to index it.")
+    print(f"Watching {visible(folder)}; run `footnotes watch` (or the app) to index it.")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.common import ProgressBar, print_json
+from app.cli.common import ProgressBar, print_json, visible
 from app.core.engine import Engine
 from app.core.index.indexer import Cancelled
 from app.core.index.report import counted
@@ -42,16 +42,18 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         if report.pages_ocr:
             print(f"  {counted(report.pages_ocr, 'scanned page')} read by OCR")
         for path, reason in report.failures:
-            print(f"  failed: {path}: {reason}")
+            print(f"  failed: {visible(path)}: {visible(reason)}")
         for path, reason in report.unavailable:
-            print(f"  unavailable: {path}: {reason}; its passages stay in the index")
+            where = f"{visible(path)}: {visible(reason)}"
+            print(f"  unavailable: {where}; its passages stay in the index")
     for path in report.not_found:
         print(
-            f"footnotes: {path}: not found (nothing there, nothing indexed from it)",
+            f"footnotes: {visible(path)}: not found (nothing there, nothing indexed from it)",
             file=sys.stderr,
         )
     named = {normalize(p) for p in args.paths}
     refused = [f for f in report.skipped if f.path in named]  # a file asked for by name
     for f in refused:
-        print(f"footnotes: {f.path}: skipped: {sentence(f.reason, f.path)}", file=sys.stderr)
+        why = visible(f"{f.path}: skipped: {sentence(f.reason, f.path)}")
+        print(f"footnotes: {why}", file=sys.stderr)
     return 1 if report.not_found or refused else 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.cli.common import BatchLine, excerpt, print_json, read_batch, say_failed
+from app.cli.common import BatchLine, excerpt, print_json, read_batch, say_failed, visible
 from app.core.engine import Engine
 
 
@@ -26,11 +26,12 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         return 0
     s = result.support
     if scope is not None:
-        print(f"Scope: {scope.summary()}")
-    print(("Supported" if s.supported else "UNSUPPORTED") + f" ({s.score:.2f}): {s.reason}")
+        print(f"Scope: {visible(scope.summary())}")
+    verdict = "Supported" if s.supported else "UNSUPPORTED"
+    print(f"{verdict} ({s.score:.2f}): {visible(s.reason)}")
     for h in result.hits:
-        where = f"{h.path}" + (f" p.{h.page}" if h.page else "")
-        snippet = excerpt(h.text, args.query)
+        where = visible(h.path) + (f" p.{h.page}" if h.page else "")
+        snippet = visible(excerpt(h.text, args.query))
         print(f"[{h.rank}] {where}  ({h.score:.3f})\n    {snippet}")
     return 0
 

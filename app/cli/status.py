@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli.common import print_json
+from app.cli.common import print_json, visible
 from app.core.engine import Engine
 from app.core.index import file_warnings
 from app.core.index.availability import folder_problem
@@ -28,8 +28,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     if args.json:
         print_json(status)
         return 0
-    print(f"Data directory: {status['data_dir']}")
-    print(f"Watched folders: {', '.join(status['folders']) or 'none'}")
+    print(f"Data directory: {visible(status['data_dir'])}")
+    print(f"Watched folders: {visible(', '.join(status['folders'])) or 'none'}")
     print(
         f"Files: {status['files'] + status['files_skipped']} ({status['files_indexed']} indexed, "
         f"{status['files_failed']} failed, {status['files_skipped']} skipped); "
@@ -39,7 +39,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     if skipped:
         print(f"Skipped: {skipped.split(': ', 1)[1]}")
         for group in status["skipped"]:
-            print(f"  skipped ({group['label']}), e.g.: {', '.join(group['examples'])}")
+            examples = visible(", ".join(group["examples"]))
+            print(f"  skipped ({group['label']}), e.g.: {examples}")
     if status.get("pages_ocr"):
         print(f"Pages read by OCR: {status['pages_ocr']}")
     if status["files_outdated"]:
@@ -54,11 +55,12 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             "(the next sync or the running watcher computes them)."
         )
     for f in status["failures"]:
-        print(f"  failed: {f['path']}: {f['reason']}")
+        print(f"  failed: {visible(f['path'])}: {visible(f['reason'])}")
     for f in status["unavailable"]:
-        print(f"  unavailable: {f['path']}: {f['reason']}; its passages stay in the index")
+        where = f"{visible(f['path'])}: {visible(f['reason'])}"
+        print(f"  unavailable: {where}; its passages stay in the index")
     if status["watch"] is not None:
-        print(f"Watcher: {status['watch']['message']}")
+        print(f"Watcher: {visible(status['watch']['message'])}")
     for path, warning in warned:
-        print(f"  warning: {path}: {warning}")
+        print(f"  warning: {visible(path)}: {visible(warning)}")
     return 0

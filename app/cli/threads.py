@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.cli.common import HandledError, excerpt, print_json
+from app.cli.common import HandledError, excerpt, print_json, visible
 from app.core.answer.export import source_state, thread_markdown
 from app.core.answer.threads import HistoryError, ThreadInfo, ThreadStore
 from app.core.config import atomic_write_text
@@ -24,7 +24,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         info = _thread(store, args.id)
         if args.action == "delete":
             store.delete(info.id)
-            print(f"Deleted thread {info.id} ({plural(info.turns, 'turn')}): {info.title}")
+            turns = plural(info.turns, "turn")
+            print(f"Deleted thread {visible(info.id)} ({turns}): {visible(info.title)}")
         elif args.action == "show":
             _show(store, info)
         else:
@@ -58,26 +59,27 @@ def _list(args: argparse.Namespace, store: ThreadStore) -> int:
         print("No threads yet: each `footnotes ask` starts one.")
     for t in threads:
         turns = f"{t.turns:>3} turn{'s' if t.turns != 1 else ' '}"
-        print(f"{t.id}  {_when(t.updated)}  {turns}  {t.title}")
+        print(f"{visible(t.id)}  {_when(t.updated)}  {turns}  {visible(t.title)}")
     return 0
 
 
 def _show(store: ThreadStore, info: ThreadInfo) -> None:
-    print(f"Thread {info.id}: {info.title}")
+    print(f"Thread {visible(info.id)}: {visible(info.title)}")
     for turn in store.turns(info.id):
-        print(f"\n[{turn.n}] {turn.question}  ({_when(turn.created)}, {turn.model})")
+        asked = f"{visible(turn.question)}  ({_when(turn.created)}, {visible(turn.model)})"
+        print(f"\n[{turn.n}] {asked}")
         if turn.search_query.strip() != turn.question.strip():
-            print(f"Searched for: {turn.search_query}")
-        level = str(turn.verdict.get("level", "")).replace("_", " ")
+            print(f"Searched for: {visible(turn.search_query)}")
+        level = visible(str(turn.verdict.get("level", "")).replace("_", " "))
         if level:
-            print(f"Verdict: {level} — {turn.verdict.get('reason', '')}")
-        print(turn.answer.strip() or "(no answer)")
+            print(f"Verdict: {level} — {visible(turn.verdict.get('reason', ''))}")
+        print(visible(turn.answer.strip(), newlines=True) or "(no answer)")
         if turn.error:
-            print(f"Error: {turn.error}")
+            print(f"Error: {visible(turn.error)}")
         for s in turn.sources:
-            where = display_path(s.path) + (f" p.{s.page}" if s.page else "")
+            where = visible(display_path(s.path)) + (f" p.{s.page}" if s.page else "")
             state = source_state(s, turn.created)
-            snippet = excerpt(s.text, turn.search_query)
+            snippet = visible(excerpt(s.text, turn.search_query))
             print(f"  [{s.n}] {where}" + (f"  ({state})" if state else "") + f"\n      {snippet}")
 
 
@@ -93,7 +95,7 @@ def _export(args: argparse.Namespace, store: ThreadStore, info: ThreadInfo) -> N
             atomic_write_text(Path(args.output), text)
         except OSError as exc:
             raise HandledError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-        print(f"Wrote {args.output}", file=sys.stderr)
+        print(f"Wrote {visible(args.output)}", file=sys.stderr)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()

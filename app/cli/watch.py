@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from app.cli.common import visible
 from app.core.engine import Engine
 from app.core.index.report import Progress, counted
 from app.core.watch.watcher import Watcher, WatchState, WatchStatus
@@ -17,8 +18,8 @@ QUIET_STATES: frozenset[WatchState] = frozenset({"updating", "starting"})  # too
 
 
 def _print(line: str) -> None:
-    """Print a log line at once (the log may be a pipe)."""
-    print(line, flush=True)
+    """Print a log line at once (the log may be a pipe), with no control character raw."""
+    print(visible(line), flush=True)
 
 
 def progress_line(p: Progress) -> str | None:
@@ -92,7 +93,7 @@ def run_watch(
         finally:
             watcher.stop()
     if watcher.error is not None:
-        print(f"footnotes: {watcher.error}", file=sys.stderr)
+        print(f"footnotes: {visible(watcher.error)}", file=sys.stderr)
         return 1
     log("Everything indexed so far is saved.")
     return 0
