@@ -53,6 +53,7 @@ class Engine:
         self._store: VectorStore | None = None
         self._indexer: Indexer | None = None
         self._writer: WriterLock | None = None
+        self._seen_versions: dict[int, int] = {}  # a read connection's last data_version
 
     # -- lazily built parts ----------------------------------------------------------------
     @property
@@ -211,10 +212,36 @@ class Engine:
 
     # -- reading ---------------------------------------------------------------------------
     def search(
-        self, query: str, k: int | None = None, mode: str = "hybrid", scope: Scope | None = None
+        self,
+        query: str,
+        k: int | None = None,
+        mode: str = "hybrid",
+        scope: Scope | None = None,
+        *,
+        reader: Manifest | None = None,
     ) -> SearchResult:
-        """The k best passages for ``query``, from within ``scope`` when one is given."""
-        return self.retriever.search(query, k or self.settings.top_k, mode, scope)
+        """The one search entrance (the command line, the engine process, evaluation): the k
+        best passages for ``query``, from within ``scope`` when one is given.
+
+        ``reader`` is the caller's own read connection (the engine process searches on
+        another thread than it writes on). An engine that does not hold the writer lock first
+        catches up with the vectors another process added since it last looked.
+        """
+        manifest = reader or self.manifest
+        if self._writer is None:
+            self.catch_up(manifest)
+        retriever = Retriever(manifest, self.embedder, self.store)
+        return retriever.search(query, k or self.settings.top_k, mode, scope)
+
+    def catch_up(self, manifest: Manifest) -> None:
+        """Reopen the vector store when another connection committed since this one last
+        looked (SQLite's ``data_version``): an embedded Chroma client keeps the index it
+        loaded."""
+        version = int(manifest.conn.execute("PRAGMA data_version").fetchone()[0])
+        seen = self._seen_versions.get(id(manifest.conn))
+        if seen is not None and seen != version:
+            self.refresh_store()
+        self._seen_versions[id(manifest.conn)] = version
 
     def status(self) -> dict[str, Any]:
         counts = self.manifest.counts()

@@ -29,7 +29,7 @@ import numpy as np
 
 from app.core.engine import Engine
 from app.core.index.records import ChunkRow
-from app.core.search import probes, support
+from app.core.search import support
 from app.core.search.termstats import LexicalStats
 from app.core.text import sentence_spans
 from app.core.types import Hit
@@ -126,12 +126,12 @@ class Searcher:
     def __init__(self, engine: Engine, k: int | None = None) -> None:
         self.engine = engine
         self.k = k or support.HITS  # what the app's verdict reads, whatever top_k is
-        self.depth = engine.retriever.candidates
+        self.retriever = engine.retriever
+        self.depth = self.retriever.candidates
         self.stats = LexicalStats(engine.manifest.conn)
 
     def hits(self, qvec: np.ndarray, query: str, exclude: Exclude | None = None) -> list[Hit]:
-        store = self.engine.store()
-        return probes.search(self.engine.manifest, store, qvec, query, self.k, self.depth, exclude)
+        return self.retriever.ranked(query, qvec, self.k, exclude=exclude, depth=self.depth)
 
     def run(self, probes: Sequence[Probe]) -> Iterator[DevRow]:
         """Each probe searched (queries embedded in batches of 64)."""

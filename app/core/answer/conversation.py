@@ -80,8 +80,9 @@ def plan_turn(
 ) -> Plan:
     """The plan for ``question`` in ``thread_id`` (None: a new thread).
 
-    A follow-up's standalone query is asked of the model at ``host`` when ``rewrite_followups`` is on.
-    ``search_query`` (the person edited it) is searched as given. Raises
+    A follow-up's standalone query is asked of the model at ``host`` when
+    ``rewrite_followups`` is on. ``search_query`` (the person edited it) is searched as given.
+    Raises
     :class:`UnknownThread` for an id the store does not hold.
     """
     history: list[Turn] = []

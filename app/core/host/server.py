@@ -84,7 +84,6 @@ class HostServer:
         self._send_lock = threading.Lock()
         self._local = threading.local()
         self._readers: list[Manifest] = []
-        self._seen = -1  # the manifest's data_version when the vector store was opened
         self.ops = ThreadPoolExecutor(1, thread_name_prefix="host-ops")
         self.calls = ThreadPoolExecutor(1, thread_name_prefix="host-calls")
 
@@ -190,29 +189,17 @@ class HostServer:
     def warm(self) -> None:
         """Load the embedding model and open the vector store before the first question."""
         assert self.engine is not None
-        self._seen = self._data_version()
+        self.engine.catch_up(self._reader())  # the store opened now holds what is committed
         self.engine.embedder()
         self.engine.store()
 
     def search(
         self, question: str, k: int, mode: str = "hybrid", scope: Scope | None = None
     ) -> SearchResult:
-        """Retrieve passages, first catching up with vectors another writer added."""
-        from app.core.search.retrieval import Retriever
-
-        engine = self.engine
-        assert engine is not None
-        if not self.writable:  # another process writes: see the vectors it added since
-            version = self._data_version()
-            if version != self._seen:
-                engine.refresh_store()
-                self._seen = version
-        reader = self._reader()
-        return Retriever(reader, engine.embedder, engine.store).search(question, k, mode, scope)
-
-    def _data_version(self) -> int:
-        """Changes whenever another connection commits to the manifest (SQLite's counter)."""
-        return int(self._reader().conn.execute("PRAGMA data_version").fetchone()[0])
+        """Retrieve passages through the engine's one search entrance, on this thread's own
+        read connection (it catches up with vectors another writer added)."""
+        assert self.engine is not None
+        return self.engine.search(question, k, mode, scope, reader=self._reader())
 
     def _reader(self) -> Manifest:
         manifest = getattr(self._local, "manifest", None)

@@ -19,8 +19,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from app.core.index.indexer import Embedder
 from app.core.index.manifest import Manifest
 from app.core.index.records import ChunkRow
@@ -28,8 +26,7 @@ from app.core.index.schema import INDEX_FORMAT
 from app.core.index.store import VectorStore
 from app.core.search import calibration, regions, support
 from app.core.search.calibration import Calibration
-from app.core.search.named import named_files
-from app.core.search.retrieval import Candidates, candidates
+from app.core.search.retrieval import Retriever
 from app.core.search.termstats import LexicalStats
 from app.core.text import query_terms, sentence_spans
 from app.core.types import Hit
@@ -44,38 +41,6 @@ def offtopic_questions() -> list[str]:
     """The shipped off-topic questions (general knowledge), one a line."""
     text = resources.files("app").joinpath("data/offtopic_questions.json").read_text("utf-8")
     return [str(q) for q in json.loads(text)["questions"]]
-
-
-def search(
-    manifest: Manifest,
-    store: VectorStore,
-    qvec: np.ndarray,
-    query: str,
-    k: int = support.HITS,
-    depth: int = 50,
-    exclude: Exclude | None = None,
-) -> list[Hit]:
-    """The shipped search's hits (its candidates: ``retrieval.candidates``), optionally as if
-    the passages ``exclude`` picks were not indexed (each retriever's candidates are widened,
-    filtered, then cut to ``depth``)."""
-    wide = depth if exclude is None else depth * 8
-    found = candidates(manifest, store, qvec, query, wide, named=named_files(manifest))
-    if exclude is not None:
-        found = Candidates(
-            [(r, s) for r, s in found.dense if not exclude(r)],
-            [(r, s) for r, s in found.lexical if not exclude(r)],
-            [(r, s) for r, s in found.exact if not exclude(r)],
-            found.named,
-        )
-    hits = found.hits(k, depth=depth)
-    lacking = {h.text_hash for h in hits if h.dense_score is None and h.text_hash}
-    if lacking:
-        vectors = store.vectors(lacking)
-        for h in hits:
-            vec = vectors.get(h.text_hash or "") if h.dense_score is None else None
-            if vec is not None:
-                h.dense_score = float(np.dot(vec, qvec))
-    return hits
 
 
 def drawn_questions(
@@ -137,13 +102,14 @@ def measure(
     """Ask the index its drawn questions (as is and with their file left out) and the
     shipped off-topic questions; and each region (``regions``) its own drawn questions."""
     stats = LexicalStats(manifest.conn)
+    retriever = Retriever(manifest, lambda: embedder, lambda: store)
 
     def ask(questions: Sequence[str], excludes: Sequence[Exclude | None]) -> list[list[Hit]]:
         if not questions:
             return []
         vectors = embedder.encode(list(questions))
         return [
-            search(manifest, store, vec, q, exclude=ex)
+            retriever.ranked(q, vec, support.HITS, exclude=ex)
             for q, vec, ex in zip(questions, vectors, excludes, strict=True)
         ]
 

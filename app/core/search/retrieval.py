@@ -67,6 +67,15 @@ class Candidates:
     exact: list[tuple[ChunkRow, float]] = dataclasses.field(default_factory=list)  # verbatim
     named: frozenset[str] = frozenset()  # files the question names
 
+    def without(self, exclude: Callable[[ChunkRow], bool]) -> Candidates:
+        """The same candidates, less the passages ``exclude`` picks."""
+        return Candidates(
+            [(r, s) for r, s in self.dense if not exclude(r)],
+            [(r, s) for r, s in self.lexical if not exclude(r)],
+            [(r, s) for r, s in self.exact if not exclude(r)],
+            self.named,
+        )
+
     def hits(self, k: int, mode: str = "hybrid", depth: int | None = None) -> list[Hit]:
         """Fused hits from each retriever's top ``depth`` candidates (default: all)."""
         first = [row for row, _ in self.exact] if mode != "dense" else []
@@ -205,14 +214,9 @@ class Retriever:
             members = scope.members(self.manifest.conn)
             if not members.chunks:
                 return SearchResult(query, [], Support(False, 0.0, scope.nothing_reason()), scope)
-        n = max(self.candidates, k)
         qvec = self._embedder().encode([query])[0]
-        found = candidates(
-            self.manifest, self._store(), qvec, query, n,
-            scope=scope, members=members, named=self.named,
-        )  # fmt: skip
-        hits = found.hits(max(k, support.HITS), mode)  # the verdict reads the same passages
-        self._fill_dense_scores(hits, qvec)  # for any k
+        # the verdict reads the same passages whatever k is
+        hits = self.ranked(query, qvec, max(k, support.HITS), mode, scope=scope, members=members)
         verdict = support.assess(query, hits[: support.HITS], index=self.manifest)
         if not verdict.supported and pending.chunks_waiting(self.manifest.conn):
             verdict = dataclasses.replace(verdict, reason=BUILDING, building=True)
@@ -220,6 +224,34 @@ class Retriever:
         self.manifest.mark_ocr(hits)  # a passage from a scanned page says so
         empty = not hits and self.manifest.conn.execute("SELECT 1 FROM chunks").fetchone() is None
         return SearchResult(query, hits, verdict, scope, index_empty=empty)
+
+    def ranked(
+        self,
+        query: str,
+        qvec: np.ndarray,
+        k: int,
+        mode: str = "hybrid",
+        *,
+        scope: Scope | None = None,
+        members: ScopeMembers | None = None,
+        exclude: Callable[[ChunkRow], bool] | None = None,
+        depth: int | None = None,
+    ) -> list[Hit]:
+        """The fused hits of an embedded query, every hit with its dense score: what search,
+        the calibration probes and evaluation all rank by. ``exclude`` ranks as if the passages
+        it picks were not indexed (each retriever's candidates widened, filtered, then cut to
+        ``depth``)."""
+        n = max(depth or self.candidates, k)
+        wide = n if exclude is None else n * 8
+        found = candidates(
+            self.manifest, self._store(), qvec, query, wide,
+            scope=scope, members=members, named=self.named,
+        )  # fmt: skip
+        if exclude is not None:
+            found = found.without(exclude)
+        hits = found.hits(k, mode, depth=n)
+        self._fill_dense_scores(hits, qvec)  # for any k
+        return hits
 
     def _fill_dense_scores(self, hits: list[Hit], qvec: np.ndarray) -> None:
         """Hits found only lexically still get their cosine similarity (the support needs it)."""
