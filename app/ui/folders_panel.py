@@ -308,6 +308,7 @@ class FoldersPanel(QWidget):
         box.setObjectName("confirmRemove")
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("Remove folder")
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a folder's name is never markup
         box.setText(removal_question(folder, self.passages_of(folder)))
         remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))

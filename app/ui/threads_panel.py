@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.answer.threads import ThreadInfo, Turn
-from app.ui.widgets import plain_label
+from app.ui.widgets import plain_label, tooltip
 
 _ID = Qt.ItemDataRole.UserRole
 _QUESTION = Qt.ItemDataRole.UserRole + 1  # a turn's (question, time asked)
@@ -133,7 +133,7 @@ class ThreadsPanel(QWidget):
         item = QListWidgetItem(_turn_text(n, question, created, level, model))
         item.setData(_ID, n)
         item.setData(_QUESTION, (question, created))
-        item.setToolTip(question)
+        item.setToolTip(tooltip(question))  # shown as written, never as markup
         self.turns.addItem(item)
 
     def search_text(self) -> str:

@@ -8,6 +8,10 @@ each cited source one definition with its file (a ``file://`` link), page and th
 
 A claim sentence the checks found unsupported keeps a visible mark. A source whose file
 changed or vanished since the answer says so; its quote is the text as it was.
+
+Every text that came from a file or a model (the title, question, answer, quotes, reasons) has
+``&``, ``<`` and ``>`` written as entities, so a passage holding ``<script>`` or
+``<img onerror=…>`` reads as those characters in any viewer and never runs as HTML.
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ from app.core.text import CITATION, citations, display_path
 _CITED = re.compile(r"[ \t]*" + CITATION.pattern, CITATION.flags)  # with the space before it
 UNSUPPORTED_MARK = " ⚠ *(not supported by the cited passages)*"
 _QUOTE_CHARS = 200
+
+
+def no_html(text: str) -> str:
+    """``text`` with ``&``, ``<`` and ``>`` as entities: shown as written, never live HTML."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def source_state(source: StoredSource, answered_at: float) -> str | None:
@@ -89,7 +98,7 @@ class _Notes:
             where += f", p. {source.page}"
         state = source_state(source, turn.created)
         note = f" *({state})*" if state else ""
-        return f"[^{k}]: {where} — “{quote(source, spans)}”{note}"
+        return f"[^{k}]: {where} — “{no_html(quote(source, spans))}”{note}"
 
 
 def _repoint(segment: str, right: str) -> str:
@@ -124,20 +133,20 @@ def _answer_markdown(turn: Turn, notes: _Notes) -> str:
         refs = [notes.ref(turn, n) for n in citations(found)]
         return "".join(r for r in refs if r) or found
 
-    return _CITED.sub(footnotes, text).strip()
+    return no_html(_CITED.sub(footnotes, text).strip())  # refs and marks hold none of &<>
 
 
 def turn_markdown(turn: Turn, notes: _Notes, heading: str = "##") -> str:
-    parts = [f"{heading} {' '.join(turn.question.split())}"]
+    parts = [f"{heading} {no_html(' '.join(turn.question.split()))}"]
     if turn.search_query.strip() != turn.question.strip():
-        parts.append(f"*Searched for: {turn.search_query}*")
+        parts.append(f"*Searched for: {no_html(turn.search_query)}*")
     parts.append(_answer_markdown(turn, notes) or "*(no answer)*")
     verdict = turn.verdict or {}
     if verdict.get("level"):
         level = str(verdict["level"]).replace("_", " ")
-        parts.append(f"*Verdict: {level} — {verdict.get('reason', '')}*")
+        parts.append(f"*Verdict: {no_html(level)} — {no_html(str(verdict.get('reason', '')))}*")
     if turn.error:
-        parts.append(f"*Error: {turn.error}*")
+        parts.append(f"*Error: {no_html(turn.error)}*")
     return "\n\n".join(parts)
 
 
@@ -147,7 +156,7 @@ def thread_markdown(title: str, turns: Sequence[Turn], *, thread_id: str = "") -
     day = time.strftime("%Y-%m-%d", time.localtime(max((t.created for t in turns), default=0)))
     count = f"{len(turns)} answer{'s' if len(turns) != 1 else ''}"
     ident = f"thread {thread_id}, " if thread_id else ""
-    head = f"# {' '.join(title.split())}\n\n*From Footnotes, {ident}{count}, {day}.*"
+    head = f"# {no_html(' '.join(title.split()))}\n\n*From Footnotes, {ident}{count}, {day}.*"
     body = [turn_markdown(t, notes) for t in turns]
     out = "\n\n".join([head, *body])
     if notes.lines:
