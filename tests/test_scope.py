@@ -355,7 +355,7 @@ def test_cli_batch_applies_the_scope_to_every_line(cli: tuple[Path, Path], tmp_p
 def test_cli_scope_matching_nothing_exits_0_with_the_reason(cli: tuple[Path, Path]) -> None:
     data, docs = cli
     for flags in (
-        ["--in", str(docs / "no-such-folder")],
+        ["--in", str(docs / ".git")],  # there, but nothing indexed (a typo is a usage error)
         ["--type", "epub"],
         ["--since", "2999-01-01"],
         ["--in", str(docs / "notes"), "--type", "pdf"],

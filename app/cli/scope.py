@@ -1,8 +1,9 @@
 """The scope flags of ``search`` and ``ask``: --in, --type, --since, --until -> a ``Scope``.
 
-Bad values are usage errors (exit 2 with the usage line, from argparse); a scope that matches
-no file is not an error: the search finds nothing and its support reason says so. The core is
-imported only when a flag is used, so the parser stays light for the desktop app and --help.
+Bad values are usage errors (exit 2 with the usage line, from argparse), and so is an ``--in``
+path that is neither on disk nor in the index (a typo); a scope that matches no file is not an
+error: the search finds nothing and its support reason says so. The core is imported only
+when a flag is used, so the parser stays light for the desktop app and --help.
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ def scope_from_args(args: argparse.Namespace) -> Scope | None:
     """The scope the flags ask for, or None for everything; ValueError when it cannot be."""
     from app.core.search.scope import Scope
 
+    for path in getattr(args, "scope_in", None) or ():
+        if not _known(path, getattr(args, "data_dir", None)):
+            raise ValueError(f"--in {path}: no such file or folder, and nothing indexed from it")
     scope = Scope.of(
         paths=getattr(args, "scope_in", None) or (),
         types=getattr(args, "scope_type", None) or (),
@@ -75,3 +79,24 @@ def scope_from_args(args: argparse.Namespace) -> Scope | None:
         until=getattr(args, "until", None),
     )
     return None if scope.everything else scope
+
+
+def _known(path: str, data_dir: str | None) -> bool:
+    """True when ``path`` is on disk, or the index holds files at or below it (an unplugged
+    drive's passages stay searchable): anything else is a typo, a usage error."""
+    import os
+
+    if os.path.exists(path):
+        return True
+    from app.core.config import DataDir, resolve_data_dir
+    from app.core.index.manifest import Manifest
+    from app.core.ingest.scanning import normalize
+
+    manifest_path = DataDir(resolve_data_dir(data_dir)).manifest_path
+    if not manifest_path.exists():
+        return False
+    manifest = Manifest(manifest_path, readonly=True)
+    try:
+        return manifest.holds_files(normalize(path))
+    finally:
+        manifest.close()

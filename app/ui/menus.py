@@ -154,6 +154,7 @@ SHORTCUTS = [
     ("Up / Down (in the question box)", "Earlier questions"),
     ("Ctrl+L", "Go to the question box"),
     ("Ctrl+1 … Ctrl+9", "Show source 1 … 9"),
+    ("F8", "Go to the next sentence no passage backs"),
     ("Alt+Up / Alt+Down", "Previous / next source"),
     ("Ctrl+Return", "Open the source file"),
     ("Ctrl+Shift+R", "Show the source in its folder"),

@@ -108,7 +108,7 @@ class PullDialog(QDialog):
 
     def __init__(self, host: str | None, model: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Footnotes — Get a model")
+        self.setWindowTitle("Get a model")  # Qt adds " — Footnotes", the display name
         self.setObjectName("pullDialog")
         self.host, self.model = host, model
         self.done_: PullDone | None = None

@@ -47,7 +47,7 @@ class SettingsDialog(QDialog):
         self, service: Service, ui_settings: QSettings, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Footnotes — Settings")
+        self.setWindowTitle("Settings")  # Qt adds " — Footnotes", the display name
         self.setObjectName("settingsDialog")
         self.service = service
         self.ui_settings = ui_settings

@@ -3,6 +3,7 @@ export and copy; the History panel and the service's ``History`` do the showing 
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Qt, Slot
@@ -206,6 +207,14 @@ class ThreadsController(QObject):
             self.new_thread()
         self.history.delete_thread(thread_id, self.panel.search_text())
 
+    def _title_of(self, thread_id: str) -> str:
+        """The thread's title as the history panel shows it ('' when it is not listed)."""
+        for i in range(self.panel.threads.count()):
+            item = self.panel.threads.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == thread_id:
+                return item.toolTip()
+        return ""
+
     def choose_export_path(self, suggested: str) -> str:
         path, _ = QFileDialog.getSaveFileName(
             self.panel, "Export thread", suggested, "Markdown (*.md)"
@@ -219,7 +228,7 @@ class ThreadsController(QObject):
         if thread_id is None:
             self.window.status.flash("No thread is open: ask a question, or open one.", 4000)
             return
-        path = self.choose_export_path(f"footnotes-{thread_id}.md")
+        path = self.choose_export_path(export_name(self._title_of(thread_id), thread_id))
         if path:
             self.history.export_thread(thread_id, path)
 
@@ -247,3 +256,11 @@ class ThreadsController(QObject):
     def _on_cleared(self, cleared: HistoryCleared) -> None:
         if cleared.error is None and self.window.thread_id is not None:
             self.new_thread()
+
+
+def export_name(title: str, thread_id: str) -> str:
+    """The file name the export dialog proposes: the thread's title, made safe for any file
+    system ("What is capex?" -> "What is capex.md"); the id only for a thread with no title."""
+    safe = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", title.splitlines()[0] if title else "")
+    safe = " ".join(safe.split()).strip(" .")[:80].rstrip(" .")
+    return f"{safe or 'footnotes-' + thread_id}.md"

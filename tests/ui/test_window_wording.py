@@ -1,0 +1,38 @@
+"""What the window says of itself: titles that name the app once, every shortcut in the sheet,
+and an export file name a person recognises (the thread's title)."""
+
+from __future__ import annotations
+
+from app.ui.menus import SHORTCUTS
+from app.ui.thread_control import export_name
+
+
+def test_the_shortcut_sheet_lists_f8() -> None:
+    keys = [key for key, _ in SHORTCUTS]
+    assert "F8" in keys
+
+
+def test_the_export_proposes_the_threads_title() -> None:
+    assert export_name("What is capital expenditure?", "t-81f2") == "What is capital expenditure.md"
+    assert export_name("a/b: c*d", "t-1") == "a b c d.md"  # no character a file system refuses
+    assert export_name("", "t-81f2") == "footnotes-t-81f2.md"
+
+
+def test_dialog_titles_leave_the_app_name_to_qt(qapp, tmp_path) -> None:
+    from PySide6.QtCore import QSettings
+
+    from app.core.config import Settings
+    from app.ui.main import build
+    from app.ui.settings_dialog import SettingsDialog
+
+    gui = build(tmp_path / "data", settings=Settings(ollama_host="http://127.0.0.1:9"), app=qapp)
+    gui.quit_app_when_stopped = False
+    try:
+        ini = QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat)
+        dialog = SettingsDialog(gui.service, ini)
+        assert dialog.windowTitle() == "Settings"  # Qt shows "Settings — Footnotes", once
+        dialog.deleteLater()
+    finally:
+        gui.quit()
+        assert gui.service.wait_stopped(60)
+        gui.window.deleteLater()
