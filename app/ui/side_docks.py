@@ -41,14 +41,25 @@ class SideDocks(QObject):
 
     @Slot()
     def toggle_folders(self) -> None:
-        """Show or hide the folders panel."""
-        self.folders.setVisible(not self.folders.isVisible())
+        """Bring the folders panel to the front, or hide it when it is in front."""
+        self._toggle(self.folders)
 
     @Slot()
     def toggle_history(self) -> None:
         """Bring the history panel to the front, or hide it when it is in front."""
-        if self.history.isVisible():
-            self.history.hide()
+        self._toggle(self.history)
+
+    @staticmethod
+    def _toggle(dock: QDockWidget) -> None:
+        """Hide a panel the person sees; show and raise one hidden or behind the other tab."""
+        if in_front(dock):
+            dock.hide()
         else:
-            self.history.show()
-            self.history.raise_()
+            dock.show()
+            dock.raise_()
+
+
+def in_front(dock: QDockWidget) -> bool:
+    """True when the panel can be seen: shown, and not a tab behind the other one (Qt counts
+    a tab behind as visible; only its visible region tells it apart)."""
+    return dock.isVisible() and not dock.visibleRegion().isEmpty()

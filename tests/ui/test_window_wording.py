@@ -36,3 +36,30 @@ def test_dialog_titles_leave_the_app_name_to_qt(qapp, tmp_path) -> None:
         gui.quit()
         assert gui.service.wait_stopped(60)
         gui.window.deleteLater()
+
+
+def test_the_first_ctrl_h_shows_the_history_tab_behind_folders(qapp, qtbot, tmp_path) -> None:
+    from app.core.config import Settings
+    from app.ui.main import build
+    from app.ui.side_docks import in_front
+
+    gui = build(tmp_path / "data", settings=Settings(ollama_host="http://127.0.0.1:9"), app=qapp)
+    gui.quit_app_when_stopped = False
+    window = gui.window
+    try:
+        window.show()
+        qtbot.waitExposed(window)
+        docks = window.docks
+        assert in_front(docks.folders) and not in_front(docks.history)  # History: a tab behind
+        window.actions_.toggle_history.trigger()
+        qtbot.waitUntil(lambda: in_front(docks.history))
+        assert docks.history.isVisible()
+        window.actions_.toggle_folders.trigger()  # Folders is behind now: it comes to the front
+        qtbot.waitUntil(lambda: in_front(docks.folders))
+        window.actions_.toggle_folders.trigger()  # in front: hidden
+        qtbot.waitUntil(lambda: not docks.folders.isVisible())
+    finally:
+        gui.quit()
+        assert gui.service.wait_stopped(60)
+        window.close()
+        window.deleteLater()
