@@ -103,23 +103,38 @@ def _unit(m: np.ndarray) -> np.ndarray:
 
 
 def save(matrix: VectorMatrix, path: Path, token: str) -> None:
-    """Write the matrix (valid rows only) with the store generation it reflects; atomic."""
+    """Write the matrix (valid rows only) with the store generation it reflects; atomic and
+    on disk (fsynced) before it replaces the old copy, so a crash leaves one whole file."""
     rows = np.flatnonzero(matrix._valid)
     ids = np.array([matrix._ids[r] for r in rows], dtype=object)
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        np.savez(fh, token=np.array(token), ids=ids.astype(str), vectors=matrix._matrix[rows])
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, token=np.array(token), ids=ids.astype(str), vectors=matrix._matrix[rows])
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def load(path: Path, dim: int, token: str) -> VectorMatrix | None:
-    """The saved matrix if it reflects store generation ``token``, else None."""
+    """The saved matrix if it reflects store generation ``token``, else None.
+
+    The file is a disposable cache: one that is empty, cut short or otherwise unreadable
+    (any failure of numpy's reader: a bad zip, EOF, a wrong shape) is None as well, and the
+    caller rebuilds it from the store.
+    """
     try:
         with np.load(path, allow_pickle=False) as data:
-            if str(data["token"]) != token or data["vectors"].shape[1:] != (dim,):
+            vecs, ids = data["vectors"], data["ids"]
+            if str(data["token"]) != token or vecs.ndim != 2 or vecs.shape[1:] != (dim,):
+                return None
+            if ids.shape != (vecs.shape[0],):
                 return None
             matrix = VectorMatrix(dim)
-            matrix.add([str(i) for i in data["ids"]], data["vectors"])
+            matrix.add([str(i) for i in ids], vecs)
             return matrix
-    except (OSError, ValueError, KeyError):
+    except Exception:  # a damaged cache of any kind is rebuilt, never fatal
         return None
