@@ -5,9 +5,11 @@ about and two other passages of the same article (what retrieval would put besid
 Kinds that must stay supported: the passage sentence verbatim, shortened at a clause
 boundary, its clauses reordered, lightly reworded. Kinds that must be flagged: one number or
 date swapped, one name swapped for a name from another article, a negation inserted or
-removed, a sentence from another article cited as if from this one. A fixed seed makes the set
-the same on every run; articles are split in two halves (``title_half``) so that the checks
-are tuned on one half and reported on the other.
+removed, one word swapped for its opposite (passed/failed, before/after, won/lost), a
+comparative or superlative flipped (most/least, more/less, first/last), a modality flipped
+(may/must, possible/impossible), a sentence from another article cited as if from this one.
+A fixed seed makes the set the same on every run; articles are split in two halves
+(``title_half``) so that the checks are tuned on one half and reported on the other.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ UNSUPPORTED_KINDS = (
     "name_swapped",
     "negation_inserted",
     "negation_removed",
+    "antonym_swapped",
+    "comparative_swapped",
+    "modality_swapped",
     "wrong_source",
 )
 KINDS = SUPPORTED_KINDS + UNSUPPORTED_KINDS
@@ -104,6 +109,74 @@ _SYNONYMS = {
     "significant": "considerable",
     "however": "but",
 }
+
+
+# Opposites as written, both ways (the swap keeps the word's case). Kept apart from the checks'
+# own table in facts.py, so a word the checks miss shows here as a miss.
+_ANTONYMS = {
+    "increased": "decreased",
+    "increase": "decrease",
+    "increases": "decreases",
+    "rose": "fell",
+    "grew": "shrank",
+    "before": "after",
+    "earlier": "later",
+    "won": "lost",
+    "win": "lose",
+    "wins": "loses",
+    "victory": "defeat",
+    "passed": "failed",
+    "success": "failure",
+    "successful": "unsuccessful",
+    "accepted": "rejected",
+    "allowed": "forbidden",
+    "included": "excluded",
+    "bought": "sold",
+    "north": "south",
+    "northern": "southern",
+    "east": "west",
+    "eastern": "western",
+    "above": "below",
+    "inside": "outside",
+    "majority": "minority",
+    "strong": "weak",
+    "positive": "negative",
+    "legal": "illegal",
+    "import": "export",
+    "imported": "exported",
+}
+_COMPARATIVES = {
+    "most": "least",
+    "more": "less",
+    "first": "last",
+    "largest": "smallest",
+    "larger": "smaller",
+    "biggest": "smallest",
+    "highest": "lowest",
+    "higher": "lower",
+    "best": "worst",
+    "better": "worse",
+    "longest": "shortest",
+    "longer": "shorter",
+    "oldest": "youngest",
+    "earliest": "latest",
+    "greatest": "least",
+    "maximum": "minimum",
+}
+_MODALS = {
+    "may": "must",
+    "might": "must",
+    "could": "must",
+    "possible": "impossible",
+    "likely": "unlikely",
+    "able": "unable",
+    "optional": "mandatory",
+    "voluntary": "compulsory",
+}
+
+
+def _both_ways(pairs: dict[str, str]) -> dict[str, str]:
+    return {**pairs, **{b: a for a, b in pairs.items() if b not in pairs}}
 
 
 @dataclass(frozen=True)
@@ -255,6 +328,23 @@ def _negation_removed(s: str) -> str | None:
     return s[: m.start()] + s[m.end() :]
 
 
+def _word_swapped(s: str, pairs: dict[str, str], rng: random.Random) -> str | None:
+    """One word of ``pairs`` (lower case as written, never a capitalised name) swapped for its
+    counterpart."""
+    table = _both_ways(pairs)
+    found = [
+        m
+        for m in re.finditer(r"\b[A-Za-z]+\b", s)
+        if m.group().lower() in table and (m.group().islower() or m.start() == 0)
+    ]
+    if not found:
+        return None
+    m = rng.choice(found)
+    new = table[m.group().lower()]
+    new = new.capitalize() if m.group()[0].isupper() else new
+    return s[: m.start()] + new + s[m.end() :]
+
+
 def build_dev_set(
     passages: Sequence[dict[str, Any]], seed: int = SEED, per_passage: int = 1
 ) -> list[ClaimExample]:
@@ -294,6 +384,9 @@ def build_dev_set(
             "name_swapped": functools.partial(_name_swapped, names=foreign_names, rng=rng),
             "negation_inserted": _negation_inserted,
             "negation_removed": _negation_removed,
+            "antonym_swapped": functools.partial(_word_swapped, pairs=_ANTONYMS, rng=rng),
+            "comparative_swapped": functools.partial(_word_swapped, pairs=_COMPARATIVES, rng=rng),
+            "modality_swapped": functools.partial(_word_swapped, pairs=_MODALS, rng=rng),
         }
         for kind, make in makers.items():
             order = rng.sample(sentences, len(sentences))

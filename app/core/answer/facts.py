@@ -58,7 +58,7 @@ _OPPOSITES = (
     "early earliest | late latest",
     "win wins won winning winner winners victory victorious | lose loses lost losing loser"
     " losers defeat defeated",
-    "most | least",
+    "most greatest | least",
     "more | less fewer",
     "best | worst",
     "better | worse",
@@ -91,6 +91,9 @@ _OPPOSITES = (
     "strong stronger strongest | weak weaker weakest",
     "agree agreed agrees | disagree disagreed disagrees",
 )
+_SIDES: dict[str, tuple[tuple[str, ...], ...]] = {
+    pair.split()[0]: tuple(tuple(words.split()) for words in pair.split("|")) for pair in _OPPOSITES
+}
 _POLES: dict[str, tuple[str, int]] = {
     word: (pair.split()[0], side)
     for pair in _OPPOSITES
@@ -105,6 +108,7 @@ class _Token:
     stem: str
     content: bool
     after_break: bool  # a clause break (comma, semicolon...) comes right before it
+    after_stop: bool = False  # a sentence ends right before it: a capital there is no name
 
 
 def tokens(text: str) -> list[_Token]:
@@ -114,7 +118,9 @@ def tokens(text: str) -> list[_Token]:
     for m in _TOKEN.finditer(text):
         raw = m.group()
         low = raw.lower().replace("’", "'")
-        broke = bool(_CLAUSE_END.search(text, last, m.start()))
+        gap = text[last : m.start()]
+        broke = bool(_CLAUSE_END.search(gap))
+        stop = not last or any(c in gap for c in ".!?")
         last = m.end()
         if low.endswith("n't"):  # didn't, wasn't, can't: the verb, then a "not"
             head = low[:-3] or "can"
@@ -127,7 +133,7 @@ def tokens(text: str) -> list[_Token]:
         low = low.split("'")[0]
         short = len(low) > 1 or low.isdigit() or raw.isupper()  # "P", "X" name things
         content = short and low not in STOPWORDS and low not in ANSWER_FILLER
-        out.append(_Token(raw, low if low[0].isdigit() else stem(low), content, broke))
+        out.append(_Token(raw, low if low[0].isdigit() else stem(low), content, broke, stop))
     return out
 
 
@@ -145,8 +151,9 @@ class Facts:
     frames: tuple[str, ...] = ()  # " a b c d ": the words around a "not", without it
     words: str = " "  # every word in order, lower case, space-separated and space-framed
     spelled: dict[str, str] = field(default_factory=dict, compare=False)  # stem -> word
-    # (axis, side, as written) of each word of an opposite pair ("not pass" is on fail's side)
-    poles: tuple[tuple[str, int, str], ...] = ()
+    # (axis, side, as written, word before, word after) of each word of an opposite pair
+    # ("not pass" is on fail's side)
+    poles: tuple[tuple[str, int, str, str, str], ...] = ()
 
 
 def facts(text: str) -> Facts:
@@ -159,7 +166,7 @@ def facts(text: str) -> Facts:
     frames: list[str] = []
     spelled: dict[str, str] = {}
     counted: set[tuple[str, str]] = set()
-    poles: list[tuple[str, int, str]] = []
+    poles: list[tuple[str, int, str, str, str]] = []
     first = True
     for i, t in enumerate(toks):
         low = t.word.lower()
@@ -186,7 +193,7 @@ def facts(text: str) -> Facts:
             frame = _frame(toks, i)
             if frame:
                 frames.append(frame)
-        pole = _POLES.get(low) if first or not t.word[0].isupper() else None
+        pole = _POLES.get(low) if t.after_stop or not t.word[0].isupper() else None
         if pole is not None:
             poles.append(_polarity(toks, i, pole))
         first = first and not t.word[0].isalnum()
@@ -205,16 +212,19 @@ def facts(text: str) -> Facts:
     )
 
 
-def _polarity(toks: list[_Token], i: int, pole: tuple[str, int]) -> tuple[str, int, str]:
-    """The pole of word ``i``, flipped when a negation shortly before it in its clause rules it."""
+def _polarity(toks: list[_Token], i: int, pole: tuple[str, int]) -> tuple[str, int, str, str, str]:
+    """The pole of word ``i``, flipped when a negation shortly before it in its clause rules it,
+    with the words either side of it."""
     axis, side = pole
     word = toks[i].word.lower()
+    before = toks[i - 1].word.lower() if i else ""
+    after = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
     for j in range(i - 1, max(-1, i - 1 - _POLAR_REACH), -1):
         if toks[j + 1].after_break:
             break
         if toks[j].word.lower() in _NEGATIONS and not _negation_exempt(toks, j):
-            return axis, 1 - side, f"not {word}"
-    return axis, side, word
+            return axis, 1 - side, f"not {word}", before, after
+    return axis, side, word, before, after
 
 
 def _number(low: str) -> str | None:
@@ -328,19 +338,31 @@ def conflicts(
 
 
 def _opposed(claim: Facts, span: Facts) -> list[str]:
-    """Words of ``claim`` whose opposite (and not they) ``span`` says: "passed" for "failed"."""
+    """Words of ``claim`` whose opposite ``span`` says: "passed" for "failed".
+
+    When the span says both sides ("northern and southern China"), the opposite counts where
+    it stands between the same words as the claim's ("reunited southern and").
+    """
     said: dict[str, dict[int, str]] = {}
-    for axis, side, word in span.poles:
+    for axis, side, word, _, _ in span.poles:
         said.setdefault(axis, {}).setdefault(side, word)
     out: list[str] = []
-    for axis, side, word in dict.fromkeys(claim.poles):
+    for axis, side, word, before, after in dict.fromkeys(claim.poles):
         sides = said.get(axis, {})
-        if (
-            1 - side in sides
-            and side not in sides
-            and {s for a, s, _ in claim.poles if a == axis} == {side}
-        ):
+        if 1 - side not in sides:
+            continue
+        if side not in sides and {p[1] for p in claim.poles if p[0] == axis} == {side}:
             out.append(f"the passage says '{sides[1 - side]}', not '{word}'")
+            continue
+        if word.startswith("not ") or not (before and after):
+            continue
+        if f" {before} {word} {after} " in span.words:
+            continue
+        opposite = next(
+            (w for w in _SIDES[axis][1 - side] if f" {before} {w} {after} " in span.words), None
+        )
+        if opposite is not None:
+            out.append(f"the passage says '{before} {opposite} {after}', not '{word}'")
     return out
 
 

@@ -12,6 +12,7 @@ from app.core.answer.claims import mark_sentences
 from app.core.answer.verdict import judge
 from app.core.text import is_toc_like
 from app.core.types import Support
+from app.evaluation import claims as cases
 
 STRONG = Support(True, 0.9, "A passage in your files closely matches the question.")
 
@@ -213,3 +214,36 @@ def test_an_answer_repeating_a_planted_instruction_is_not_green() -> None:
         assert "planted" in verdict.reason
     (fact,) = mark_sentences("The lab opened in 2001 [2].", [PLANTED])
     assert fact.supported  # the passage's own statements still back an answer
+
+
+def test_the_claim_cases_include_opposites_comparatives_and_modality() -> None:
+    """``eval claims`` builds the new swap kinds, and the checks flag them on small articles."""
+    passages = [
+        {
+            "_id": "a#0",
+            "title": "Trade",
+            "text": (
+                "Exports increased sharply after the treaty was signed in 1860, and the port won "
+                "new routes. It was the largest harbour in the region for forty years. Ships may "
+                "enter at night only with a pilot on board."
+            ),
+        },
+        {
+            "_id": "a#1",
+            "title": "Trade",
+            "text": "The customs house opened before the railway "
+            "reached the town in 1871, and merchants bought grain from the east.",
+        },
+        {
+            "_id": "b#0",
+            "title": "Rivers",
+            "text": "The river is longer than the canal that joins "
+            "it near the mill, and the older bridge was built first by the monks of the abbey.",
+        },
+    ]
+    examples = cases.build_dev_set(passages)
+    made = {e.kind for e in examples}
+    assert {"antonym_swapped", "comparative_swapped", "modality_swapped"} <= made
+    for e in examples:
+        if e.kind in ("antonym_swapped", "comparative_swapped", "modality_swapped"):
+            assert not cases.check_with_marks(e), (e.kind, e.sentence)
