@@ -25,4 +25,6 @@ echo "==> Python environment in .venv"
 # pick a multi-GB CUDA build.
 .venv/bin/python -m pip install -q torch==2.13.0
 .venv/bin/python -m pip install -q -e '.[dev]'
+echo "==> The int8 embedding model for this CPU (once: the first command then does not wait)"
+.venv/bin/python -m app.core.index.int8_export
 echo "==> Done. Run the app with .venv/bin/footnotes, the tests with .venv/bin/python -m pytest"

@@ -13,6 +13,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# The install-time export is not used by the tests: each session makes (and the export tests
+# remake) its own, so a test never depends on what the setup command left in the venv.
+os.environ["FOOTNOTES_INSTALLED_MODELS"] = ""
 
 import getpass
 import json

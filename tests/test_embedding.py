@@ -171,3 +171,18 @@ def test_unknown_backend_is_rejected(tmp_path: Path) -> None:
 
 def test_quantization_arch_is_a_known_preset() -> None:
     assert int8_export.quantization_arch() in {"avx512_vnni", "avx2", "arm64"}
+
+
+def test_the_installs_export_is_used_without_exporting_into_the_data_folder(
+    tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the setup command made is loaded as it is: a fresh data folder's first command
+    exports nothing (the half-minute wait a new user had) and leaves no copy of its own."""
+    load_embedder(models_dir=models_dir)  # the session's export: stands in for the install's
+    monkeypatch.setenv("FOOTNOTES_INSTALLED_MODELS", str(models_dir))
+    fresh = tmp_path / "fresh-models"
+    count = testhooks.MODEL_EXPORTS.count
+    emb = load_embedder(backend="auto", models_dir=fresh)
+    assert not emb.exported and testhooks.MODEL_EXPORTS.count == count
+    assert not int8_export_dir(fresh).exists()
+    assert emb.backend == "onnx-int8" and emb.encode(TEXTS).shape[0] == len(TEXTS)

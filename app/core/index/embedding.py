@@ -23,7 +23,12 @@ from typing import Any, Protocol
 import numpy as np
 
 from app.core.config import DEFAULT_MODEL, DataDir, resolve_data_dir
-from app.core.index.int8_export import export_int8, export_marker, int8_export_dir
+from app.core.index.int8_export import (
+    export_int8,
+    export_marker,
+    installed_export,
+    int8_export_dir,
+)
 from app.core.index.model_source import EmbeddingError, model_key, open_model, resolve_source
 from app.core.index.onnx_runner import (
     OnnxEmbedder,
@@ -129,10 +134,15 @@ def _load_torch(name: str, models: Path) -> SentenceEmbedder:
 
 def _load_int8(name: str, models: Path) -> SentenceEmbedder | OnnxEmbedder:
     source = resolve_source(name)
-    target = int8_export_dir(models, name)
-    marker = export_marker(target)
+    installed = installed_export(name)  # made at install time: checked, never rebuilt here
+    target = installed[0] if installed else int8_export_dir(models, name)
+    marker = installed[1] if installed else export_marker(target)
     exported = marker is None
     if marker is None:
+        log.warning(
+            "Preparing the embedding model for this CPU (once for this data folder; it takes "
+            "about half a minute)…"
+        )
         export_int8(name, source, target, models)
         marker = export_marker(target)
     if marker is None:

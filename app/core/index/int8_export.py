@@ -6,6 +6,11 @@ this CPU (``quantization_arch``), with ONNX Runtime's BERT fusions first when
 ``EXPORT_MARKER`` written last: a folder without a marker of the current ``EXPORT_FORMAT``
 is never reused. The marker also says how ``onnx_runner`` runs the export (``runner``).
 
+The setup command and the packaged build make the export once, at install time, into
+``installed_models_dir()`` (``python -m app.core.index.int8_export``); at run time that copy
+is only checked, never rebuilt, so a first command does not spend half a minute exporting.
+A data directory's own export is the fallback (another CPU family, an install without it).
+
 Heavy libraries (sentence-transformers, optimum, onnxruntime) are imported inside the
 functions only.
 """
@@ -19,6 +24,7 @@ import os
 import platform
 import re
 import shutil
+import sys
 import tempfile
 import time
 import warnings
@@ -60,6 +66,32 @@ def quantization_arch() -> str:
     except OSError:
         return "avx2"
     return "avx512_vnni" if re.search(r"\bavx512_?vnni\b", flags) else "avx2"
+
+
+def installed_models_dir() -> Path | None:
+    """Where the install keeps its int8 export (read-only at run time), or None for none.
+
+    ``$FOOTNOTES_INSTALLED_MODELS`` names another folder (empty: none, as the tests set it);
+    a packaged build keeps it beside its code; otherwise ``<prefix>/share/footnotes/models``
+    of the Python environment Footnotes is installed in.
+    """
+    forced = os.environ.get("FOOTNOTES_INSTALLED_MODELS")
+    if forced is not None:
+        return Path(forced) if forced.strip() else None
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        return Path(frozen) / "models"
+    return Path(sys.prefix) / "share" / "footnotes" / "models"
+
+
+def installed_export(name: str = DEFAULT_MODEL) -> tuple[Path, dict[str, Any]] | None:
+    """The install's complete export of ``name`` for this CPU family (folder, marker)."""
+    root = installed_models_dir()
+    if root is None:
+        return None
+    target = int8_export_dir(root, name)
+    marker = export_marker(target)
+    return None if marker is None else (target, marker)
 
 
 def int8_export_dir(models_dir: Path, name: str = DEFAULT_MODEL) -> Path:
@@ -240,3 +272,26 @@ def _remove_stale_tmp(models: Path, slug: str) -> None:
                 shutil.rmtree(old, ignore_errors=True)
         except OSError:
             pass
+
+
+def main() -> int:
+    """Make the install's int8 export for this CPU (the setup command runs this once)."""
+    from app.core.index.model_source import resolve_source
+
+    root = installed_models_dir()
+    if root is None:
+        print("FOOTNOTES_INSTALLED_MODELS is empty: no install-time export to make.")
+        return 0
+    root.mkdir(parents=True, exist_ok=True)
+    target = int8_export_dir(root)
+    if export_marker(target) is None:
+        started = time.monotonic()
+        export_int8(DEFAULT_MODEL, resolve_source(DEFAULT_MODEL), target, root)
+        print(f"Made the int8 embedding model in {time.monotonic() - started:.0f} s: {target}")
+    else:
+        print(f"The int8 embedding model is in place: {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
