@@ -64,7 +64,7 @@ def test_a_link_swapped_in_after_the_plan_is_not_read(
     manifest = Manifest(tmp_path / "manifest.sqlite3")
     try:
         manifest.add_folder(normalize(root))
-        changed, _ = plan(manifest, [normalize(root)], IgnoreRules([]), IndexReport(), bool)
+        changed = plan(manifest, [normalize(root)], IgnoreRules([]), IndexReport(), bool).changed
     finally:
         manifest.close()
     (fs,) = [fs for fs in changed if fs.path.endswith("race.txt")]
@@ -87,7 +87,7 @@ def test_a_watched_path_that_leads_out_is_not_planned(
     try:
         manifest.add_folder(normalize(root))
         paths = [str(root / "race.txt"), str(root / "sub"), str(root / "inside.txt")]
-        changed, _ = plan(manifest, paths, IgnoreRules([]), IndexReport(), bool)
+        changed = plan(manifest, paths, IgnoreRules([]), IndexReport(), bool).changed
     finally:
         manifest.close()
     assert [os.path.basename(fs.path) for fs in changed] == ["inside.txt"]
@@ -106,10 +106,10 @@ def test_the_data_folder_inside_a_watched_folder_is_never_planned(tmp_path: Path
     try:
         manifest.add_folder(normalize(root))
         report = IndexReport()
-        changed, _ = plan(
+        changed = plan(
             manifest, [normalize(root), str(data / "settings.json")], IgnoreRules([]), report,
             bool, [str(data)],
-        )  # fmt: skip
+        ).changed  # fmt: skip
     finally:
         manifest.close()
     assert [os.path.basename(fs.path) for fs in changed] == ["note.txt"]
