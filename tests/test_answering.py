@@ -154,7 +154,10 @@ def test_not_running() -> None:
 def test_model_not_pulled(server: FakeOllama) -> None:
     error, _ = failure(server, model="mistral", fallback=False)  # no other model tried
     assert error.kind == "model_missing"
-    assert str(error) == "The model 'mistral' is not installed: run `ollama pull mistral`."
+    assert str(error) == (  # no fallback: the models one could choose instead are named
+        "The model 'mistral' is not installed: run `ollama pull mistral`. "
+        "Installed: llama3.2:latest."
+    )
 
 
 def test_http_error_shows_status_and_server_text(server: FakeOllama) -> None:

@@ -142,6 +142,20 @@ def test_missing_model_falls_back_and_says_so_once(
     assert {json.loads(ln)["model"] for ln in proc.stdout.splitlines()} == {"qwen2.5:3b"}
 
 
+def test_a_named_model_that_is_not_installed_is_an_error_naming_the_installed_ones(
+    indexed: Path, server: FakeOllama
+) -> None:
+    """--model is the model the person wants: no silent fallback to another one."""
+    server.models = ["nomic-embed-text:latest", "qwen2.5:3b"]
+    proc = run(indexed, server.url, "ask", QUESTION, "--model", "nonexist:7b")
+    assert proc.returncode == 1
+    assert "'nonexist:7b' is not installed" in proc.stderr
+    assert "Installed: qwen2.5:3b." in proc.stderr  # chat models only
+    assert server.answers() == [] or all(
+        r.body.get("model") == "nonexist:7b" for r in server.answers()
+    )
+
+
 def test_no_chat_model_prints_the_pull_command(indexed: Path, server: FakeOllama) -> None:
     server.models = ["nomic-embed-text:latest"]
     proc = run(indexed, server.url, "ask", QUESTION)

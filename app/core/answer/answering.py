@@ -23,7 +23,7 @@ from pathlib import PurePath
 from typing import Any
 
 from app.core.answer.claims import SentenceMark, mark_sentences, to_json_sentences
-from app.core.answer.models import resolve_model
+from app.core.answer.models import installed_models, resolve_model
 from app.core.answer.ollama_client import (
     AnswerError,
     AnswerFailure,
@@ -391,8 +391,10 @@ def stream_answer(
         try:
             yield from stream(model)
         except AnswerError as exc:
-            if not (fallback and exc.kind in _NO_MODEL and not pieces):
+            if exc.kind not in _NO_MODEL or pieces:
                 raise
+            if not fallback:  # the person named this model: that one, or say what there is
+                raise _naming_installed(exc, host, min(timeout_s, 10.0)) from exc
             choice = resolve_model(host, model, timeout_s=min(timeout_s, 10.0))
             if choice.model is None or not choice.fallback:
                 raise AnswerError(choice.note or exc.message, exc.kind) from exc
@@ -405,3 +407,13 @@ def stream_answer(
     result.sentences = mark_sentences(result.text, sources)
     result.judge(support)
     return result
+
+
+def _naming_installed(exc: AnswerError, host: str | None, timeout_s: float) -> AnswerError:
+    """The missing-model error, with the chat models that are installed (to choose from)."""
+    try:
+        names = [m.name for m in installed_models(host, timeout_s) if m.chat]
+    except AnswerError:
+        return exc
+    there = f"Installed: {', '.join(names)}." if names else "No chat model is installed."
+    return AnswerError(f"{exc.message} {there}", exc.kind)
