@@ -14,6 +14,7 @@ from app.cli.common import (
     print_json,
     read_batch,
     say_failed,
+    visible,
 )
 from app.core.answer.answering import Answer, Source
 from app.core.answer.verdict import Verdict
@@ -47,7 +48,7 @@ _LEVEL_WORDS = {
 def _verdict_line(v: Verdict, s: Support) -> str:
     """The headline: the verdict on the finished answer, then the retrieval evidence."""
     evidence = f"retrieval {'strong' if s.supported else 'weak'}, {s.score:.2f}"
-    return f"{_LEVEL_WORDS.get(v.level, v.level)} ({evidence}): {v.reason}"
+    return f"{_LEVEL_WORDS.get(v.level, v.level)} ({evidence}): {visible(v.reason)}"
 
 
 def _where(path: str, page: int | None) -> str:
@@ -113,21 +114,21 @@ def _render(events: Iterator[AskEvent], *, stream: bool, quiet: bool) -> AskOutc
         if isinstance(event, Planned):
             planned_warning = event.warning
             if event.warning:
-                print(f"footnotes: {event.warning}", file=sys.stderr, flush=True)
+                print(f"footnotes: {visible(event.warning)}", file=sys.stderr, flush=True)
             if not quiet and event.turn > 1:
-                print(f"Searched for: {event.search_query}")
+                print(f"Searched for: {visible(event.search_query)}")
             if stream:
                 print(
                     "Answering… (the verdict follows, once the answer is checked against "
                     "your files)"
                 )
         elif isinstance(event, Piece) and stream:
-            sys.stdout.write(event.text)
+            sys.stdout.write(visible(event.text, newlines=True))
             sys.stdout.flush()
         elif isinstance(event, Done):
             o = event.outcome
             if o.history_warning and o.history_warning != planned_warning:
-                print(f"footnotes: {o.history_warning}", file=sys.stderr, flush=True)
+                print(f"footnotes: {visible(o.history_warning)}", file=sys.stderr, flush=True)
             _say_model_note(o.answer)
             return o
     raise AssertionError("the Asker ended without Done")  # pragma: no cover
@@ -153,7 +154,7 @@ def _json(o: AskOutcome, *, thread: str | None) -> dict[str, Any]:
 def _say_model_note(answer: Answer | None) -> None:
     """Say (on stderr, so ``--json`` stays one object) that another model answered."""
     if answer is not None and answer.model_note and answer.error is None:
-        print(f"footnotes: {answer.model_note}", file=sys.stderr, flush=True)
+        print(f"footnotes: {visible(answer.model_note)}", file=sys.stderr, flush=True)
 
 
 def _run_batch(args: argparse.Namespace, engine: Engine) -> int:
@@ -194,9 +195,9 @@ def _print_outcome(o: AskOutcome, *, streamed: bool) -> None:
     if o.verdict is not None and o.result is not None:
         print(_verdict_line(o.verdict, o.result.support), flush=True)
     elif o.verdict is not None:
-        print(f"{_LEVEL_WORDS.get(o.verdict.level, o.verdict.level)}: {o.verdict.reason}")
+        print(f"{_LEVEL_WORDS.get(o.verdict.level, o.verdict.level)}: {visible(o.verdict.reason)}")
     if o.result is not None and o.result.scope is not None:  # after the verdict
-        print(f"Scope: {o.result.scope.summary()}")
+        print(f"Scope: {visible(o.result.scope.summary())}")
     note = _NOT_ASKED.get(o.ending)
     if note:
         print(note)
@@ -226,23 +227,25 @@ def _print_answer(result: SearchResult, answer: Answer, *, streamed: bool) -> No
     if streamed and answer.text:
         print()
     elif answer.text:
-        print(answer.text)
+        print(visible(answer.text, newlines=True))
     if answer.partial:
         print("[The answer stopped here and is incomplete; the reason follows on stderr.]")
     flagged = [m for m in answer.sentences if m.kind == "claim" and not m.supported]
     if flagged:
         print("\nSentences without support in the cited passages:")
         for m in flagged:
-            print(f"  - {m.text.strip()}" + (f" ({m.reason})" if m.reason else ""))
+            print(
+                f"  - {visible(m.text.strip())}" + (f" ({visible(m.reason)})" if m.reason else "")
+            )
     miscited = [m for m in answer.sentences if m.kind == "claim" and m.miscited]
     if miscited:
         print("\nSentences citing another passage than the one that backs them:")
         for m in miscited:
             backed = ", ".join(map(str, m.backed_by))
-            print(f"  - {m.text.strip()} (backed by [{backed}])")
+            print(f"  - {visible(m.text.strip())} (backed by [{backed}])")
     sources = answer.sources or [Source(h.rank, h) for h in result.hits]
     if sources:
         print("\nSources:")
     for s in sources:
         snippet = excerpt(s.hit.text, result.query)
-        print(f"  [{s.n}] {_where(s.hit.path, s.hit.page)}\n      {snippet}")
+        print(f"  [{s.n}] {visible(_where(s.hit.path, s.hit.page))}\n      {visible(snippet)}")

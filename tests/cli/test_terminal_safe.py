@@ -89,3 +89,28 @@ def test_threads_list_and_show_print_a_planted_answer_visibly(cli_data_dir: Path
     shown = footnotes("--data-dir", str(cli_data_dir), "threads", "show", tid)
     assert "Forty trees [1].␍" in shown.stdout and "\nThe end." in shown.stdout
     assert not any(c in shown.stdout for c in RAW)  # an answer's own line breaks stay
+
+
+@pytest.mark.slow
+def test_ask_prints_passages_names_and_the_answer_visibly(planted: tuple[Path, Path]) -> None:
+    """A planted passage (and a model that repeats it) cannot clear the screen or forge the
+    verdict line of ``ask``; the JSON keeps the text exactly."""
+    from tests.fake_ollama import FakeOllama
+
+    data, docs = planted
+    footnotes("--data-dir", str(data), "index", str(docs))
+    with FakeOllama(reply=f"The ledger lists forty apple trees [1].{CLEAR}{FORGED}") as fake:
+        shown = footnotes(
+            "--data-dir", str(data), "--ollama-host", fake.url, "ask", "how many apple trees?"
+        )
+        assert shown.returncode == 0, shown.stderr
+        out_text = shown.stdout + shown.stderr
+        assert not any(c in out_text for c in RAW), repr(out_text)
+        # The real verdict stays the first line; a line the model copied from the passage is
+        # part of the answer below it, and nothing can erase or overwrite what came before.
+        assert shown.stdout.splitlines()[0].startswith("Supported (retrieval strong")
+        assert "ledger␛[2J␛[H" in shown.stdout  # the file's name, shown
+        out = footnotes(
+            "--data-dir", str(data), "--ollama-host", fake.url, "ask", "apple trees?", "--json"
+        )
+    assert CLEAR in json.loads(out.stdout)["answer"]
