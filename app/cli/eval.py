@@ -1,14 +1,15 @@
-"""``footnotes eval retrieval|support|claims``: figures on the labelled sets (../shared/data)."""
+"""``footnotes eval retrieval|support|claims|answers``: figures on the labelled sets."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from app import evaluation as ev
-from app.cli.common import HandledError, ProgressBar, print_json
+from app.cli.common import HandledError, ProgressBar, print_json, visible
 from app.core.engine import Engine
 from app.core.search import support
 
@@ -34,6 +35,8 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             result = _retrieval(args, engine, data)
         elif args.what == "claims":
             result = _claims(args, data)
+        elif args.what == "answers":
+            return _answers(args, engine, data)
         else:
             result = _support(args, engine, data)
     except ev.EvalDataError as exc:
@@ -270,3 +273,159 @@ def _share(row: dict[str, Any] | None) -> str:
 
 def _count(row: dict[str, Any] | None) -> str:
     return "-" if row is None else str(row["n"])
+
+
+ANSWER_SETS = {
+    "squad": "SQuAD 2.0: indexing squad2/passages.jsonl (one file per passage)",
+    "notes": "Notes: corpus/notes (a cached corpus index is reused)",
+    "finance": "FinanceBench: corpus/filings (a cached corpus index is reused; long otherwise)",
+}
+
+
+def _answer_sets(text: str | None) -> list[str]:
+    """--sets squad,notes,finance (default: all three), in that order."""
+    if not text:
+        return list(ANSWER_SETS)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in ANSWER_SETS]
+    if unknown or not names:
+        raise HandledError(
+            f"--sets: unknown set {', '.join(unknown) or text!r}; give any of squad,notes,finance"
+        )
+    return [n for n in ANSWER_SETS if n in names]
+
+
+def _answers(args: argparse.Namespace, engine: Engine, data: Path) -> int:
+    """Real answers through the core Ask operation: the per-kind table, JSON to a file or
+    stdout with ``--json``; exit 1 with Ollama's sentence when it cannot answer at all."""
+    from app.core.ask import AskOptions
+    from app.evaluation import answers as ans
+
+    names = _answer_sets(getattr(args, "sets", None))
+    to_file = isinstance(args.json, str) and args.json != "-"
+    table = not args.json or to_file
+
+    def say(text: str) -> None:
+        if table:
+            print(text, flush=True)
+
+    root = Path(args.work).expanduser().resolve() if getattr(args, "work", None) else None
+    root = root or engine.data.root
+    index = Path(args.index).expanduser().resolve() if getattr(args, "index", None) else None
+    prepared: list[ans.Prepared] = []
+    try:
+        for name in names:
+            say(f"{ANSWER_SETS[name]} ...")
+            bar = ProgressBar(table)
+            if name == "squad":
+                prepared.append(ans.prepare_squad(engine, data, root, args.limit, bar))
+            elif name == "notes":
+                prepared.append(ans.prepare_notes(engine, data, root, args.limit, bar, index))
+            else:
+                prepared.append(ans.prepare_finance(engine, data, root, args.limit, bar, index))
+            bar.close()
+        options = AskOptions.from_settings(
+            engine.settings, k=getattr(args, "k", None), model=getattr(args, "model", None)
+        )
+        total = sum(len(p.questions) for p in prepared)
+        say(f"Asking {total} questions of {options.model} at {options.host} (k={options.k}) ...")
+        rows, used, note = ans.ask_all(prepared, options, _asked(table))
+        if note:
+            print(f"footnotes: {note}", file=sys.stderr, flush=True)
+        result = ans.report(rows, prepared, used)
+    except ans.AskFailed as exc:
+        raise HandledError(str(exc)) from None
+    finally:
+        ans.close(prepared)
+    if table:
+        print_answers(result)
+    if to_file:
+        Path(args.json).write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
+        say(f"Wrote {args.json}")
+    elif args.json:
+        print_json(result)
+    return 0
+
+
+def _asked(enabled: bool) -> Any:
+    def each(done: int, total: int) -> None:
+        if enabled and sys.stderr.isatty():
+            end = "" if done < total else "\n"
+            print(f"\r  {done}/{total} questions asked", end=end, file=sys.stderr, flush=True)
+
+    return each
+
+
+HALF_TITLES = {
+    "dev": "Dev half (tune here)",
+    "held_out": "Held-out half (report this)",
+}
+EXAMPLE_TITLES = {
+    "green_wrong": "Green but wrong (supported, no gold answer in it)",
+    "negative_green": "Negative green (unanswerable / out of corpus / evidence missed)",
+    "correct_not_green": "Correct but not green (a gold answer in it), with the verdict's reason",
+}
+
+
+def print_answers(result: dict[str, Any]) -> None:
+    """The per-half table: one line per set and kind, then all sets; then a few examples."""
+    print(
+        f"Model {result['model']} at {result['host']}, k={result['k']}, "
+        f"{result['questions']} questions asked through the core Ask operation"
+    )
+    head = (
+        f"  {'set':8}{'kind':23}{'n':>4} {'sup':>4}{'part':>5}{'uns':>5}{'none':>5}{'fail':>5}"
+        f"  {'green prec.':>12} {'neg. green':>11} {'correct !green':>14}"
+        f"  {'claims backed':>14} {'gold|backed':>11} {'non-claim':>9}"
+    )
+    for h, title in HALF_TITLES.items():
+        print(f"{title}:")
+        print(head)
+        for name, kinds in result["halves"][h].items():
+            for kind, f in kinds.items():
+                print("  " + _answer_line(name, kind, f))
+    print(
+        "  sup/part/uns/none/fail: verdict levels (supported = green). green prec.: share of "
+        "green answers that contain a gold answer (green count in brackets). neg. green: share "
+        "of negatives shown green. correct !green: answers holding a gold answer that are not "
+        "green, of all holding one. claims backed: claim sentences marked backed, of all claim "
+        "sentences; gold|backed: of the backed ones (answerable), the share holding a gold "
+        "answer; non-claim: sentences marked meta (never counted)."
+    )
+    for kind, title in EXAMPLE_TITLES.items():
+        found = result["examples"][kind]
+        if not any(found.values()):
+            continue
+        print(f"{title}:")
+        for h in HALF_TITLES:
+            for e in found[h]:
+                print(
+                    f"  [{h}, {e['set']} {e['kind']}] Q: {visible(e['question'])}\n"
+                    f"      A: {visible(_clip(e['answer']))}\n"
+                    f"      {e['level']}: {visible(_clip(e['reason']))}"
+                    + (f"\n      gold: {visible(_clip('; '.join(e['gold'])))}" if e["gold"] else "")
+                )
+
+
+def _answer_line(name: str, kind: str, f: dict[str, Any]) -> str:
+    lv, s = f["levels"], f["sentences"]
+    answerable = f["answerable"] > 0
+    prec = _ratio(f["green_precision"], f["green"]) if answerable else "-"
+    neg = _ratio(f["negatives_green"], f["negatives"]) if f["negatives"] else "-"
+    cng = f"{f['correct_not_green']} of {f['correct']}" if answerable else "-"
+    backed = _ratio(s["backed_share"], s["claims"])
+    gold = "-" if s["backed_with_gold"] is None else f"{s['backed_with_gold']:.2f}"
+    return (
+        f"{name:8}{kind:23}{f['n']:>4} {lv['supported']:>4}{lv['partly_supported']:>5}"
+        f"{lv['unsupported']:>5}{lv['no_answer']:>5}{lv['failed']:>5}"
+        f"  {prec:>12} {neg:>11} {cng:>14}  {backed:>14} {gold:>11} {s['non_claims']:>9}"
+    )
+
+
+def _ratio(value: float | None, n: int) -> str:
+    return "-" if value is None else f"{value:.2f} ({n})"
+
+
+def _clip(text: str, width: int = 220) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"

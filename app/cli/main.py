@@ -148,9 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     command("doctor", "check Ollama, the model, the index and disk space")
 
     p = command(
-        "eval", "measure retrieval, the unsupported verdict and the claim checks (for developers)"
+        "eval",
+        "measure retrieval, the unsupported verdict, the claim checks and real answers "
+        "(for developers)",
     )
-    p.add_argument("what", choices=["retrieval", "support", "claims"])
+    p.add_argument("what", choices=["retrieval", "support", "claims", "answers"])
     p.add_argument(
         "--refit",
         action="store_true",
@@ -167,16 +169,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--index",
         metavar="DIR",
-        help="retrieval and support --set corpus: a data directory that already indexes corpus/",
+        help="retrieval/support --set corpus, answers: a data directory indexing corpus/",
     )
     p.add_argument(
         "--limit",
         type=int,
         default=None,
         metavar="N",
-        help="at most N questions (per kind for support)",
+        help="at most N questions (per kind for support and answers)",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--sets",
+        metavar="LIST",
+        help="answers: any of squad,notes,finance, comma-separated (default: all three)",
+    )
+    p.add_argument(
+        "-k",
+        type=_passages,
+        default=None,
+        help="answers: passages the model reads (default: setting)",
+    )
+    p.add_argument("--model", default=None, help="answers: Ollama model (default: setting)")
+    p.add_argument(
+        "--work",
+        metavar="DIR",
+        help="answers: where the eval indexes are built and reused (default: the data dir)",
+    )
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        default=None,
+        metavar="FILE",
+        help="print JSON (answers: every row and figure; to FILE when given)",
+    )
     parser.set_defaults(command_parsers=sub.choices)  # for usage errors in a command's words
     return parser
 

@@ -76,6 +76,8 @@ class FinanceQuestion:
     id: str
     question: str
     pages: set[tuple[str, int]] = field(default_factory=set)  # (doc name, 1-based page)
+    answer: str = ""  # the gold answer (a number, a sentence)
+    company: str = ""
 
 
 def load_financebench(folder: Path, limit: int | None = None) -> list[FinanceQuestion]:
@@ -88,9 +90,23 @@ def load_financebench(folder: Path, limit: int | None = None) -> list[FinanceQue
     out = []
     for q in read_jsonl(folder / "questions.jsonl"):
         if q["financebench_id"] in present:
-            pages = {(e["doc_name"], int(e["evidence_page_num"]) + 1) for e in q["evidence"]}
-            out.append(FinanceQuestion(q["financebench_id"], q["question"], pages))
+            out.append(_finance_question(q))
     return out[:limit]
+
+
+def load_financebench_all(folder: Path) -> list[FinanceQuestion]:
+    """Every development question with its gold answer, whether or not its PDF is present
+    (the caller asks the index which filings it holds)."""
+    return [_finance_question(q) for q in read_jsonl(folder / "questions.jsonl")]
+
+
+def _finance_question(q: dict[str, Any]) -> FinanceQuestion:
+    """One FinanceBench line; evidence pages converted to 1-based."""
+    pages = {(e["doc_name"], int(e["evidence_page_num"]) + 1) for e in q["evidence"]}
+    company = str(q.get("company") or q["doc_name"].split("_")[0]).lower()
+    return FinanceQuestion(
+        q["financebench_id"], q["question"], pages, str(q.get("answer") or ""), company
+    )
 
 
 KINDS = ("answerable", "unanswerable_in_corpus", "out_of_corpus")
@@ -103,6 +119,7 @@ class SquadQuestion:
     kind: str
     title: str
     passage_id: str | None
+    answers: tuple[str, ...] = ()  # gold answers (answerable questions only)
 
 
 def load_squad2(
@@ -120,6 +137,13 @@ def load_squad2(
             continue
         taken[kind] += 1
         questions.append(
-            SquadQuestion(q["id"], q["question"], kind, q.get("title", ""), q.get("passage_id"))
+            SquadQuestion(
+                q["id"],
+                q["question"],
+                kind,
+                q.get("title", ""),
+                q.get("passage_id"),
+                tuple(str(a) for a in q.get("answers") or ()),
+            )
         )
     return passages, questions
