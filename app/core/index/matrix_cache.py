@@ -44,12 +44,17 @@ class MatrixCache:
         self.dirty = True
         return token
 
+    def cached(self) -> VectorMatrix | None:
+        """The saved copy if it reflects the store as it is now, else None."""
+        token = self.generation()
+        return vectors.load(self.folder / CACHE_FILE, self.dim, token) if token else None
+
     def load(self, read_store: Callable[[], VectorMatrix]) -> VectorMatrix:
         """The saved copy if current, else the store's vectors (then saved if still current)."""
-        token = self.generation()
-        matrix = vectors.load(self.folder / CACHE_FILE, self.dim, token) if token else None
+        matrix = self.cached()
         if matrix is not None:
             return matrix
+        token = self.generation()
         if not token:
             try:
                 token = self.bump()

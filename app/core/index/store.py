@@ -213,23 +213,51 @@ class VectorStore:
         self.location = url or str(path)
         # Server collection without a namespace: other data dirs may reference its vectors.
         self.shared = bool(url) and not namespace
-        if url:
-            self._client = _http_client(url)
-        elif self.path is not None:
-            self._client = _local_client(self.path)
-        else:
+        if not url and self.path is None:
             raise StoreError("The vector store needs a folder or a Chroma server address.")
         self.name = collection_name(model_id, dim, namespace if url else None)
-        self._col = self._call(
-            "open the vector collection",
-            self._client.get_or_create_collection,
-            self.name,
-            metadata={"hnsw:space": "cosine", "model": model_id, "dim": dim},
-            embedding_function=None,
-        )
-        self._batch = int(self._call("open the vector collection", self._client.get_max_batch_size))
+        self._client: Any = None
+        self._collection: Any = None
+        self._batch_size = 0
         self._matrix: VectorMatrix | None = None
         self._cache = MatrixCache(self.path.parent, dim) if self.path is not None else None
+        if url:  # a server that is down, or refuses, is reported at once
+            self._open()
+
+    def _open(self) -> Any:
+        """The Chroma collection, opened on first use: a search answered from the saved
+        matrix (``matrix_cache``) never imports chromadb nor opens its files."""
+        if self._collection is None:
+            if self.url:
+                self._client = _http_client(self.url)
+            else:
+                assert self.path is not None
+                self._client = _local_client(self.path)
+            self._collection = self._call(
+                "open the vector collection",
+                self._client.get_or_create_collection,
+                self.name,
+                metadata={"hnsw:space": "cosine", "model": self.model_id, "dim": self.dim},
+                embedding_function=None,
+            )
+            get_batch = self._client.get_max_batch_size
+            self._batch_size = int(self._call("open the vector collection", get_batch))
+        return self._collection
+
+    @property
+    def _col(self) -> Any:
+        return self._open()
+
+    @_col.setter
+    def _col(self, collection: Any) -> None:
+        """Put another collection object in (a wrapper, as the fault-injection tests do)."""
+        self._open()
+        self._collection = collection
+
+    @property
+    def _batch(self) -> int:
+        self._open()
+        return self._batch_size
 
     def _call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
@@ -257,7 +285,7 @@ class VectorStore:
         A writer that kept its matrix in step saves it for the next process."""
         if self._matrix is not None and self._cache is not None and self._cache.dirty:
             self._cache.save(self._matrix)
-        close = getattr(self._client, "close", None)
+        close = getattr(self._client, "close", None) if self._client is not None else None
         if callable(close):
             with contextlib.suppress(Exception):  # must never mask the error that led here
                 close()
@@ -332,6 +360,8 @@ class VectorStore:
         The first call reads all vectors into memory (about 1.5 KB each); this store's own
         writes keep that copy current. A collection too large for that uses the HNSW graph.
         """
+        if self._matrix is None and self._cache is not None:
+            self._matrix = self._cache.cached()  # the saved copy: no need to open Chroma
         if self._matrix is None:
             if self.count() > EXACT_LIMIT:
                 return self._approximate(vector, k, allowed)
