@@ -52,7 +52,9 @@ def test_ask_json_has_answer_sources_verdict_and_marks(indexed: Path, server: Fa
         assert key in out
     assert out["error"] is None and out["model"] == "llama3.2"
     assert "three thousand kilometres" in out["answer"] and "[1]" in out["answer"]
-    assert [s["n"] for s in out["sources"]] == [1, 2, 3]
+    # one decisive passage: it alone is sent (the others stay in "hits"); numbers are ranks
+    assert [h["rank"] for h in out["hits"]] == [1, 2, 3]
+    assert [s["n"] for s in out["sources"]] == [1]
     assert out["sources"][0]["path"].endswith("bikes.txt")
     assert out["support"]["supported"] is True and out["support"]["reason"]
     assert out["sentences"] and out["sentences"][0]["supported"] is True

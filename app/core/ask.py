@@ -10,12 +10,16 @@ Every front end asks the same way and only renders what comes back::
             case Piece(): ...     # a piece of the answer as it streams
             case Done(): ...      # the outcome: verdict, sentence marks, source usage, the turn
 
-The rules that decide whether the model is asked at all live here once: an empty index, an
-empty scope, no passage found and the "refuse" setting each end the question without asking
-it, with an :class:`Ending` saying which, so that the command line, the main window, quick ask
-and evaluation cannot disagree about them. ``search`` is the one search function the caller
-injects (the engine's in the command line, the engine process's in the window); ``store`` the
-thread store, or None when history is off (or for batch questions, which are never kept).
+The passages sent to the model are chosen by evidence (``passages.choose_passages``: a
+prefix of the ranking, so numbers stay ranks), while the verdict reads the best eight as it
+was calibrated. The rules that decide whether the model is asked at all live here once: an
+empty index, an empty scope, no passage found and the "refuse" setting each end the question
+without asking it, with an :class:`Ending` saying which, so that the command line, the main
+window, quick ask and evaluation cannot disagree about them.
+
+``search`` is the one search function the caller injects (the engine's in the command line,
+the engine process's in the window); ``store`` the thread store, or None when history is off
+(or for batch questions, which are never kept).
 """
 
 from __future__ import annotations
@@ -26,9 +30,10 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from app.core.answer.answering import Answer, AnswerError, Source, stream_answer
+from app.core.answer.answering import Answer, AnswerError, Source, estimate_tokens, stream_answer
 from app.core.answer.conversation import Plan, UnknownThread, open_store, plan_turn, record_turn
 from app.core.answer.models import resolve_model
+from app.core.answer.passages import choose_passages
 from app.core.answer.threads import ThreadStore
 from app.core.answer.verdict import Verdict, judge
 from app.core.config import Settings
@@ -246,7 +251,7 @@ class Asker:
         answer = yield from _stream(
             stream_answer(
                 question,
-                result.hits,
+                choose_passages(result.hits, estimate_tokens),  # what the answer needs
                 host=o.host,
                 model=o.model,
                 timeout_s=o.timeout_s,

@@ -203,7 +203,8 @@ def build_messages(
     """
     budget = context_tokens - reserve_tokens
     earlier = _history_messages(history, min(history_tokens, budget // 4))
-    fixed = estimate_tokens(SYSTEM_PROMPT) + estimate_tokens(_user_message(question, ["x"]))
+    fixed = estimate_tokens(SYSTEM_PROMPT + _HISTORY_RULE)
+    fixed += estimate_tokens(_user_message(question, ["x"]))
     fixed += sum(estimate_tokens(m["content"]) + 4 for m in earlier)
     if fixed + _MIN_TRIMMED_TOKENS > budget:
         raise AnswerError(
@@ -229,7 +230,9 @@ def build_messages(
         blocks.append(block)
         used += cost
     messages = [
-        {"role": "system", "content": SYSTEM_PROMPT + (_HISTORY_RULE if earlier else "")},
+        # one system prompt for every turn, so that a follow-up's prompt starts as the first
+        # turn's did and Ollama can reuse that prefix from its cache
+        {"role": "system", "content": SYSTEM_PROMPT + _HISTORY_RULE},
         *earlier,
         {"role": "user", "content": _user_message(question, blocks)},
     ]
@@ -245,7 +248,7 @@ _HISTORY_RULE = (
 def _history_messages(history: Sequence[tuple[str, str]], tokens: int) -> list[dict[str, str]]:
     """The newest earlier turns that fit ``tokens``, as user/assistant messages, oldest first."""
     kept: list[list[dict[str, str]]] = []
-    used = estimate_tokens(_HISTORY_RULE)
+    used = 0  # the rule about earlier turns is in every system prompt, counted with it
     for question, answer in reversed(history):
         said = " ".join(strip_citations(answer).split()) or "(no answer)"
         pair = [
