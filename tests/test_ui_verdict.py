@@ -61,7 +61,9 @@ def test_partly_supported_is_never_green_and_steps_through_what_is_not_backed(
 
     # Off-topic: weak evidence makes it unsupported, and F8 still steps through what no
     # passage backs.
-    fake_ollama.reply = f"{COPIED} {INVENTED}"
+    # (the one passage sent for it is the compost note: the passages are chosen by evidence)
+    compost = "A compost heap wants a balance of green nitrogen material and brown carbon [1]."
+    fake_ollama.reply = f"{compost} {INVENTED}"
     ask(qtbot, w, "What is the boiling point of liquid nitrogen on Mars?")
     assert b.level == "unsupported" and b.verdict.unsupported_sentences >= 1
     assert b.next_button.isVisible()

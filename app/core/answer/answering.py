@@ -308,6 +308,7 @@ class Answer:
             error=self.error,
             partial=self.partial,
             question=self.question,
+            passages={s.n: (s.text, s.label) for s in self.sources},
         )
         return self.verdict
 

@@ -158,6 +158,8 @@ def supplies(question: str, sentences: Sequence[str]) -> bool:
         return bool(numbers or (said.stems - q_terms) & {stem(w) for w in _QUANTITY})
     if want.kind == "time":
         return bool(numbers or names or (new and said.stems & _TIME_CUES))
+    if want.kind == "place":  # a new name, or "in/at/near ..." a new word that is no time
+        return bool(names or _places(text, q_terms))
     if want.kind == "reason":
         return len(new) >= 2 or bool(new and said.stems & _REASON_CUES)
     if want.kind == "named":
@@ -199,3 +201,36 @@ def _names_focus(text: str, focus: str, known: set[str] | frozenset[str]) -> boo
             if any(a.content and a.stem not in known and a.stem not in _ECHO for a in lead):
                 return True
     return False
+
+
+_PLACE_WORDS = frozenset(_split("in at near on inside outside from beside across along into"))
+_NOT_PLACES = _TIME_CUES | {stem(w) for w in _TIME_NOUNS} | {stem(w) for w in _QUANTITY}
+
+
+def _places(text: str, known: set[str] | frozenset[str]) -> bool:
+    """Whether ``text`` puts something somewhere: a place preposition followed (within three
+    words) by a new content word that is not a time ("in the early days" is no place)."""
+    toks = tokens(text)
+    for i, t in enumerate(toks):
+        if t.word.lower() not in _PLACE_WORDS:
+            continue
+        for a in toks[i + 1 : i + 4]:
+            if a.content and a.stem not in known and a.stem not in _NOT_PLACES:
+                return True
+    return False
+
+
+def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[str]:
+    """The names the question asks about that neither the answer nor any passage backing it
+    mentions: the answer may well be about something else ("Where is D'Olier Street?"
+    answered from a passage on the Huguenot Street district)."""
+    said = facts(" ".join([strip_citations(answer), *evidence]))
+    out: list[str] = []
+    for t in tokens(question)[1:]:  # a question's first word is capitalised anyway
+        word = t.word.replace("’", "'")
+        low = word.lower()
+        if not (word[:1].isupper() and len(word) >= 4) or low in STOPWORDS or low in _WH:
+            continue
+        if f" {low} " not in said.words and t.stem not in said.stems and word not in out:
+            out.append(word)
+    return out

@@ -20,10 +20,10 @@ with its own reason; so is an answer that repeats an instruction planted in a pa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from app.core.answer.asks import supplies
+from app.core.answer.asks import missing_names, supplies
 from app.core.answer.claims import SentenceMark
 from app.core.answer.shapes import NOT_A_CLAIM
 from app.core.types import Support
@@ -84,13 +84,16 @@ def judge(
     error: str | None = None,
     partial: bool = False,
     question: str = "",
+    passages: Mapping[int, tuple[str, str]] | None = None,
 ) -> Verdict:
     """The verdict for an answer with these sentence marks, given the retrieval evidence.
 
     ``answered`` is False when the model was not asked (the setting refuses weak evidence);
     ``partial`` when the answer stopped early (its sentences are judged, the reason says so).
     ``support`` None means the evidence is unknown: it is then taken as strong, so the
-    sentence checks decide alone. ``question`` (when given) is what the answer must answer.
+    sentence checks decide alone. ``question`` (when given) is what the answer must answer;
+    ``passages`` (source number -> the text the model saw and its file name and heading) let
+    the verdict read the spans that back each sentence.
     """
     strong = support is None or support.supported
     evidence = support.reason if support is not None else ""
@@ -135,6 +138,20 @@ def judge(
         return Verdict(
             "unsupported", _join(reason, "" if strong else evidence) + tail, total, flagged
         )
+    if flagged < total and passages is not None:
+        backing = [m for m in claims if m.supported]
+        spans = [
+            passages[n][0][a:b] for m in backing for n, a, b in m.support_spans if n in passages
+        ]
+        titles = [passages[n][1] for m in backing for n in m.backed_by if n in passages]
+        lacking = missing_names(question, " ".join(m.text for m in backing), [*spans, *titles])
+        if lacking:
+            named = ", ".join(f"“{w}”" for w in lacking)
+            reason = (
+                f"The answer is about something else: neither it nor the passages backing it "
+                f"mention {named}, which the question asks about."
+            )
+            return Verdict("unsupported", reason + tail, total, flagged)
     if flagged == total:
         why = next((m.reason for m in claims if m.reason), "")
         why = f" ({why[0].lower()}{why[1:]})" if why else ""

@@ -144,3 +144,46 @@ def test_a_yes_no_question_is_answered_by_a_statement() -> None:
     room = Passage(1, "The reading room is not open on Sundays.")
     marks = mark_sentences("The reading room is not open on Sundays [1].", [room])
     assert judge(STRONG, marks, question="Is the reading room open on Sundays?").supported
+
+
+PACKETS = Passage(
+    1,
+    "Packet switching was used in the early days of computer networks. In the 1980s it "
+    "carried traffic on the ARPANET and on British university networks.",
+)
+
+
+def test_a_where_question_needs_a_place_not_a_time() -> None:
+    """Seen on real generations: a "where" answered with "in the early days" was green."""
+    q = "Where was the packet switching used in the 1980s?"
+    echo = "The packet switching was used in the 1980s, in the early days of networks [1]."
+    v = judge(STRONG, mark_sentences(echo, [PACKETS]), question=q)
+    assert v.level == "unsupported" and v.reason.startswith(RESTATES)
+    placed = (
+        "In the 1980s it carried traffic on the ARPANET and on British university networks [1]."
+    )
+    assert judge(STRONG, mark_sentences(placed, [PACKETS]), question=q).level == "supported"
+
+
+HUGUENOT = Passage(
+    1,
+    "The Huguenot Street Historic District in New Paltz, New York, holds stone houses built "
+    "by French Protestant settlers.",
+)
+
+
+def test_an_answer_about_something_else_is_never_green() -> None:
+    """Seen on real generations: "Where is D'Olier Street?" answered (backed, green) from a
+    passage on another street. Neither the answer nor its passage names D'Olier."""
+    q = "Where is D'Olier Street?"
+    about_else = "The Huguenot Street Historic District is in New Paltz, New York [1]."
+    marks = mark_sentences(about_else, [HUGUENOT])
+    assert all(m.supported for m in marks)
+    passages = {1: (HUGUENOT.text, "huguenot street")}
+    v = judge(STRONG, marks, question=q, passages=passages)
+    assert v.level == "unsupported" and "“D'Olier”" in v.reason and "something else" in v.reason
+    # the subject left to a pronoun is fine when the backing passage names it
+    dublin = Passage(1, "D'Olier Street is a street in Dublin, south of the River Liffey.")
+    marks = mark_sentences("It is in Dublin, south of the River Liffey [1].", [dublin])
+    v = judge(STRONG, marks, question=q, passages={1: (dublin.text, "streets")})
+    assert v.level == "supported"
