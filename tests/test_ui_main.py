@@ -26,7 +26,8 @@ def test_ask_streams_then_citation_shows_source_two(make_gui: Any, qtbot: Any) -
     wait_ready(qtbot, gui)
     renders: list[str] = []
     w.answer.textChanged.connect(lambda: renders.append(w.answer.toPlainText()))
-    outcome = ask(qtbot, w, "How much sun do tomatoes need, and what does compost want?")
+    # a question about both notes: both are sent (the passages are chosen by evidence)
+    outcome = ask(qtbot, w, "What does the garden note say about tomatoes and compost?")
 
     assert outcome.error is None and outcome.answer is not None
     partial = [r for r in renders if r and len(r) < len(outcome.answer.text) - 5]
@@ -63,7 +64,7 @@ def test_unsupported_sentence_marked_and_hover_highlights_support(
     gui = make_gui()
     w = gui.window
     wait_ready(qtbot, gui)
-    outcome = ask(qtbot, w, "How much sun do tomatoes need?")
+    outcome = ask(qtbot, w, "What does the garden note say about tomatoes and compost?")
     marks = outcome.answer.sentences
     assert [m.supported for m in marks] == [True, True, False]
     start, _ = w.answer.sentence_range(2)

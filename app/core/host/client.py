@@ -45,12 +45,15 @@ if TYPE_CHECKING:
 __all__ = ["EngineHost", "HostError"]
 
 log = logging.getLogger(__name__)
+# What the fork server imports once, before the first engine process forks from it: the
+# engine's own modules. Not sentence-transformers (torch: ~5 s, needed only by the torch
+# backend or a first-use export) nor chromadb (~1.2 s, first needed by a write or a search
+# without a saved matrix): preloaded, they delayed the window's first answer by their import.
 PRELOAD = [
     "app.core.host.server",
     "app.core.engine",
     "app.core.watch.watcher",
-    "sentence_transformers",
-    "chromadb",
+    "app.core.index.onnx_runner",
 ]
 MessageFn = Callable[[Event], None]
 
