@@ -1,0 +1,385 @@
+"""What a person waits for around indexing, today's code beside this checkout, in one run.
+
+    python bench/bench_latency.py                                # stand-in model only
+    python bench/bench_latency.py --ollama-host http://127.0.0.1:11435 --model smollm2:135m-q8_0
+    python bench/bench_latency.py --baseline 6cb8974 --runs 5 --questions 20
+
+Figures (each "today" beside "now", with the ratio now/today, measured in this run):
+
+- first command in a new data folder (``footnotes search`` on an empty index): today the int8
+  export of the embedding model is made on first use; now the setup command made it;
+- process start -> first search result, ``footnotes search`` as a whole process on a warm
+  index (``--baseline`` REV checked out in a git worktree is "today");
+- window start -> ready to answer (engine open and model loaded), offscreen, both trees;
+- prompt tokens per question (median, p95) on SQuAD 2.0 paragraphs and the notes corpus:
+  today's fixed eight passages against the passages chosen by evidence (``choose_passages``);
+- question -> first answer token against the project's stand-in server, and against a real
+  model when ``--ollama-host`` names one (``../shared/tools/real_ollama.py``), with the share
+  of answers holding a gold SQuAD answer for both prompts;
+- prompt tokens a follow-up can reuse from the previous turn's cache: the longest common
+  token prefix of (turn 1's prompt + its answer) and turn 2's prompt, over the rendered chat.
+
+The warm indexes are built once under ``--work`` (default: a folder in the system temp dir).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import REPO_ROOT, print_table, read_jsonl, require_data
+
+BASELINE = "6cb8974"  # main before the latency work (issue 29)
+QUESTION = "how do I undo the last git commit"
+
+
+def footnotes_cmd(tree: Path) -> list[str]:
+    """Run ``footnotes`` from the code in ``tree`` (this venv's packages either way): the
+    tree is the working directory and comes first on ``sys.path``."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(tree)!r}); from app.cli import main; sys.exit(main())"
+    )
+    return [sys.executable, "-c", code]
+
+
+def run_timed(cmd: list[str], tree: Path, env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(
+        cmd,
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[-4:])} failed in {tree}: {done.stderr[-1500:]}")
+    return took
+
+
+def worktree(rev: str, work: Path) -> Path | None:
+    """``rev`` checked out beside the work folder (made once), or None if git cannot."""
+    path = work / f"tree-{rev}"
+    if (path / "app").is_dir():
+        return path
+    done = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", str(path), rev],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        print(f"SKIP baseline: git worktree add {rev} failed: {done.stderr.strip()}")
+        return None
+    return path
+
+
+def warm_index(work: Path, name: str, docs: Path) -> Path:
+    """A data folder with ``docs`` indexed (once); its vectors.npz is written by a search."""
+    data = work / name
+    if not (data / "manifest.sqlite3").exists():
+        print(f"indexing {docs} into {data} (once)…", flush=True)
+        run_timed(
+            [*footnotes_cmd(REPO_ROOT), "--data-dir", str(data), "index", str(docs)], REPO_ROOT
+        )
+    return data
+
+
+# -- cold start and search ---------------------------------------------------------------
+def cold_first_command(work: Path, runs: int) -> list[list[object]]:
+    """A new data folder's first search: first-use export (today) vs the install's (now)."""
+    today: list[float] = []
+    now: list[float] = []
+    for i in range(runs):
+        for label, env, out in (
+            ("today", {"FOOTNOTES_INSTALLED_MODELS": ""}, today),
+            ("now", {}, now),
+        ):
+            data = work / f"cold-{label}-{i}"
+            shutil.rmtree(data, ignore_errors=True)
+            cmd = [*footnotes_cmd(REPO_ROOT), "--data-dir", str(data), "search", QUESTION]
+            out.append(run_timed(cmd, REPO_ROOT, env))
+            shutil.rmtree(data, ignore_errors=True)
+    return [row("first command, new data folder (s)", today, now)]
+
+
+def warm_search(data: Path, old: Path | None, runs: int) -> list[list[object]]:
+    """``footnotes search`` as a whole process on a warm index, both trees, alternating."""
+    today: list[float] = []
+    now: list[float] = []
+    cmd = ["--data-dir", str(data), "search", QUESTION, "-k", "8"]
+    run_timed([*footnotes_cmd(REPO_ROOT), *cmd], REPO_ROOT)  # writes vectors.npz, warms disk
+    for _ in range(runs):
+        if old is not None:
+            today.append(run_timed([*footnotes_cmd(old), *cmd], old))
+        now.append(run_timed([*footnotes_cmd(REPO_ROOT), *cmd], REPO_ROOT))
+    return [row("search process, warm index (s)", today, now)]
+
+
+def child_ready() -> int:
+    """In a fresh process (either tree): window built and shown, until it can answer."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    sys.path.insert(0, os.environ["FOOTNOTES_BENCH_TREE"])  # that tree's app, not this one
+    t0 = float(os.environ["FOOTNOTES_BENCH_T0"])
+    from PySide6.QtCore import QTimer
+
+    import app
+    from app.ui.main import build
+
+    print(f"TREE {Path(app.__file__).parent}", flush=True)
+    gui = build(Path(os.environ["FOOTNOTES_BENCH_DATA"]))
+    gui.window.show()
+    gui.service.start()
+    shown = time.time() - t0
+
+    def poll() -> None:
+        s = gui.service.state
+        if s.engine_ready and s.model_loaded:
+            print(f"READY {shown:.4f} {time.time() - t0:.4f}", flush=True)
+            gui.quit()
+        else:
+            QTimer.singleShot(20, poll)
+
+    QTimer.singleShot(0, poll)
+    gui.app.exec()
+    gui.service.wait_stopped(60)
+    return 0
+
+
+def window_ready(data: Path, old: Path | None, runs: int) -> list[list[object]]:
+    today: list[float] = []
+    now: list[float] = []
+    for _ in range(runs):
+        for tree, out in ((old, today), (REPO_ROOT, now)):
+            if tree is None:
+                continue
+            env = {
+                **os.environ,
+                "FOOTNOTES_BENCH_TREE": str(tree),
+                "FOOTNOTES_BENCH_T0": repr(time.time()),
+                "FOOTNOTES_BENCH_DATA": str(data),
+            }
+            done = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--child-ready"],
+                cwd=tree,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+            line = next((x for x in done.stdout.splitlines() if x.startswith("READY")), None)
+            if line is None:
+                raise RuntimeError(f"window child failed: {done.stderr[-1500:]}")
+            out.append(float(line.split()[2]))
+    return [row("window start -> ready to answer (s)", today, now)]
+
+
+# -- prompts -----------------------------------------------------------------------------
+def squad_questions(limit: int) -> list[dict[str, Any]]:
+    rows = [q for q in read_jsonl(require_data("squad2", "questions.jsonl"))]
+    answerable = [q for q in rows if q["kind"] == "answerable"]
+    step = max(1, len(answerable) // limit)
+    return answerable[::step][:limit]
+
+
+def notes_questions(notes: Path, limit: int) -> list[str]:
+    """A known-item question per note: its title, as a person types what they remember."""
+    out = []
+    for path in sorted(notes.rglob("*.md"))[:: max(1, 1800 // limit)]:
+        first = path.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+        if first and first[0].startswith("# "):
+            out.append(first[0][2:].strip())
+        if len(out) >= limit:
+            break
+    return out
+
+
+def prompt_tokens(engine: Any, questions: list[str]) -> tuple[list[int], list[int]]:
+    """Prompt tokens per question: the eight passages (today) and those chosen (now)."""
+    from app.core.answer.answering import build_messages, estimate_tokens
+    from app.core.answer.passages import choose_passages
+
+    today, now = [], []
+    for q in questions:
+        hits = engine.search(q, 8).hits
+        for chosen, out in ((hits, today), (choose_passages(hits, estimate_tokens), now)):
+            messages, _ = build_messages(q, chosen)
+            out.append(sum(estimate_tokens(m["content"]) + 4 for m in messages))
+    return today, now
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else float("nan")
+
+
+def row(label: str, today: list[float], now: list[float]) -> list[object]:
+    t = statistics.median(today) if today else float("nan")
+    n = statistics.median(now) if now else float("nan")
+    return [label, t, n, n / t if today and t else float("nan")]
+
+
+# -- first token and reuse ---------------------------------------------------------------
+def first_token(
+    engine: Any, questions: list[dict[str, Any]], host: str, model: str
+) -> tuple[list[list[object]], dict[str, float]]:
+    """Seconds from sending the question to the first piece, and gold answers held."""
+    from app.core.answer.answering import estimate_tokens, stream_answer
+    from app.core.answer.passages import choose_passages
+
+    times: dict[str, list[float]] = {"today": [], "now": []}
+    right: dict[str, int] = {"today": 0, "now": 0}
+    for q in questions:
+        hits = engine.search(q["question"], 8).hits
+        for label, chosen in (("today", hits), ("now", choose_passages(hits, estimate_tokens))):
+            started = time.perf_counter()
+            gen = stream_answer(q["question"], chosen, host=host, model=model, timeout_s=300)
+            first = None
+            text = []
+            try:
+                while True:
+                    piece = next(gen)
+                    first = first or time.perf_counter() - started
+                    text.append(piece)
+            except StopIteration:
+                pass
+            times[label].append(first if first is not None else float("nan"))
+            said = normal("".join(text))
+            right[label] += any(normal(a) in said for a in q.get("answers", []))
+    n = max(1, len(questions))
+    return [row("question -> first token (s)", times["today"], times["now"])], {
+        k: v / n for k, v in right.items()
+    }
+
+
+def normal(text: str) -> str:
+    """SQuAD's answer normalisation: lower case, no punctuation or articles, single spaces."""
+    text = re.sub(r"[^\w\s]", " ", text.lower())
+    return " ".join(w for w in text.split() if w not in {"a", "an", "the"})
+
+
+def follow_up_reuse(engine: Any) -> list[list[object]]:
+    """Tokens of turn 2's prompt that a cache holding turn 1 (prompt + answer) can reuse."""
+    from app.core.answer.answering import build_messages, estimate_tokens
+
+    q1, q2 = QUESTION, "and what if the commit was already pushed?"
+    a1 = "Run git reset HEAD~ to undo it and keep the changes [1]."
+    h1 = engine.search(q1, 8).hits
+    h2 = engine.search(q1 + " " + q2, 8).hits
+    turn1, _ = build_messages(q1, h1)
+    turn2, _ = build_messages(q2, h2, history=[(q1, a1)])
+    cached = [*turn1, {"role": "assistant", "content": a1}]
+    shared = common_prefix(render(cached), render(turn2))
+    total = estimate_tokens(render(turn2))
+    return [["follow-up prompt reused from cache (share)", float("nan"), shared / total, 0.0]]
+
+
+def render(messages: list[dict[str, str]]) -> str:
+    """A ChatML rendering (SmolLM2's template): what the server tokenizes."""
+    return "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+
+
+def common_prefix(a: str, b: str) -> int:
+    from app.core.answer.answering import estimate_tokens
+
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return estimate_tokens(a[:n])
+
+
+# -- main ----------------------------------------------------------------------------------
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", default=BASELINE, help="git revision that is 'today'")
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "fn-latency")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--questions", type=int, default=60)
+    parser.add_argument("--ollama-host", default=None, help="a real model's server")
+    parser.add_argument("--model", default="smollm2:135m-q8_0")
+    parser.add_argument("--real-questions", type=int, default=12)
+    parser.add_argument("--child-ready", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_ready:
+        return child_ready()
+    args.work.mkdir(parents=True, exist_ok=True)
+    import platform
+
+    from app.core.index.int8_export import quantization_arch
+
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"int8 path {quantization_arch()}; baseline {args.baseline}")  # fmt: skip
+    notes = require_data("corpus", "notes")
+    squad_docs = args.work / "squad-docs"
+    if not squad_docs.exists():
+        squad_docs.mkdir()
+        for p in read_jsonl(require_data("squad2", "passages.jsonl")):
+            (squad_docs / f"{p['_id'].replace('/', '_')}.txt").write_text(
+                f"{p['title']}\n\n{p['text']}\n", encoding="utf-8"
+            )
+    notes_data = warm_index(args.work, "notes-data", notes)
+    squad_data = warm_index(args.work, "squad-data", squad_docs)
+    old = worktree(args.baseline, args.work)
+
+    rows: list[list[object]] = []
+    rows += cold_first_command(args.work, max(1, args.runs // 2))
+    rows += warm_search(notes_data, old, args.runs)
+    rows += window_ready(notes_data, old, args.runs)
+
+    from app.core.engine import Engine
+
+    squad = squad_questions(args.questions)
+    with_engine = Engine(squad_data)
+    try:
+        today, now = prompt_tokens(with_engine, [q["question"] for q in squad])
+        rows.append(row("prompt tokens, SQuAD paragraphs (median)", today, now))  # type: ignore[arg-type]
+        rows.append(["prompt tokens, SQuAD paragraphs (p95)", pct(today, .95), pct(now, .95),
+                     pct(now, .95) / pct(today, .95)])  # fmt: skip
+        from tests.fake_ollama import FakeOllama
+
+        with FakeOllama(echo=True, token_delay=0.01) as fake:
+            stand, _ = first_token(with_engine, squad[:10], fake.url, "llama3.2")
+        stand[0][0] = "question -> first token, stand-in (s)"
+        rows += stand
+        if args.ollama_host:
+            real, held = first_token(
+                with_engine, squad[: args.real_questions], args.ollama_host, args.model
+            )
+            real[0][0] = f"question -> first token, {args.model} (s)"
+            rows += real
+            ratio = held["now"] / held["today"] if held["today"] else float("nan")
+            rows.append(
+                ["answers holding a gold answer (share)", held["today"], held["now"], ratio]
+            )
+    finally:
+        with_engine.close()
+    notes_engine = Engine(notes_data)
+    try:
+        today, now = prompt_tokens(notes_engine, notes_questions(notes, args.questions))
+        rows.append(row("prompt tokens, notes (median)", today, now))  # type: ignore[arg-type]
+        rows.append(["prompt tokens, notes (p95)", pct(today, .95), pct(now, .95),
+                     pct(now, .95) / pct(today, .95)])  # fmt: skip
+        rows += follow_up_reuse(notes_engine)
+    finally:
+        notes_engine.close()
+    print_table(["figure", "today", "now", "now/today"], rows)
+    print("(filings: not measured here; their corpus index takes too long to build in a run)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
