@@ -45,6 +45,9 @@ NOT_A_CLAIM = "a statement about the sources, not a claim"
 LIST_NUMERAL = "a list number, not a sentence"
 HEADING = "a heading, not a claim"
 CONTENTS_LINE = "a line of a table of contents or an index, not a claim"
+SOURCE_TAG = "the prompt's source markup repeated, not a claim"
+# A model that pastes its prompt back: ``<source n="1" file="…">`` or ``</source>`` lines.
+_SOURCE_TAG = re.compile(r"^\W*</?\s*sources?\b[^>]*>?\W*$", re.IGNORECASE)
 
 _MODEL = r"(?:ai|assistant|language model|llm|chatbot|chat ?bot|model|gpt|bot)"
 _PLANTED = re.compile(
@@ -81,6 +84,8 @@ def sentence_kind(answer: str, start: int, end: int) -> str:
     line = strip_citations(answer[line_start : len(answer) if line_end < 0 else line_end])
     if is_toc_like(text) or is_toc_like(line):  # a contents line may split into "sentences"
         return CONTENTS_LINE
+    if _SOURCE_TAG.match(text) or _SOURCE_TAG.match(line):
+        return SOURCE_TAG
     if _NUMERAL.match(text):
         return LIST_NUMERAL
     if "#" in answer[line_start:start] or _BOLD_LINE.match(text):

@@ -20,6 +20,7 @@ with its own reason; so is an answer that repeats an instruction planted in a pa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -120,6 +121,13 @@ def judge(
             "numbers or lines of a table of contents)."
         )
         return Verdict("no_answer", why + tail)
+    declined = [m for m in sentences if m.kind != "claim" and m.reason == NOT_A_CLAIM]
+    if declined and any(_declines(m.text) for m in declined):  # "not in the sources", then...
+        reason = (
+            "The model says the passages found do not contain the answer, and then answers "
+            "anyway: what follows is not vouched for."
+        )
+        return Verdict("no_answer", reason + tail, total, flagged)
     planted = [m for m in claims if m.planted]
     if planted:
         where = sorted({n for m in planted for n in m.sources})
@@ -204,6 +212,19 @@ def _miscited(claims: Sequence[SentenceMark]) -> str:
     if len(wrong) == 1:
         return f" One sentence cites another passage than the one that backs it ({where})."
     return f" {len(wrong)} sentences cite other passages than the ones that back them ({where})."
+
+
+_DECLINES = re.compile(
+    r"\b(?:do|does|did)(?: not|n't) (?:contain|include|mention|say|state|provide|have)\b"
+    r".{0,30}\banswer|\bnot (?:in|among) the (?:sources|passages)\b",
+    re.IGNORECASE,
+)
+
+
+def _declines(text: str) -> bool:
+    """A sentence that says the sources hold no answer ("The sources do not contain the
+    answer."), as opposed to one that says some detail is missing."""
+    return bool(_DECLINES.search(text))
 
 
 def _join(*parts: str) -> str:

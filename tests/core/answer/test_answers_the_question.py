@@ -187,3 +187,21 @@ def test_an_answer_about_something_else_is_never_green() -> None:
     marks = mark_sentences("It is in Dublin, south of the River Liffey [1].", [dublin])
     v = judge(STRONG, marks, question=q, passages={1: (dublin.text, "streets")})
     assert v.level == "supported"
+
+
+HASH = Passage(1, "Use Hash#compact to remove nil values from a hash. It returns a new hash.")
+
+
+def test_an_answer_that_declines_and_then_answers_is_not_green() -> None:
+    """Seen on real generations: "The sources do not contain the answer." followed by the
+    answer, shown green. The model's own words say it is not vouched for: neutral, not green."""
+    reply = "The sources do not contain the answer. Use Hash#compact to remove nil values [1]."
+    v = judge(STRONG, mark_sentences(reply, [HASH]), question="How do I drop nil values?")
+    assert v.level == "no_answer" and "answers anyway" in v.reason
+
+
+def test_source_markup_pasted_back_is_not_a_claim() -> None:
+    reply = '<source n="1" file="hash.md">\nUse Hash#compact to remove nil values [1].\n</source>'
+    marks = mark_sentences(reply, [HASH])
+    assert [m.kind for m in marks] == ["meta", "claim", "meta"]
+    assert judge(STRONG, marks, question="How do I remove nil values?").level == "supported"
