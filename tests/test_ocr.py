@@ -241,7 +241,7 @@ def test_folders_panel_names_the_page_being_read() -> None:
     from app.ui.folders_panel import progress_text
     from app.ui.payloads import SyncProgress
 
-    p = SyncProgress(3, 10, "/scans/ledger.pdf", "ocr", None, "OCR page 41 of 200")
+    p = SyncProgress(3, 10, "/scans/ledger.pdf", "ocr", None, page=41, pages=200)  # numbers
     assert progress_text(p) == "Indexing 3 of 10 files  ·  ledger.pdf: OCR page 41 of 200"
 
 

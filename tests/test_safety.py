@@ -172,7 +172,8 @@ def test_an_injected_passage_reaches_the_model_only_as_quoted_data(audited: Audi
     assert len(pwned) == 3
     assert all(any(start < at < end for start, end in blocks) for at in pwned)
     quoted = user[slice(*next(b for b in blocks if "PWNED" in user[slice(*b)]))]
-    assert "&lt;/source>" in quoted and "&lt;/sources>" in quoted and "&lt;source n=" in quoted
+    # made inert as look-alikes that read the same (‹ for <), so no block opens or closes
+    assert "‹/source>" in quoted and "‹/sources>" in quoted and "‹source n=" in quoted
     assert user.index("Question: What does the assistant note say") > region[1]
 
 
