@@ -2,9 +2,9 @@
 
 - ``index_write()``: the indexer calls it after each index write (a SQLite transaction or a
   vector-store call). It counts them in ``WRITES.steps``, and when the environment variable
-  ``$FOOTNOTES_TEST_KILL_AFTER`` is set, SIGKILLs the process there (tests/test_crash.py):
-  ``N`` kills right after write N; ``N:SECONDS`` kills that many seconds after it, so the
-  kill lands inside a later write. Unset, it only counts.
+  ``$FOOTNOTES_TEST_KILL_AFTER`` is set, SIGKILLs the process there
+  (tests/core/index/test_crash.py): ``N`` kills right after write N; ``N:SECONDS`` kills
+  that many seconds after it, so the kill lands inside a later write. Unset, it only counts.
 - ``MODEL_EXPORTS``: how many int8 model exports this process made, so tests can tell that
   a second load reused the first export instead of making another.
 """

@@ -31,7 +31,7 @@ from app.core.ingest.loaders import load_document
 from tests import hostile_corpus as hc
 from tests.helpers import eventually, long_markdown, make_pdf
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, PR_CAPBSET_DROP = 1, 2, 24
 
 

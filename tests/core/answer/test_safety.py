@@ -26,7 +26,7 @@ from app.core.answer.ollama_host import is_local_host, plain_http_warning
 from tests.fake_ollama import FakeOllama
 from tests.helpers import make_corpus
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 AUDIT_HOOK = """
 import json, os, sys

@@ -29,8 +29,8 @@ from app.core.watch.backoff import (
 from app.core.watch.change_queue import Batch
 from app.core.watch.retrying import Retrier
 from app.core.watch.watcher import Watcher, WatchStatus
+from tests.core.index.test_chroma_server import ChromaServer, free_port
 from tests.helpers import eventually, footnotes
-from tests.test_chroma_server import ChromaServer, free_port
 
 UNREACHABLE = "Chroma server unreachable — retrying in"
 

@@ -289,7 +289,7 @@ def test_renamed_file_gives_identical_texts_and_hashes() -> None:
 def test_chunks_are_the_same_in_another_process() -> None:
     code = (
         "import random, sys; sys.path.insert(0, '.');"
-        "from tests.test_chunking import prose;"
+        "from tests.core.ingest.test_chunking import prose;"
         "from app.core.ingest.chunking import chunk_text;"
         "text = '\\n\\n'.join(prose(random.Random(5)));"
         "print([c.text_hash for c in chunk_text(text, path='p', page=None)])"
@@ -299,7 +299,7 @@ def test_chunks_are_the_same_in_another_process() -> None:
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(__file__).parents[1],
+        cwd=Path(__file__).parents[3],
         env={"PYTHONHASHSEED": "123"},
     )
     here = chunk_text("\n\n".join(prose(random.Random(5))), path="p", page=None)

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from app.core.engine import Engine
 from app.core.index.manifest import Manifest
 from app.ui.folders_panel import removal_question
+from tests.core.index.test_chroma_server import free_port
 from tests.helpers import long_markdown
-from tests.test_chroma_server import free_port
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
 from tests.ui_fixtures import answer_next_dialog, wait_ready
 

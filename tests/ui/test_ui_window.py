@@ -336,7 +336,7 @@ def test_ctrl_e_in_the_question_box_exports_under_x11() -> None:
     env = {**os.environ, "QT_QPA_PLATFORM": "xcb"}
     proc = subprocess.run(
         ["xvfb-run", "-a", sys.executable, "-c", CTRL_E_UNDER_X11],
-        capture_output=True, text=True, timeout=120, env=env, cwd=Path(__file__).parents[1],
+        capture_output=True, text=True, timeout=120, env=env, cwd=Path(__file__).parents[2],
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[-2:] == ["1", "0"]  # exported once; the cursor did not move

@@ -22,7 +22,7 @@ from app.core.ingest.context import embedding_text
 from app.core.text import text_hash
 from tests.helpers import paragraph
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def write_notes(root: Path, count: int = 6) -> Path:

@@ -69,7 +69,7 @@ def test_a_store_folder_that_cannot_be_written_still_searches(tmp_path: Path) ->
 def test_vectors_of_lexical_hits_come_from_the_loaded_matrix(tmp_path: Path, make_engine) -> None:
     """A hit found only by its words gets its cosine from the matrix already in memory: no
     request to the store (over a Chroma server, one HTTP round trip per question saved)."""
-    from tests.test_store_faults import FaultyCollection
+    from tests.core.index.test_store_faults import FaultyCollection
 
     docs = tmp_path / "docs"
     write(docs, "tides.md", "# Tides\n\nThe spring tide at the north jetty peaks at dawn.\n")

@@ -23,7 +23,7 @@ from app.core.engine import Engine
 from app.core.index.store import StoreError
 from tests.helpers import long_markdown
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 NAMESPACES = (
     ["unshare", "--mount", "--propagation", "private"],
     ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"],

@@ -19,7 +19,7 @@ from app.core.ingest.loaders import load_document
 from tests.helpers import eventually
 from tests.helpers import footnotes as run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from app.core.watch.change_queue import ChangeQueue
 from app.core.watch.watcher import Watcher, WatchStatus
 from tests.helpers import eventually, paragraph
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 DEADLINE_S = 20.0
 
 

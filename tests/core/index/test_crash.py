@@ -25,7 +25,7 @@ import pytest
 
 from tests.helpers import long_markdown, paragraph
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 JOB_TIMEOUT_S = 240.0
 
 
@@ -89,7 +89,11 @@ class Forks:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
         env.pop("FOOTNOTES_TEST_KILL_AFTER", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", "from tests.test_crash import serve_forks; serve_forks()"],
+            [
+                sys.executable,
+                "-c",
+                "from tests.core.index.test_crash import serve_forks; serve_forks()",
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.index.test_index_format import cli, write_notes
 from tests.helpers import eventually, long_markdown
-from tests.test_index_format import cli, write_notes
 
 NOTES = 6  # write_notes: six harbour logs and the kelp handbook
 

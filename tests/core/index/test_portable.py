@@ -25,9 +25,9 @@ from app.core.host.messages import AddFolder, Exited, IndexProgress, Opened, Sea
 from app.core.ingest.parsing import START_METHOD_ENV, ParseLimits, start_method
 from app.core.ingest.reader_pool import ParserPool
 from app.core.locking import LockedError, WriterLock
-from tests.test_engine_host import Inbox, data_dir, indexed
+from tests.core.host.test_engine_host import Inbox, data_dir, indexed
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def run_python(code: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

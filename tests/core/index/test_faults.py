@@ -32,7 +32,7 @@ from app.core.types import Hit
 from tests.fake_ollama import _TOKEN, FakeOllama
 from tests.helpers import eventually, footnotes
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 QUESTION = "How often should the chain on a road bicycle be replaced?"
 REPLY = "Replace the chain every three thousand kilometres [1]. Check it monthly [1]."
 

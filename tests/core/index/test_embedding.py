@@ -19,7 +19,7 @@ from app.core.index.int8_export import int8_export_dir
 from app.core.index.model_source import EmbeddingError
 from app.core.text import text_hash
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 TEXTS = [
     "The cat sat on the mat in the warm kitchen.",
     "Quarterly revenue rose eight percent on strong sales of cloud services.",

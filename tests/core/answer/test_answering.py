@@ -407,7 +407,7 @@ def test_answer_question_reports_errors_without_raising() -> None:
 
 def test_fake_server_runs_standalone() -> None:
     port = free_port()
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     cmd = [sys.executable, "-m", "tests.fake_ollama", "--port", str(port), "--echo"]
     with subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, text=True) as proc:
         try:
