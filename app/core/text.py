@@ -35,7 +35,7 @@ ANSWER_FILLER = frozenset(
     """
     also may might must shall one ones s t however therefore thus yes according source
     sources passage passages document documents summary overall conclusion additionally
-    furthermore moreover finally unfortunately specifically
+    furthermore moreover finally unfortunately specifically answer answers
     """.split()  # noqa: SIM905
 )
 

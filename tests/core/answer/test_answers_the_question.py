@@ -205,3 +205,15 @@ def test_source_markup_pasted_back_is_not_a_claim() -> None:
     marks = mark_sentences(reply, [HASH])
     assert [m.kind for m in marks] == ["meta", "claim", "meta"]
     assert judge(STRONG, marks, question="How do I remove nil values?").level == "supported"
+
+
+MSPS = Passage(1, "The Parliament has 129 MSPs: 73 constituency MSPs and 56 regional members.")
+
+
+def test_the_answer_is_framing_does_not_hide_a_backed_number() -> None:
+    """Seen on real generations: "The answer is 73." was 'no source contains this' because
+    the framing word "answer" counted as a claim word no passage holds."""
+    q = "What is the number of Constituency MSPs?"
+    assert judge(STRONG, mark_sentences("The answer is 73.", [MSPS]), question=q).supported
+    wrong = judge(STRONG, mark_sentences("The answer is 75.", [MSPS]), question=q)
+    assert wrong.level == "unsupported"
