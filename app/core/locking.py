@@ -29,7 +29,11 @@ FAR_BYTE = 1 << 30  # the byte locked where there is no flock: past any note eve
 
 
 class LockedError(Exception):
-    """Another process is writing this index; the message names it."""
+    """Another process is writing this index; the message names it, ``holder`` says who."""
+
+    def __init__(self, message: str, holder: str = "another Footnotes process") -> None:
+        super().__init__(message)
+        self.holder = holder
 
 
 def _try_lock(fh: IO[str]) -> bool:
@@ -98,7 +102,7 @@ class WriterLock:
             fh.seek(0)
             holder = fh.read().strip()
             fh.close()
-            raise LockedError(describe_holder(holder, self.path.parent))
+            raise LockedError(describe_holder(holder, self.path.parent), holder_name(holder))
         fh.seek(0)
         fh.truncate()
         fh.write(json.dumps({"pid": os.getpid(), "what": self.what, "since": time.time()}))
@@ -121,14 +125,30 @@ class WriterLock:
         self.release()
 
 
-def describe_holder(raw: str, data_dir: Path) -> str:
+def holder_name(raw: str) -> str:
+    """Who holds the lock, from its note: "footnotes watch (process 812, since 09:14:03)"."""
     try:
         info = json.loads(raw)
         since = time.strftime("%H:%M:%S", time.localtime(info["since"]))
-        who = f"{info['what']} (process {info['pid']}, since {since})"
+        return f"{info['what']} (process {info['pid']}, since {since})"
     except (ValueError, KeyError, TypeError):
-        who = "another Footnotes process"
+        return "another Footnotes process"
+
+
+def describe_holder(raw: str, data_dir: Path) -> str:
+    """The command line's refusal: who holds the index, and the option that avoids it."""
+    who = holder_name(raw)
     return (
         f"The index in {data_dir} is being updated by {who}; "
         "stop it first, or use a different --data-dir."
+    )
+
+
+def read_only_message(holder: str) -> str:
+    """The window's note when another process holds the index: what still works, in words
+    for a person (no command-line options)."""
+    return (
+        f"Footnotes is already open with this data folder: {holder} is indexing it. "
+        "This window can ask questions but not index; to index here, close the other one "
+        "and open Footnotes again."
     )

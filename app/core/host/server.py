@@ -153,7 +153,7 @@ class HostServer:
     # -- opening and closing ---------------------------------------------------------------
     def _open(self) -> bool:
         from app.core.engine import Engine
-        from app.core.locking import LockedError
+        from app.core.locking import LockedError, read_only_message
 
         try:
             engine = Engine(self.data_dir, settings=self.settings)
@@ -169,7 +169,7 @@ class HostServer:
                 engine.manifest.folders()  # creates the database on first run
                 self.writable = True
             except LockedError as exc:
-                message = f"{exc} Asking and searching still work; indexing is off."
+                message = read_only_message(exc.holder)
         self.send(Opened(True, self.writable, message))
         if self.writable:
             self._follow()

@@ -121,7 +121,7 @@ def test_second_host_is_read_only_but_searches(
     ok, writable, message = dataclasses.astuple(second_inbox.wait(Opened))
     assert ok and not writable
     assert "test host" in message and str(first._proc.pid) in message  # names the holder
-    assert "indexing is off" in message
+    assert "can ask questions but not index" in message and "--" not in message
     second.send(AddFolder(str(tmp_path)))
     assert "Indexing is off" in second_inbox.wait(Failed).message
     assert second.call(Search("what does the starter eat", 1)).hits[0].path.endswith("a.md")
