@@ -157,6 +157,7 @@ class SettingsDialog(QDialog):
         self.invalid.setWordWrap(True)
         self.invalid.setStyleSheet(f"color:{colors().banner_fg}; font-weight:600;")
         self.invalid.hide()
+        self._refused = False  # Save was refused: edits re-check what stood in its way
         box = QVBoxLayout(self)
         box.addLayout(form)
         box.addWidget(self.invalid)
@@ -167,12 +168,23 @@ class SettingsDialog(QDialog):
         self._debounce.setInterval(600)
         self._debounce.timeout.connect(self.check_host)
         self.host.textEdited.connect(self._on_host_edited)
+        self.host.textChanged.connect(self._recheck_invalid)
+        self.model.currentTextChanged.connect(self._recheck_invalid)
+        self.embedding.currentTextChanged.connect(self._recheck_invalid)
+        self.ignore.textChanged.connect(self._recheck_invalid)
         service.models_listed.connect(self._on_models)
         self._update_warning()
         self.check_host()
 
     @Slot()
     def check_host(self) -> None:
+        """Ask the host typed for its models, unless it cannot be an address at all."""
+        why = host_problem(self.host.text().strip())
+        if why:  # said as a sentence here, never as the URL parser's exception
+            self.status_level = "down"
+            self.host_status.setText(f"This is not an address Ollama can have: {why}.")
+            self.host_status.setStyleSheet(f"color:{colors().unsupported_line};")
+            return
         self.status_level = "checking"
         self.host_status.setText("Checking Ollama…")
         self.host_status.setStyleSheet(f"color:{colors().muted_fg};")
@@ -198,7 +210,7 @@ class SettingsDialog(QDialog):
         self.pull_button.hide()
         if listed.error:
             self.status_level = "down"
-            self.host_status.setText(f"Not running: {listed.error}")
+            self.host_status.setText(listed.error)  # a sentence: "Ollama is not running at …"
             self.host_status.setStyleSheet(f"color:{c.unsupported_line};")
             self.model.setCurrentText(current)
             return
@@ -303,14 +315,14 @@ class SettingsDialog(QDialog):
         found = [str(p).removeprefix("settings.json: ") for p in Settings.from_dict(
             edited.to_dict()).problems]  # fmt: skip
         why = host_problem(edited.ollama_host)
-        return ([f"Ollama host: {why}"] if why else []) + found
+        return ([f"the Ollama host is not an address ({why})"] if why else []) + found
 
     def accept(self) -> None:
         edited = self.edited()
         problems = self.problems(edited)
         if problems:  # said in the dialog, which stays open with the values as typed
-            self.invalid.setText("Not saved: " + "; ".join(problems) + ".")
-            self.invalid.show()
+            self._refused = True  # from now on each edit says whether it still stands
+            self._say_invalid(problems)
             return
         self.invalid.hide()
         self.service.apply_settings(edited)
@@ -318,6 +330,20 @@ class SettingsDialog(QDialog):
         if theme != str(self.ui_settings.value("ui/theme", "system")):
             self.theme_chosen.emit(theme)
         super().accept()
+
+    def _say_invalid(self, problems: list[str]) -> None:
+        """Why Save did not save, as one sentence; hidden once nothing stands in the way."""
+        if not problems:
+            self.invalid.hide()
+            return
+        self.invalid.setText("Not saved: " + "; ".join(problems) + ".")
+        self.invalid.show()
+
+    @Slot()
+    def _recheck_invalid(self) -> None:
+        """After an edit, say again what keeps Save from saving (or nothing, once fixed)."""
+        if self._refused:
+            self._say_invalid(self.problems(self.edited()))
 
     @Slot()
     def _open_data_dir(self) -> None:
