@@ -14,6 +14,7 @@ from app.core.answer.ollama_host import display_host
 from app.core.engine import Engine
 from app.core.index import pending
 from app.core.index.availability import folder_problem
+from app.core.index.report import counted
 from app.core.private import too_open
 from app.core.search import probes
 
@@ -68,28 +69,32 @@ def _check_index(engine: Engine) -> tuple[bool, str]:
     waiting = pending.listed(engine.manifest.conn)  # written, their vectors being computed
     if missing := len(known - stored - waiting):
         problems.append(
-            f"{missing} passage texts have no vector (run `footnotes index` on your folders)"
+            f"{counted(missing, 'passage text')} {'has' if missing == 1 else 'have'} no vector "
+            "(run `footnotes index` on your folders)"
         )
     if (orphans := len(stored - known)) and not store.shared:  # shared: others' vectors
         problems.append(
-            f"{orphans} stored vectors belong to no passage (the next index run removes them)"
+            f"{counted(orphans, 'stored vector')} {'belongs' if orphans == 1 else 'belong'} "
+            "to no passage (the next index run removes them)"
         )
     if problems:
         return False, "index: " + "; ".join(problems)
     fmt = f"format {counts['index_format']} (passages embedded with their title and headings)"
-    if counts["chunks_waiting"]:
+    if waits := counts["chunks_waiting"]:
         fmt += (
-            f"; {counts['chunks_waiting']} passages searchable by their words wait for their "
-            "vectors (the running watcher or the next `footnotes index` computes them)"
+            f"; {counted(waits, 'passage')} searchable by {'its' if waits == 1 else 'their'} "
+            f"words {'waits for its vector' if waits == 1 else 'wait for their vectors'} "
+            "(the running watcher or the next `footnotes index` computes them)"
         )
-    if counts["files_outdated"]:
+    if outdated := counts["files_outdated"]:
         fmt += (
-            f"; {counts['files_outdated']} files still in an older format, rebuilt by the next "
+            f"; {counted(outdated, 'file')} still in an older format, rebuilt by the next "
             "sync (the app or `footnotes index`), searchable meanwhile"
         )
     return True, (
-        f"index: {counts['files_indexed']} files, {counts['chunks']} passages, "
-        f"{counts['files_failed']} failed; manifest and vector store agree; {fmt}"
+        f"index: {counted(counts['files_indexed'], 'file')}, "
+        f"{counted(counts['chunks'], 'passage')}, "
+        f"{counts['files_failed']:,} failed; manifest and vector store agree; {fmt}"
     )
 
 
@@ -115,13 +120,13 @@ def _check_private(engine: Engine) -> tuple[bool, str]:
     if still:
         names = ", ".join(str(p) for p in still[:3]) + (" ..." if len(still) > 3 else "")
         return False, (
-            f"privacy: {len(still)} items in {root} can be read by other users and could not be "
-            f"made owner-only ({names}); run `chmod -R go-rwx {root}` as their owner"
+            f"privacy: {counted(len(still), 'item')} in {root} can be read by other users and "
+            f"could not be made owner-only ({names}); run `chmod -R go-rwx {root}` as their owner"
         )
     if engine.data.tightened:
         return True, (
-            f"privacy: {len(engine.data.tightened)} items in {root} could be read by other "
-            "users; they are now owner-only (folders 0700, files 0600)"
+            f"privacy: {counted(len(engine.data.tightened), 'item')} in {root} could be read "
+            "by other users; now owner-only (folders 0700, files 0600)"
         )
     return True, f"privacy: {root} is owner-only (folders 0700, files 0600)"
 

@@ -208,8 +208,8 @@ def build_messages(
     fixed += sum(estimate_tokens(m["content"]) + 4 for m in earlier)
     if fixed + _MIN_TRIMMED_TOKENS > budget:
         raise AnswerError(
-            f"The question is too long for a {context_tokens}-token context: shorten it, or "
-            "choose a larger context size.",
+            "The question is too long for the model's context: shorten it, or split it into "
+            "two questions.",
             AnswerFailure.TOO_LONG,
         )
     used = fixed
