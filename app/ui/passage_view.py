@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from app.ui.page_loader import is_paged
 from app.ui.payloads import PassageText
 from app.ui.pdf_view import PdfView
+from app.ui.reflow import Reflowed, reflow
 from app.ui.sources_panel import short_folder
 from app.ui.theme import colors
 from app.ui.widgets import ElidedLabel, plain_label, shown_path
@@ -59,6 +60,7 @@ class PassageView(QWidget):
         self.n = 0
         self._token = 0
         self._offset = 0
+        self._shown = Reflowed("", [0])  # the text shown, with offsets into what was loaded
         self._strong: list[tuple[int, int]] = []
         self.title = ElidedLabel("No source selected")
         self.title.setObjectName("passageTitle")
@@ -123,8 +125,7 @@ class PassageView(QWidget):
             self.tabs.setCurrentIndex(self.text_tab)
         wrap = QPlainTextEdit.LineWrapMode
         self.text.setLineWrapMode(wrap.NoWrap if keeps_lines(hit.path) else wrap.WidgetWidth)
-        self.text.setPlainText(hit.text)
-        self._offset = hit.start
+        self._set_text(hit.text, hit.start)
         self._paint()
         self._token = self.service.new_token()
         self.service.load_passage(self._token, hit)
@@ -161,9 +162,19 @@ class PassageView(QWidget):
                 "indexed; it will be updated at the next sync."
             )
             self.warning.show()
-        self.text.setPlainText(loaded.text)
-        self._offset = loaded.offset
+        self._set_text(loaded.text, loaded.offset)
         self._paint(scroll=True)
+
+    def _set_text(self, text: str, offset: int) -> None:
+        """Show ``text`` (which starts at ``offset`` of the file's text): prose reflowed,
+        code, logs and tables with their lines as they are."""
+        hit = self.hit
+        if hit is not None and keeps_lines(hit.path):
+            self._shown = Reflowed(text, list(range(len(text) + 1)))
+        else:
+            self._shown = reflow(text)
+        self.text.setPlainText(self._shown.text)
+        self._offset = offset
 
     def _paint(self, scroll: bool = False) -> None:
         hit = self.hit
@@ -171,12 +182,15 @@ class PassageView(QWidget):
             return
         c = colors()
         length = self.text.document().characterCount() - 1
-        start = max(0, min(hit.start - self._offset, length))
-        end = max(start, min(hit.end - self._offset, length))
+        at = self._shown.at  # offsets in the loaded text -> in the reflowed text shown
+        base = hit.start - self._offset
+        start = max(0, min(at(base), length))
+        end = max(start, min(at(hit.end - self._offset), length))
         selections = [self._selection(start, end, QColor(c.passage_bg))]
         strong = QColor(c.strong_bg)
         for s, e in self._strong:
-            selections.append(self._selection(min(start + s, end), min(start + e, end), strong))
+            lo, hi = at(max(base, base + s)), at(base + e)
+            selections.append(self._selection(min(max(lo, start), end), min(hi, end), strong))
         self.text.setExtraSelections(selections)
         if scroll:
             cursor = QTextCursor(self.text.document())

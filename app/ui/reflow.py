@@ -1,0 +1,95 @@
+"""Prose reflow for the Text tab: hard line breaks inside a paragraph joined, offsets mapped.
+
+A file wrapped at 72 columns reads ragged in a pane of another width, so the Text tab joins
+the lines of a paragraph with a space. Lines that mean something keep their breaks: fenced or
+indented code, tables, list items, headings, quotes, rules, and a line much shorter than its
+paragraph's others (an address, "Key: value" fields). ``Reflowed.at`` maps an offset in the
+original text to the reflowed one, so a passage's highlight covers the same words. Qt-free.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+LIST_ITEM = re.compile(r"([-*+•]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
+RULE = re.compile(r"[-=+_*~ ]{3,}")
+FENCE = ("```", "~~~")
+MIN_JOINED = 40  # a line shorter than this ends where its author ended it
+
+
+@dataclass(frozen=True)
+class Reflowed:
+    """The reflowed text and, for each offset of the original (and its end), the new one."""
+
+    text: str
+    offsets: list[int]
+
+    def at(self, old: int) -> int:
+        """Where offset ``old`` of the original text lies in the reflowed text."""
+        return self.offsets[max(0, min(old, len(self.offsets) - 1))]
+
+
+def _is_prose(line: str) -> bool:
+    """A line that may be joined to its neighbours: not code, a table, a list or a heading."""
+    stripped = line.strip()
+    if not stripped or line.startswith("\t") or len(line) - len(line.lstrip()) >= 4:
+        return False
+    if stripped[0] in "#>|" or stripped.startswith(FENCE) or stripped.count("|") >= 2:
+        return False
+    return not (LIST_ITEM.match(stripped) or RULE.fullmatch(stripped))
+
+
+def _joins(lines: list[str]) -> set[int]:
+    """The line numbers whose break with the next line is joined into a space."""
+    joins: set[int] = set()
+    fenced = [False] * len(lines)
+    inside = False
+    for i, line in enumerate(lines):
+        if line.strip().startswith(FENCE):
+            inside = not inside
+            fenced[i] = True
+        else:
+            fenced[i] = inside
+    start = 0
+    while start < len(lines):
+        end = start
+        while end < len(lines) and lines[end].strip():
+            end += 1
+        block = range(start, end)
+        width = max((len(lines[i].rstrip()) for i in block), default=0)
+        for i in range(start, end - 1):
+            a, b = lines[i], lines[i + 1]
+            if fenced[i] or fenced[i + 1] or not (_is_prose(a) and _is_prose(b)):
+                continue
+            if RULE.fullmatch(lines[i + 2].strip() if i + 2 < end else "x"):
+                continue  # b is a heading underlined by the next line
+            if a.endswith("  ") or len(a.rstrip()) < max(MIN_JOINED, 0.6 * width):
+                continue  # a Markdown hard break, or a short line ended on purpose
+            joins.add(i)
+        start = end + 1
+    return joins
+
+
+def reflow(text: str) -> Reflowed:
+    """``text`` with each paragraph's hard line breaks joined (one space, no indentation)."""
+    lines = text.split("\n")
+    joins = _joins(lines)
+    out: list[str] = []
+    offsets = [0] * (len(text) + 1)
+    old = new = 0
+    for i, line in enumerate(lines):
+        lead = len(line) - len(line.lstrip()) if i - 1 in joins else 0
+        keep = len(line.rstrip()) if i in joins else len(line)
+        for k in range(len(line)):
+            offsets[old + k] = new + min(max(k - lead, 0), keep - lead)
+        out.append(line[lead:keep])
+        new += keep - lead
+        old += len(line)
+        if i < len(lines) - 1:
+            offsets[old] = new
+            out.append(" " if i in joins else "\n")
+            new += 1
+            old += 1
+    offsets[old] = new
+    return Reflowed("".join(out), offsets)
