@@ -241,9 +241,11 @@ def first_token(
 
     times: dict[str, list[float]] = {"today": [], "now": []}
     right: dict[str, int] = {"today": 0, "now": 0}
-    for q in questions:
+    for i, q in enumerate(questions):
         hits = engine.search(q["question"], 8).hits
-        for label, chosen in (("today", hits), ("now", choose_passages(hits, estimate_tokens))):
+        pair = [("today", hits), ("now", choose_passages(hits, estimate_tokens))]
+        for label, chosen in pair if i % 2 else pair[::-1]:  # either goes first as often
+            flush(host, model)  # no prompt reuses the other's cached prefix
             started = time.perf_counter()
             gen = stream_answer(q["question"], chosen, host=host, model=model, timeout_s=300)
             first = None
@@ -262,6 +264,15 @@ def first_token(
     return [row("question -> first token (s)", times["today"], times["now"])], {
         k: v / n for k, v in right.items()
     }
+
+
+def flush(host: str, model: str) -> None:
+    """An unrelated short chat, so the server's cache holds nothing of the next prompt."""
+    from app.core.answer.ollama_client import stream_chat
+
+    messages = [{"role": "user", "content": f"Say one word. ({time.time()})"}]
+    for _ in stream_chat(messages, host=host, model=model, options={"num_predict": 1}):
+        pass
 
 
 def normal(text: str) -> str:
@@ -312,6 +323,9 @@ def main() -> int:
     parser.add_argument("--ollama-host", default=None, help="a real model's server")
     parser.add_argument("--model", default="smollm2:135m-q8_0")
     parser.add_argument("--real-questions", type=int, default=12)
+    parser.add_argument(
+        "--answers-only", action="store_true", help="only the prompt and answer figures"
+    )
     parser.add_argument("--child-ready", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_ready:
@@ -336,9 +350,10 @@ def main() -> int:
     old = worktree(args.baseline, args.work)
 
     rows: list[list[object]] = []
-    rows += cold_first_command(args.work, max(1, args.runs // 2))
-    rows += warm_search(notes_data, old, args.runs)
-    rows += window_ready(notes_data, old, args.runs)
+    if not args.answers_only:
+        rows += cold_first_command(args.work, max(1, args.runs // 2))
+        rows += warm_search(notes_data, old, args.runs)
+        rows += window_ready(notes_data, old, args.runs)
 
     from app.core.engine import Engine
 
