@@ -11,12 +11,14 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from app.core.config import host_problem
 from app.core.engine import Engine
 from app.core.index.indexer import Progress
 from app.core.index.store import StoreError
 from app.core.locking import LockedError
+from app.core.search.query import MAX_QUERY_CHARS, QueryError
 from app.core.text import WORD, query_terms, sentence_spans, stem
 
 SNIPPET = 300  # characters of each passage in the text output
@@ -80,33 +82,71 @@ class BatchLine:
     error: str | None = None
 
 
+# A batch line's bytes: room for a query at the cap written as JSON \u escapes, and an "_id".
+MAX_BATCH_LINE = 64 * 1024
+
+
 def read_batch(path: str) -> Iterator[BatchLine]:
     """The ``{"_id", "text"}`` lines of a batch file in order, blank lines skipped; a line that
-    is not such an object comes with its error, so that the batch can go on. A file that cannot
-    be read (or is not UTF-8 text) is a ``HandledError``."""
+    is not such an object comes with its error, so that the batch goes on. Each line is judged
+    alone: one longer than ``MAX_BATCH_LINE`` bytes (read no further than that, so a 100 MB
+    line costs no memory), not UTF-8, nested too deep for the JSON parser, or not an object.
+    A file that cannot be opened is a ``HandledError``."""
     try:
-        fh = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+        fh = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise HandledError(f"cannot read {path}: {exc.strerror or exc}") from None
     with fh:
-        try:
-            lines = list(enumerate(fh, start=1))
-        except UnicodeDecodeError:
-            raise HandledError(f"cannot read {path}: it is not UTF-8 text") from None
-    for n, line in lines:
-        if not line.strip():
-            continue
-        item: Any = None
-        try:
-            item = json.loads(line)
-            text = item["text"]
-            if not isinstance(text, str) or not text.strip():
-                raise TypeError("text must be a non-empty string")
-        except (ValueError, KeyError, TypeError) as exc:
-            ident = item.get("_id") if isinstance(item, dict) else None
-            yield BatchLine(n, ident, error=f'line {n}: expected {{"_id", "text"}} ({exc})')
-            continue
-        yield BatchLine(n, item.get("_id"), text)
+        n = 0
+        while True:
+            try:
+                raw = fh.readline(MAX_BATCH_LINE + 1)
+            except OSError as exc:
+                raise HandledError(f"cannot read {path}: {exc.strerror or exc}") from None
+            if not raw:
+                return
+            n += 1
+            if len(raw) > MAX_BATCH_LINE and not raw.endswith(b"\n"):
+                _skip_line(fh)
+                yield BatchLine(
+                    n,
+                    None,
+                    error=f"line {n}: longer than {MAX_BATCH_LINE // 1024} KB, so not read "
+                    f"(a query may have at most {MAX_QUERY_CHARS:,} characters)",
+                )
+                continue
+            if n == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark
+            if raw.strip():
+                yield _batch_line(n, raw)
+
+
+def _skip_line(fh: BinaryIO) -> None:
+    """Read past the rest of an over-long line, a block at a time."""
+    while True:
+        block = fh.readline(MAX_BATCH_LINE)
+        if not block or block.endswith(b"\n"):
+            return
+
+
+def _batch_line(n: int, raw: bytes) -> BatchLine:
+    """One non-blank line of a batch file as its question, or with the reason it is none."""
+    item: Any = None
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return BatchLine(n, None, error=f"line {n}: not UTF-8 text (byte {exc.start + 1})")
+    try:
+        item = json.loads(line)
+        text = item["text"]
+        if not isinstance(text, str) or not text.strip():
+            raise TypeError("text must be a non-empty string")
+    except RecursionError:  # json.loads of 100,000 nested [ recurses past Python's limit
+        return BatchLine(n, None, error=f'line {n}: expected {{"_id", "text"}} (nested too deep)')
+    except (ValueError, KeyError, TypeError) as exc:
+        ident = item.get("_id") if isinstance(item, dict) else None
+        return BatchLine(n, ident, error=f'line {n}: expected {{"_id", "text"}} ({exc})')
+    return BatchLine(n, item.get("_id"), text)
 
 
 def say_failed(failed: int, total: int, what: str) -> None:
@@ -147,7 +187,28 @@ def data_dir_arg(args: argparse.Namespace) -> Path:
 
 
 def ollama_host_arg(args: argparse.Namespace) -> str | None:
-    return getattr(args, "ollama_host", None) or os.environ.get("OLLAMA_HOST") or None
+    """--ollama-host (checked by argparse), else a valid $OLLAMA_HOST, else None (settings).
+
+    A $OLLAMA_HOST that cannot be an address is an error for ``ask``, which would send the
+    question elsewhere than meant; every other command says so on stderr and goes on with
+    settings.json's address."""
+    given = getattr(args, "ollama_host", None)
+    if given:
+        return str(given)
+    env = os.environ.get("OLLAMA_HOST")
+    if not env:
+        return None
+    why = host_problem(env)
+    if why is None:
+        return env
+    problem = f"$OLLAMA_HOST is not an Ollama address ({why}): {env!r}"
+    if getattr(args, "command", None) == "ask":
+        raise HandledError(
+            f"{problem}. Set it to a URL such as http://127.0.0.1:11434, unset it, or give "
+            "--ollama-host URL."
+        )
+    print(f"footnotes: {visible(problem)}; using settings.json's address.", file=sys.stderr)
+    return None
 
 
 def open_engine(args: argparse.Namespace) -> Engine:
@@ -172,7 +233,7 @@ def dispatch(args: argparse.Namespace, handler: Command) -> int:
     try:
         engine = open_engine(args)
         return handler(args, engine)
-    except (HandledError, LockedError, StoreError) as exc:
+    except (HandledError, LockedError, StoreError, QueryError) as exc:
         print(f"footnotes: {visible(exc)}", file=sys.stderr)
         return 1
     except sqlite3.OperationalError as exc:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from app import __version__
 from app.cli.scope import add_scope_flags, scope_from_args
+from app.core.search.query import MAX_QUERY_CHARS
 
 # Each command's module; it has ``run(args, engine) -> int``. Imported on use, so that starting
 # the desktop app or printing --help loads none of the engine.
@@ -230,6 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             usage.error(f"{args.command} needs a {what} or --batch FILE.jsonl")
         if text and args.batch:
             usage.error(f"give a {what} or --batch FILE.jsonl, not both")
+        if text and len(text) > MAX_QUERY_CHARS:
+            usage.error(f"the {what} is {len(text):,} characters; at most {MAX_QUERY_CHARS:,}")
     if args.command == "threads" and args.action != "list" and not args.id:
         usage.error(f"threads {args.action} needs an ID (footnotes threads list shows them)")
     if args.command == "ask" and args.batch and getattr(args, "thread", None):

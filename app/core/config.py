@@ -14,6 +14,7 @@ import json
 import os
 import tempfile
 import typing
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +61,38 @@ def resolve_data_dir(cli_value: str | os.PathLike[str] | None = None) -> Path:
 # The types of the schema (pydantic checks them strictly: "8" is not a number, "*.tmp" is
 # not a list of patterns, 1 is not true).
 Url = Annotated[str, Field(min_length=1, pattern=r"^\S+$")]  # no spaces: a host, a URL
+
+
+def host_problem(host: str) -> str | None:
+    """Why ``host`` cannot be an Ollama address (None when it can): an http(s) URL or a
+    host[:port] with a name and a port from 1 to 65535. Lives here, below every stage, so
+    that settings.json, the command line and $OLLAMA_HOST are all checked by this one rule."""
+    raw = host.strip()
+    if not raw or any(c.isspace() for c in raw):
+        return "an address holds no spaces"
+    parts = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
+    if parts.scheme not in ("http", "https"):
+        return f"it should start with http:// or https://, not {parts.scheme}://"
+    if not parts.hostname:
+        return "it names no host"
+    try:
+        port = parts.port
+    except ValueError:
+        return "its port should be a number from 1 to 65535"
+    if port == 0:
+        return "its port should be a number from 1 to 65535"
+    return None
+
+
+def _ollama_address(value: str) -> str:
+    """The settings check of ``ollama_host``: ``host_problem`` as a validation error."""
+    why = host_problem(value)
+    if why:
+        raise ValueError(f"it is not an Ollama address ({why})")
+    return value
+
+
+OllamaUrl = Annotated[str, Field(min_length=1), AfterValidator(_ollama_address)]
 Name = Annotated[str, Field(min_length=1)]  # a model's name or folder
 Count = Annotated[int, Field(ge=1)]
 Seconds = Annotated[float, Field(gt=0, le=86_400)]
@@ -101,7 +134,7 @@ class Settings:
     never saved.
     """
 
-    ollama_host: Url = DEFAULT_OLLAMA_HOST
+    ollama_host: OllamaUrl = DEFAULT_OLLAMA_HOST
     ollama_model: Name = "llama3.2"
     chroma_url: Url | None = None
     embedding_model: Name = DEFAULT_MODEL

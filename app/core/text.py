@@ -11,6 +11,7 @@ claim checks also drop ``ANSWER_FILLER``, words an answer uses about its sources
 
 from __future__ import annotations
 
+import codecs
 import functools
 import hashlib
 import re
@@ -58,6 +59,32 @@ def display_path(path: str) -> str:
     request body or a Qt string.
     """
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _as_cp1252(err: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: bytes that are not UTF-8 read as Windows-1252 (a Latin-1 terminal)."""
+    if not isinstance(err, UnicodeDecodeError):
+        raise err
+    return err.object[err.start : err.end].decode("cp1252", "replace"), err.end
+
+
+codecs.register_error("footnotes-cp1252", _as_cp1252)
+
+
+def well_formed(text: str) -> str:
+    """``text`` with no lone surrogates, which tokenizers and SQLite reject: a command-line
+    argument in a non-UTF-8 locale (``os.fsdecode`` of ``caf\\xe9``) reads its stray bytes as
+    Windows-1252 (``café``); any other lone surrogate becomes U+FFFD."""
+    if not _SURROGATE.search(text):
+        return text
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte (JSON's "\\ud800")
+        raw = _SURROGATE.sub("\ufffd", text).encode("utf-8", "surrogateescape")
+    return raw.decode("utf-8", "footnotes-cp1252")
 
 
 def query_terms(text: str) -> list[str]:

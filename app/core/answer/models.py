@@ -13,8 +13,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-
-import ollama
+from typing import TYPE_CHECKING
 
 from app.core.answer.ollama_client import (
     AnswerError,
@@ -23,6 +22,12 @@ from app.core.answer.ollama_client import (
     has_model,
     make_client,
 )
+from app.core.answer.ollama_host import import_ollama
+
+if TYPE_CHECKING:
+    import ollama
+else:  # not ``import ollama``: a bad $OLLAMA_HOST must not crash the import
+    ollama = import_ollama()
 
 EMBEDDING_FAMILIES = frozenset(
     {"bert", "nomic-bert", "nomic-bert-moe", "xlm-roberta", "roberta", "jina-bert", "gte"}

@@ -10,13 +10,17 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-import ollama
 import pydantic
 
-from app.core.answer.ollama_host import display_host, plain_http_warning
+from app.core.answer.ollama_host import display_host, import_ollama, plain_http_warning
+
+if TYPE_CHECKING:
+    import ollama
+else:  # not ``import ollama``: a bad $OLLAMA_HOST must not crash the import
+    ollama = import_ollama()
 
 _CANCEL_POLL_S = 0.05
 

@@ -3,33 +3,18 @@ CLI does, and whether talking to it crosses the network unencrypted. No network 
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import os
+import sys
 import urllib.parse
+from types import ModuleType
 
-from app.core.config import DEFAULT_OLLAMA_HOST
+from app.core.config import DEFAULT_OLLAMA_HOST, host_problem
+
+__all__ = ["display_host", "host_problem", "import_ollama", "is_local_host", "plain_http_warning"]
 
 DEFAULT_OLLAMA_PORT = 11434
-
-
-def host_problem(host: str) -> str | None:
-    """Why ``host`` cannot be an Ollama address (None when it can): an http(s) URL or a
-    host[:port] with a name and a port from 1 to 65535."""
-    raw = host.strip()
-    if not raw or any(c.isspace() for c in raw):
-        return "an address holds no spaces"
-    parts = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
-    if parts.scheme not in ("http", "https"):
-        return f"it should start with http:// or https://, not {parts.scheme}://"
-    if not parts.hostname:
-        return "it names no host"
-    try:
-        port = parts.port
-    except ValueError:
-        return "its port should be a number from 1 to 65535"
-    if port == 0:
-        return "its port should be a number from 1 to 65535"
-    return None
 
 
 def display_host(host: str | None) -> str:
@@ -68,3 +53,23 @@ def plain_http_warning(host: str | None) -> str | None:
         "from your files cross the network unencrypted. Use https:// (or an SSH tunnel) "
         "unless this network is trusted."
     )
+
+
+def import_ollama() -> ModuleType:
+    """The ``ollama`` package, imported so that a bad $OLLAMA_HOST cannot crash the import.
+
+    The package builds a default client from $OLLAMA_HOST when imported, and a port out of
+    range raises there, before any command could say why. Footnotes never uses that client
+    (every call goes through a client made for a checked host), so a value it would reject is
+    hidden for the import; the front ends report the bad value themselves.
+    """
+    if "ollama" in sys.modules:
+        return sys.modules["ollama"]
+    raw = os.environ.get("OLLAMA_HOST")
+    if raw is None or host_problem(raw) is None:
+        return importlib.import_module("ollama")
+    del os.environ["OLLAMA_HOST"]
+    try:
+        return importlib.import_module("ollama")
+    finally:
+        os.environ["OLLAMA_HOST"] = raw

@@ -36,6 +36,7 @@ from app.core.index.onnx_runner import (
     physical_cores,
     session_options,
 )
+from app.core.text import well_formed
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,7 @@ class SentenceEmbedder:
             # then waits behind at most one indexing batch.
             with self._lock:
                 vecs = self.model.encode(
-                    [texts[i] for i in idx],
+                    [well_formed(texts[i]) for i in idx],  # the tokenizer rejects lone surrogates
                     batch_size=len(idx),
                     convert_to_numpy=True,
                     normalize_embeddings=True,

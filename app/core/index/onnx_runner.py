@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from app.core.index.model_source import EmbeddingError
+from app.core.text import well_formed
 
 # Padded tokens in one ONNX run. Small runs stay in cache and pad little (passages ran as
 # fast one to a run as 512 tokens a run, 1024 was ~10% slower, queries want to share runs);
@@ -98,7 +99,8 @@ class OnnxEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        batch = [t.lower() for t in texts] if self.lower_case else list(texts)
+        batch = [well_formed(t) for t in texts]  # the tokenizer rejects lone surrogates
+        batch = [t.lower() for t in batch] if self.lower_case else batch
         with self._lock:
             ids = [enc.ids for enc in self.tokenizer.encode_batch(batch)]
         runs = length_buckets([len(x) for x in ids], batch_size)

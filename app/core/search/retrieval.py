@@ -22,6 +22,7 @@ from app.core.index.store import DenseHit, VectorStore
 from app.core.search import support
 from app.core.search.fusion import fuse
 from app.core.search.named import NamedFiles, named_files
+from app.core.search.query import checked_query
 from app.core.search.scope import Scope, ScopeMembers
 from app.core.types import Hit, Support
 
@@ -208,7 +209,9 @@ class Retriever:
     def search(
         self, query: str, k: int = 8, mode: str = "hybrid", scope: Scope | None = None
     ) -> SearchResult:
-        """The k best passages for ``query`` (within ``scope``, if given), with the verdict."""
+        """The k best passages for ``query`` (within ``scope``, if given), with the verdict;
+        a query over the length cap is a ``QueryError`` (see ``query``)."""
+        query = checked_query(query)
         members = None
         if scope is not None and not scope.everything:
             members = scope.members(self.manifest.conn)
