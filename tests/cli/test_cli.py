@@ -286,6 +286,7 @@ def test_usage_errors_show_the_commands_usage(args: list[str], message: str) -> 
     assert f"usage: footnotes {args[0]} " in proc.stderr
 
 
+@pytest.mark.slow
 def test_output_into_a_closed_pipe_stops_quietly(indexed, tmp_path: Path) -> None:
     """``footnotes search ... | head -1`` must not end in a traceback: more output than a pipe
     holds, and a reader that leaves after the first line."""

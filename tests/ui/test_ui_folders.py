@@ -217,6 +217,7 @@ def test_eta_and_progress_text() -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_crashed_engine_process_is_restarted_and_the_app_still_answers(
     make_gui: Any, qtbot: Any
 ) -> None:
@@ -239,6 +240,7 @@ def test_a_crashed_engine_process_is_restarted_and_the_app_still_answers(
     assert outcome.result.hits[0].path.endswith("garden.md")
 
 
+@pytest.mark.slow
 def test_hostile_folder_dropped_on_the_app_lists_each_failure_and_asking_goes_on(
     make_gui: Any, qtbot: Any, tmp_path: Path
 ) -> None:

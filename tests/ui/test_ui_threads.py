@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
@@ -24,6 +25,7 @@ def listed(qtbot: Any, window: Any, count: int) -> list[str]:
     return [threads.item(i).toolTip() for i in range(threads.count())]
 
 
+@pytest.mark.slow
 def test_a_follow_up_is_searched_in_context_and_the_thread_survives_a_restart(
     make_gui: Any, qtbot: Any, fake_ollama: Any, tmp_path: Path
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 
 from app.core.engine import Engine
@@ -35,6 +36,7 @@ def test_removal_question_names_the_folder_and_its_passages() -> None:
     assert removal_question("/mnt/usb/", 1).startswith("Remove 'usb' and its 1 passage from")
 
 
+@pytest.mark.slow
 def test_an_unavailable_folder_is_shown_and_removing_it_asks_first(
     make_gui: Any, qtbot: Any, tmp_path: Path, embedder: Any
 ) -> None:
@@ -82,6 +84,7 @@ def test_an_unavailable_folder_is_shown_and_removing_it_asks_first(
     assert (tmp_path / "unplugged" / "Documents" / "kiln.md").exists()  # the files stay
 
 
+@pytest.mark.slow
 def test_the_window_says_when_the_chroma_server_is_retried(make_gui: Any, qtbot: Any) -> None:
     down = f"http://127.0.0.1:{free_port()}"  # nobody listens: connection refused
     gui = make_gui("down", chroma_url=down)

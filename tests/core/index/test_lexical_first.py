@@ -65,6 +65,7 @@ def test_a_kill_between_the_stages_leaves_a_searchable_index_whose_vectors_come_
     )
 
 
+@pytest.mark.slow
 def test_an_unchanged_rescan_opens_neither_the_model_nor_the_store(
     cli_data_dir: Path, tmp_path: Path
 ) -> None:

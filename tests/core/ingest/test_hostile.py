@@ -94,6 +94,7 @@ def planned(events: list[Progress]) -> int:
     return [p.total for p in events if p.event == "planned"][-1]
 
 
+@pytest.mark.slow
 def test_every_hostile_file_ends_with_a_recorded_outcome(hostile, make_engine) -> None:
     root, cases = hostile()
     privileged = hc.reads_everything(root)

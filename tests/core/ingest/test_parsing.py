@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from app.core.ingest.parsing import ParseLimits
 from app.core.ingest.reader_pool import ParserPool
 
@@ -45,6 +47,7 @@ def test_slow_file_times_out_and_the_rest_go_on(tmp_path: Path) -> None:
     assert [(results[p].error, bool(results[p].chunks)) for p in after] == [(None, True)] * 2
 
 
+@pytest.mark.slow
 def test_memory_hungry_file_fails_with_the_limit_named(tmp_path: Path) -> None:
     big = tmp_path / "big.txt"
     with big.open("w") as fh:

@@ -46,6 +46,7 @@ def small_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(probes, "offtopic_questions", lambda: questions)
 
 
+@pytest.mark.slow
 def test_calibration_is_stored_and_updated_after_a_folder_is_added(
     tmp_path: Path, make_engine, small_calibration
 ) -> None:
@@ -155,6 +156,7 @@ def test_stale_when_grown_or_for_another_model() -> None:
     assert calibration.stale(cal, 1000, "m", ["/d/a", "/d/b"])
 
 
+@pytest.mark.slow
 def test_the_watcher_measures_again_after_a_folder_is_added(
     tmp_path: Path, make_engine, small_calibration
 ) -> None:
@@ -207,6 +209,7 @@ def test_each_top_level_folder_gets_its_own_threshold(
     assert "reports" in probes.status(engine.manifest, engine.data.root)
 
 
+@pytest.mark.slow
 def test_a_new_top_level_folder_gets_its_own_threshold_before_the_index_grows_a_fifth(
     tmp_path: Path, make_engine, small_calibration
 ) -> None:

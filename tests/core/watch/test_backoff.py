@@ -119,6 +119,7 @@ def retrying(statuses: list[WatchStatus]) -> list[str]:
     return [s.message for s in list(statuses) if s.state == "retrying"]
 
 
+@pytest.mark.slow
 def test_a_server_down_at_start_is_retried_on_the_schedule_and_shown(
     tmp_path: Path, make_engine
 ) -> None:
