@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 from app.core.config import host_problem
 from app.core.engine import Engine
+from app.core.index.damage import DamagedError
 from app.core.index.indexer import Progress
 from app.core.index.store import StoreError
 from app.core.locking import LockedError
@@ -233,7 +234,7 @@ def dispatch(args: argparse.Namespace, handler: Command) -> int:
     try:
         engine = open_engine(args)
         return handler(args, engine)
-    except (HandledError, LockedError, StoreError, QueryError) as exc:
+    except (HandledError, LockedError, StoreError, QueryError, DamagedError) as exc:
         print(f"footnotes: {visible(exc)}", file=sys.stderr)
         return 1
     except sqlite3.OperationalError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sqlite3
 from pathlib import Path
 
 from app.cli.common import HandledError, visible
@@ -12,7 +13,7 @@ from app.core.answer.models import ModelInfo, installed_models, pick_chat_model
 from app.core.answer.ollama_client import has_model
 from app.core.answer.ollama_host import display_host
 from app.core.engine import Engine
-from app.core.index import pending
+from app.core.index import damage, pending
 from app.core.index.availability import folder_problem
 from app.core.index.report import counted
 from app.core.private import too_open
@@ -147,15 +148,39 @@ def _check_embedder(engine: Engine) -> tuple[bool, str]:
     return True, f"embedding model {embedder.model_id} loads ({vec.shape[1]} dimensions)"
 
 
+def _check_files(engine: Engine) -> list[tuple[bool, str]]:
+    """Each damaged file of the data directory, named with the command that repairs it."""
+    lines = [(False, f"damaged: {d}") for d in damage.survey(engine.data)]
+    lines += [
+        (False, f"{problem} (fix it in Settings, or edit or delete settings.json)")
+        for problem in engine.settings.problems
+    ]
+    return lines or [(True, f"files: every file in {engine.data.root} can be read")]
+
+
+def _check_reading(engine: Engine) -> list[tuple[bool, str]]:
+    """The checks that read the index; one line for an index that cannot be opened."""
+    try:
+        engine.manifest  # noqa: B018 - opens it, or says why it cannot
+    except damage.DamagedError as exc:
+        return [(False, f"index: {exc}")]
+    except sqlite3.OperationalError as exc:  # a full disk, a lock: the disk check says more
+        return [(False, f"index: cannot open {engine.data.manifest_path}: {exc}")]
+    return [
+        _check_index(engine),
+        _check_folders(engine),
+        (True, "support flag: " + probes.status(engine.manifest, engine.data.root)),
+    ]
+
+
 def run(args: argparse.Namespace, engine: Engine) -> int:
     """One line per check, ``ok`` or ``problem``; exit 1 if anything is wrong."""
     checks = [
+        *_check_files(engine),
         *_check_ollama(engine),
         _check_embedder(engine),
-        _check_index(engine),
-        _check_folders(engine),
+        *_check_reading(engine),
         _check_private(engine),
-        (True, "support flag: " + probes.status(engine.manifest, engine.data.root)),
         _check_disk(engine.data.root),
     ]
     for ok, text in checks:

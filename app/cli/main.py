@@ -24,6 +24,7 @@ COMMANDS = {
     "threads": "app.cli.threads",
     "status": "app.cli.status",
     "doctor": "app.cli.doctor",
+    "repair": "app.cli.repair",
     "eval": "app.cli.eval",
 }
 
@@ -147,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     command("doctor", "check Ollama, the model, the index and disk space")
+    command(
+        "repair",
+        "set damaged files aside; rebuild the vector cache, full-text rows and vector store",
+    )
 
     p = command(
         "eval",

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from app.core.config import DataDir, Settings
-from app.core.index import meta
+from app.core.index import damage, meta
 from app.core.index.indexer import Embedder, Indexer, IndexReport, ProgressFn
 from app.core.index.manifest import Manifest
-from app.core.index.matrix_cache import store_fingerprint
+from app.core.index.matrix_cache import CACHE_FILE, store_fingerprint
 from app.core.index.meta import ModelRecord
 from app.core.index.namespace import NamespaceError, data_dir_namespace
 from app.core.index.store import StoreError, VectorStore, check_server
@@ -59,10 +59,24 @@ class Engine:
     @property
     def manifest(self) -> Manifest:
         if self._manifest is None:
-            self._manifest = Manifest(
-                self.data.manifest_path, busy_timeout_s=self.settings.busy_timeout_s
-            )
+            self._manifest = self._open_manifest()
         return self._manifest
+
+    def _open_manifest(self) -> Manifest:
+        """The manifest, or a ``DamagedError`` once a damaged one is set aside: one that is
+        cut short, not SQLite, malformed, or empty beside other state is never taken for a
+        new index."""
+        why = damage.manifest_problem(self.data, creating=self._writer is not None)
+        if why is None:
+            try:
+                return Manifest(
+                    self.data.manifest_path, busy_timeout_s=self.settings.busy_timeout_s
+                )
+            except sqlite3.OperationalError:
+                raise  # locked, read-only, a full disk: not damage (the caller says which)
+            except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
+                why = f"SQLite reports: {exc}"
+        raise damage.refuse_manifest(self.data, why)
 
     def embedder(self) -> Embedder:
         with self._lock:
@@ -198,6 +212,37 @@ class Engine:
         if cancel is None or not cancel.is_set():
             self.refresh_calibration()
         return report
+
+    def repair(self) -> list[str]:
+        """Set damaged files aside and rebuild what is derived from the manifest: the vector
+        cache (deleted, rebuilt by the next search), the FTS rows, and the vector store (a
+        damaged one is set aside and every passage embedded again). One line per action."""
+        self.acquire_writer("footnotes repair")
+        done: list[str] = []
+        if damage.sqlite_problem(self.data.threads_path, deep=True):
+            aside = damage.set_aside(self.data.threads_path)
+            done.append(f"history: damaged, set aside as {aside.name}; a new one starts")
+        cache = self.data.root / CACHE_FILE
+        if cache.exists():
+            cache.unlink()
+            done.append(f"vector cache: {CACHE_FILE} removed; the next search rebuilds it")
+        if why := damage.manifest_problem(self.data, creating=False):
+            raise damage.refuse_manifest(self.data, why)
+        with self.manifest.transaction() as c:
+            c.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+        done.append("full-text rows: rebuilt from the manifest's passages")
+        chroma = self.data.chroma_path / "chroma.sqlite3"
+        if not self.settings.chroma_url and damage.sqlite_problem(chroma, deep=True):
+            self.refresh_store()
+            aside = damage.set_aside(self.data.chroma_path)
+            meta.put(self.manifest.conn, meta.STORE_VERIFIED, None)
+            done.append(f"vector store: damaged, set aside as {aside.name}")
+        vectors = self.indexer().vectors
+        vectors.repair()  # lists the texts whose vector the store lacks
+        encoded = vectors.embed_pending()
+        vectors.collect_garbage()
+        done.append(f"vector store: {encoded:,} passages embedded; it holds every passage")
+        return done
 
     def refresh_calibration(self, *, force: bool = False) -> Calibration | None:
         """Measure the support flag on this index again if it has grown (see ``probes``);

@@ -1,0 +1,203 @@
+"""Damaged files in the data directory: finding them cheaply, and setting one aside.
+
+A SQLite file is damaged when its header is not SQLite's, when it is shorter than its header
+says (cut short by a full disk or a copy), or when SQLite itself calls it malformed. An empty
+manifest beside other state (vectors in ``chroma/``, threads, the vector cache) is damage too:
+taking it for a new index would forget every watched folder and call every vector an orphan.
+A damaged file is renamed ``NAME.damaged-<time>`` (with its ``-wal``/``-shm`` side files), so
+nothing is lost and the next run starts clean where that is safe.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from app.core.config import DataDir
+from app.core.index.matrix_cache import CACHE_FILE
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class DamagedError(Exception):
+    """A file of the data directory that cannot be used; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Damage:
+    """One damaged file, why, and the command that repairs it."""
+
+    path: Path
+    why: str
+    repair: str
+
+    def __str__(self) -> str:
+        return f"{self.path} is damaged ({self.why}); repair: {self.repair}"
+
+
+def sqlite_problem(path: Path, *, deep: bool = False) -> str | None:
+    """Why the SQLite file at ``path`` cannot be read (None when it can, or is absent).
+
+    Reads the 100-byte header and the file's size only; ``deep`` also asks SQLite for a quick
+    check through a read-only connection (for small files: it reads every page)."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            header = fh.read(100)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it cannot be read: {exc.strerror or exc}"
+    if size == 0:
+        return "it is empty"
+    if len(header) < 100 or not header.startswith(SQLITE_HEADER):
+        return "it is not a SQLite database"
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    # The header's page count is valid when its "version valid for" matches the change counter.
+    if header[24:28] == header[92:96] and pages and size < pages * page_size:
+        return f"it is cut short: {size:,} of {pages * page_size:,} bytes"
+    if deep:
+        try:
+            uri = f"{path.resolve().as_uri()}?mode=ro"
+            with _closing(sqlite3.connect(uri, uri=True)) as conn:
+                verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "malformed" not in str(exc) and "not a database" not in str(exc):
+                return None  # locked, or a full disk: not damage
+            return f"SQLite reports: {exc}"
+        except sqlite3.DatabaseError as exc:
+            return f"SQLite reports: {exc}"
+        if verdict != "ok":
+            return f"SQLite's check failed: {verdict}"
+    return None
+
+
+class _closing:
+    """A sqlite3 connection closed on leaving (its own context manager only commits)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        return self.conn
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.close()
+
+
+def other_state(data: DataDir) -> list[str]:
+    """What besides the manifest holds this index's state (an empty manifest beside any of it
+    is damage, not a new index)."""
+    found = []
+    chroma = data.chroma_path / "chroma.sqlite3"
+    if chroma.exists() and chroma.stat().st_size > 0:
+        found.append(f"the vector store {data.chroma_path}")
+    if data.threads_path.exists() and data.threads_path.stat().st_size > 0:
+        found.append(f"the history {data.threads_path.name}")
+    if (data.root / CACHE_FILE).exists():
+        found.append(f"the vector cache {CACHE_FILE}")
+    return found
+
+
+def _cache_problem(path: Path) -> str | None:
+    """Why the vector cache cannot be read (it is rebuilt from the store when so)."""
+    try:
+        with np.load(path, allow_pickle=False) as cache:
+            cache["ids"].shape, cache["vectors"].shape, str(cache["token"])
+    except Exception as exc:  # any failure of numpy's reader is damage to a cache
+        return f"it cannot be read: {str(exc) or type(exc).__name__}"
+    return None
+
+
+def set_aside_manifests(data: DataDir) -> list[Path]:
+    """Damaged manifests set aside earlier, oldest first."""
+    return sorted(data.root.glob(f"{data.manifest_path.name}.damaged-*[0-9]"))
+
+
+def manifest_problem(data: DataDir, *, creating: bool = False) -> str | None:
+    """Why the manifest must not be opened (None when it is sound, or absent). An absent one
+    whose damaged copy was set aside is only made anew by a writer (``creating``: ``index``),
+    so a reading command never shows an empty index in its place."""
+    if not data.manifest_path.exists():
+        if creating or not set_aside_manifests(data) or not other_state(data):
+            return None
+        return f"it was set aside as {set_aside_manifests(data)[-1].name} and not rebuilt yet"
+    why = sqlite_problem(data.manifest_path)
+    if why == "it is empty" and not other_state(data):
+        return None  # a new data directory (SQLite creates the file before its first table)
+    return why
+
+
+def set_aside(path: Path) -> Path:
+    """Rename a damaged file (and its SQLite side files) to ``NAME.damaged-<time>``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    os.replace(path, aside)
+    for side in ("-wal", "-shm", "-journal"):
+        extra = path.with_name(path.name + side)
+        if extra.exists():
+            os.replace(extra, aside.with_name(aside.name + side))
+    return aside
+
+
+def refuse_manifest(data: DataDir, why: str) -> DamagedError:
+    """Set a damaged manifest aside, and the error that says why nothing was opened."""
+    if data.manifest_path.exists():
+        aside = set_aside(data.manifest_path)
+    else:
+        aside = set_aside_manifests(data)[-1]
+    kept = other_state(data)
+    beside = f" beside {', '.join(kept)}" if kept else ""
+    return DamagedError(
+        f"the index database {data.manifest_path} is damaged ({why}){beside}, so it was not "
+        f"taken for a new index (that would forget your watched folders). It is kept as "
+        f"{aside.name}. Build the index again with `footnotes index FOLDER...` on your folders "
+        "(passages already embedded are reused, not computed again), or put a backup of "
+        f"{data.manifest_path.name} back in its place."
+    )
+
+
+def survey(data: DataDir) -> list[Damage]:
+    """Every damaged file of the data directory, each with the command that repairs it."""
+    found: list[Damage] = []
+    if why := manifest_problem(data):
+        found.append(
+            Damage(
+                data.manifest_path,
+                why,
+                "`footnotes repair` (sets it aside), then `footnotes index FOLDER...`",
+            )
+        )
+    if why := sqlite_problem(data.threads_path, deep=True):
+        found.append(
+            Damage(data.threads_path, why, "`footnotes repair` (sets it aside; a new history)")
+        )
+    if why := sqlite_problem(data.chroma_path / "chroma.sqlite3"):
+        found.append(
+            Damage(
+                data.chroma_path / "chroma.sqlite3",
+                why,
+                "`footnotes repair` (rebuilds the vector store from the manifest's passages)",
+            )
+        )
+    cache = data.root / CACHE_FILE
+    if cache.exists() and (why := _cache_problem(cache)):
+        found.append(
+            Damage(
+                cache,
+                why,
+                "none needed (the next search rebuilds it); `footnotes repair` deletes it now",
+            )
+        )
+    return found
