@@ -20,7 +20,7 @@ from app.ui.history import (
     ThreadLoaded,
 )
 from app.ui.stored_turn import outcome_from_turn
-from app.ui.threads_panel import ThreadsPanel
+from app.ui.threads_panel import TITLE, ThreadsPanel
 
 
 class ThreadWindow(Protocol):
@@ -187,12 +187,16 @@ class ThreadsController(QObject):
 
     # -- deleting, exporting, copying ------------------------------------------------------
     def confirm_delete(self, title: str) -> bool:
-        answer = QMessageBox.question(
-            self.panel,
-            "Delete thread",
-            f"Delete the thread “{title}” and all its answers? This cannot be undone.",
-        )
-        return answer == QMessageBox.StandardButton.Yes
+        """Ask before a thread and its answers are deleted; True to delete."""
+        box = QMessageBox(self.panel)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Delete thread")
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a title is the person's words, never markup
+        box.setText(f"Delete the thread “{title}” and all its answers? This cannot be undone.")
+        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
+        box.exec()
+        return box.clickedButton() is delete
 
     @Slot(str)
     def delete_thread(self, thread_id: str) -> None:
@@ -200,7 +204,7 @@ class ThreadsController(QObject):
         for i in range(self.panel.threads.count()):
             item = self.panel.threads.item(i)
             if item.data(Qt.ItemDataRole.UserRole) == thread_id:
-                title = item.toolTip()
+                title = item.data(TITLE) or title
         if not self.confirm_delete(title):
             return
         if thread_id == self.window.thread_id:
@@ -212,7 +216,7 @@ class ThreadsController(QObject):
         for i in range(self.panel.threads.count()):
             item = self.panel.threads.item(i)
             if item.data(Qt.ItemDataRole.UserRole) == thread_id:
-                return item.toolTip()
+                return str(item.data(TITLE) or "")
         return ""
 
     def choose_export_path(self, suggested: str) -> str:

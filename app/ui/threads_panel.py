@@ -22,6 +22,7 @@ from app.ui.widgets import plain_label, tooltip
 
 _ID = Qt.ItemDataRole.UserRole
 _QUESTION = Qt.ItemDataRole.UserRole + 1  # a turn's (question, time asked)
+TITLE = Qt.ItemDataRole.UserRole + 2  # a thread's title, as written
 
 
 class ThreadsPanel(QWidget):
@@ -87,7 +88,8 @@ class ThreadsPanel(QWidget):
             when = time.strftime("%d %b %H:%M", time.localtime(t.updated))
             item = QListWidgetItem(f"{t.title}\n{when}  ·  {t.turns} answer{'s' * (t.turns != 1)}")
             item.setData(_ID, t.id)
-            item.setToolTip(t.title)
+            item.setData(TITLE, t.title)  # the title itself; the tooltip is escaped markup
+            item.setToolTip(tooltip(t.title))
             self.threads.addItem(item)
             if t.id == self.current_id:
                 item.setSelected(True)

@@ -22,7 +22,9 @@ def listed(qtbot: Any, window: Any, count: int) -> list[str]:
         return threads.count() == count
 
     qtbot.waitUntil(done, timeout=10_000)
-    return [threads.item(i).toolTip() for i in range(threads.count())]
+    from app.ui.threads_panel import TITLE
+
+    return [threads.item(i).data(TITLE) for i in range(threads.count())]
 
 
 @pytest.mark.slow
