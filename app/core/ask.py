@@ -39,6 +39,7 @@ from app.core.answer.verdict import Verdict, judge
 from app.core.config import Settings
 from app.core.host.client import HostError
 from app.core.index.store import StoreError
+from app.core.search.query import QueryError
 from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
 from app.core.types import Support
@@ -63,8 +64,9 @@ __all__ = [
 
 SearchFn = Callable[[str, int, Scope | None], SearchResult]
 # What a search may fail with and still be a question's outcome rather than a crash: the
-# engine process gone (the window), the vector store unreachable (a Chroma server).
-SEARCH_ERRORS = (HostError, StoreError)
+# engine process gone (the window), the vector store unreachable (a Chroma server), a
+# question past the query cap.
+SEARCH_ERRORS = (HostError, StoreError, QueryError)
 
 
 class Ending(StrEnum):
