@@ -45,6 +45,7 @@ from app.ui.status_line import StatusLine
 from app.ui.theme import app_icon
 from app.ui.thread_control import ThreadsController
 from app.ui.threads_panel import SearchedFor, ThreadsPanel
+from app.ui.welcome import WelcomeGuide
 from app.ui.widgets import Banner, ErrorBar, QuestionBox, plain_label
 from app.ui.window_chrome import HelpDialogs, ThemeChooser, WindowMemory
 
@@ -104,6 +105,7 @@ class MainWindow(QMainWindow):
         self.sources = SourcesPanel()
         self.passage = PassageView(self.service)
         self.folders = FoldersPanel()
+        self.welcome = WelcomeGuide(self.service, self.answer, self)  # the pane, until asked
 
         top = QHBoxLayout()
         top.addWidget(self.question, 1)
@@ -118,7 +120,7 @@ class MainWindow(QMainWindow):
         sb.addWidget(self.sources_title)
         sb.addWidget(self.sources, 1)
         self.left_split = QSplitter(Qt.Orientation.Vertical)
-        self.left_split.addWidget(self.answer)
+        self.left_split.addWidget(self.welcome.area)
         self.left_split.addWidget(sources_box)
         self.left_split.setStretchFactor(0, 3)
         self.left_split.setStretchFactor(1, 2)
@@ -157,6 +159,10 @@ class MainWindow(QMainWindow):
         self.ask_button.clicked.connect(self._on_ask_button)
         self.banner.next_unsupported_requested.connect(self.answer.next_unsupported)
         self.errors.action_requested.connect(self.pull_model)
+        first = self.welcome.panel
+        first.add_folder_requested.connect(self.actions_.add_folder.trigger)
+        first.get_model_requested.connect(self.pull_model)
+        first.question_chosen.connect(self.ask_suggested)
         # the last question's error ("Ollama is not running at …") may be fixed by new settings:
         # the next question says whether it still stands
         self.service.settings_applied.connect(lambda _settings: self.errors.hide())
@@ -204,6 +210,7 @@ class MainWindow(QMainWindow):
         """Clear the last answer and ask ``question`` as the next turn of the open thread
         (cancelling one still coming); ``search_query`` is searched instead of the planned one."""
         self.errors.hide()
+        self.welcome.done()
         self.banner.clear()
         self.sources.set_hits([])
         self.passage.clear()
@@ -219,6 +226,12 @@ class MainWindow(QMainWindow):
             if self.service.state.model_loaded
             else "Searching… (the embedding model is still loading)"
         )
+
+    @Slot(str)
+    def ask_suggested(self, question: str) -> None:
+        """Ask the welcome's suggested question, as if typed."""
+        self.question.setText(question)
+        self.ask_current()
 
     @Slot(object)
     def on_query_planned(self, outcome: AskOutcome) -> None:
@@ -305,6 +318,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _on_model_pulled(self, model: str) -> None:
         self.errors.hide()
+        self.welcome.check_ollama()
         self.status.say(f"The model {model} is installed: ask your question again.")
 
     @Slot(object)
@@ -320,6 +334,7 @@ class MainWindow(QMainWindow):
     def adopt(self, outcome: AskOutcome, n: int) -> None:
         """Show an outcome asked elsewhere (quick-ask) and select its source ``n``."""
         self.show_and_raise()
+        self.welcome.done()
         self.question.setText(outcome.question)
         self.banner.clear()
         self.answer.begin(0)

@@ -56,6 +56,7 @@ class Service(QObject):
     passage_loaded = Signal(object)  # PassageText
     settings_applied = Signal(object)  # Settings
     scope_choices_listed = Signal(object)  # ScopeChoices
+    question_suggested = Signal(object)  # Suggestion, or None when nothing is indexed
     error_occurred = Signal(object)  # ErrorReport
     stopped = Signal()
 
@@ -209,6 +210,17 @@ class Service(QObject):
 
         if self.state.engine_ready and self.data.manifest_path.exists():
             self.scope_choices_listed.emit(choices(self.reader()))
+
+    def suggest_question(self) -> None:
+        """Pick a first question from the indexed passages in the reader lane; answered by
+        ``question_suggested``."""
+        self._lanes.submit("reader", self._suggest)
+
+    def _suggest(self) -> None:
+        from app.core.search.suggest import first_question
+
+        if self.state.engine_ready and self.data.manifest_path.exists():
+            self.question_suggested.emit(first_question(self.reader()))
 
     # -- viewing ---------------------------------------------------------------------------
     def new_token(self) -> int:
