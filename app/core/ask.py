@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 from app.core.answer.answering import Answer, AnswerError, Source, estimate_tokens, stream_answer
@@ -334,7 +334,6 @@ class _Finisher:
     plan: Plan
     store: ThreadStore | None
     model: str
-    _saved: bool = field(default=False, init=False)
 
     def __call__(
         self,
