@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -85,6 +86,8 @@ class WelcomePanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("welcomePanel")
+        self.setAutoFillBackground(True)  # the answer's page colour, as the answer will have
+        self.setBackgroundRole(QPalette.ColorRole.Base)
         self.suggestion: Suggestion | None = None
         title = plain_label("Welcome to Footnotes")
         title.setObjectName("passageTitle")
@@ -204,7 +207,7 @@ class WelcomeGuide(QObject):
         self.scroll = QScrollArea()  # a small window scrolls the guide, never grows for it
         self.scroll.setWidget(self.panel)
         self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setFrameShape(QFrame.Shape.StyledPanel)
         self.area = QStackedWidget()  # what the window lays out where the answer goes
         self.area.addWidget(self.scroll)
         self.area.addWidget(answer)
