@@ -69,6 +69,12 @@ def bar_range(p: SyncProgress) -> tuple[int, int]:
     return total, min(max(p.done, 0), total)
 
 
+def all_read(snapshot: IndexSnapshot) -> str:
+    """The headline when no file failed: "every file was indexed" only when none was skipped
+    either (the line under it counts the skipped ones)."""
+    return "✓  No file failed" if snapshot.skipped else "✓  Every file was indexed"
+
+
 def progress_text(p: SyncProgress) -> str:
     """What a step of a run says, from its numbers: files, pages of a long file, vectors."""
     if not p.total:
@@ -189,9 +195,7 @@ class FoldersPanel(QWidget):
             self.failures.setUpdatesEnabled(True)
         n = len(snapshot.failures)
         self.failures_title.setText(
-            f"{n} file{'s' if n != 1 else ''} could not be indexed"
-            if n
-            else "✓  Every file was indexed"
+            f"{n} file{'s' if n != 1 else ''} could not be indexed" if n else all_read(snapshot)
         )
         self.failures.setVisible(bool(n))
         if snapshot.folders:

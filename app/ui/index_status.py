@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.ui.ask_session import AskSession
-from app.ui.folders_panel import FoldersPanel
+from app.ui.folders_panel import FoldersPanel, all_read
 from app.ui.indexing import first_snapshot
 from app.ui.menus import Actions
 from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
@@ -35,7 +35,7 @@ def failures_headline(snapshot: IndexSnapshot | None, state: ServiceState) -> st
         return "Indexing… no file has failed so far"
     if not snapshot.files:
         return "No files are indexed yet"
-    return "✓  Every file was indexed"
+    return all_read(snapshot)
 
 
 class IndexingView(QObject):

@@ -129,6 +129,8 @@ def test_index_states_say_what_is_true() -> None:
     assert "Every file" not in failures_headline(some, syncing)
     assert failures_headline(some, syncing) == "Indexing… no file has failed so far"
     assert failures_headline(some, ready) == "✓  Every file was indexed"
+    skipped = IndexSnapshot([], files=3, skipped=[{"reason": "unknown binary", "count": 1}])
+    assert failures_headline(skipped, ready) == "✓  No file failed"  # not "every file"
     assert failures_headline(failed, ready) == "2 files could not be indexed"
     assert failures_headline(failed, syncing) == "2 files could not be indexed so far"
 
