@@ -8,6 +8,7 @@ import os
 import shutil
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from app.core.ingest.scanning import IgnoreRules, normalize
 from app.core.locking import WriterLock
 from app.core.search import calibration, probes
 from app.core.search.calibration import Calibration
+from app.core.search.index_cache import IndexCache
 from app.core.search.retrieval import Retriever, SearchResult
 from app.core.search.scope import Scope
 
@@ -54,6 +56,8 @@ class Engine:
         self._indexer: Indexer | None = None
         self._writer: WriterLock | None = None
         self._seen_versions: dict[int, int] = {}  # a read connection's last data_version
+        # what searches of each open manifest connection reuse (named files, term counts...)
+        self._caches: weakref.WeakKeyDictionary[Manifest, IndexCache] = weakref.WeakKeyDictionary()
 
     # -- lazily built parts ----------------------------------------------------------------
     @property
@@ -189,7 +193,24 @@ class Engine:
 
     @property
     def retriever(self) -> Retriever:
-        return Retriever(self.manifest, self.embedder, self.store)
+        return self._retriever(self.manifest)
+
+    def _retriever(self, manifest: Manifest) -> Retriever:
+        """A retriever over ``manifest`` with the derived state its earlier searches kept."""
+        with self._lock:
+            cache = self._caches.get(manifest)
+            if cache is None:
+                cache = self._caches[manifest] = IndexCache(manifest, self.data.root)
+        return Retriever(manifest, self.embedder, self.store, cache=cache)
+
+    def apply_settings(self, new: Settings) -> None:
+        """Use ``new`` from now on, as a whole: what was built from the old settings (the
+        indexer, with its ignore rules, limits and OCR) is built again from the new ones on
+        next use."""
+        old, self.settings = self.settings, new
+        if self._indexer is not None and _reading(old) != _reading(new):
+            self._indexer.close()
+            self._indexer = None
 
     # -- writing ---------------------------------------------------------------------------
     def acquire_writer(self, what: str) -> None:
@@ -275,8 +296,7 @@ class Engine:
         manifest = reader or self.manifest
         if self._writer is None:
             self.catch_up(manifest)
-        retriever = Retriever(manifest, self.embedder, self.store)
-        return retriever.search(query, k or self.settings.top_k, mode, scope)
+        return self._retriever(manifest).search(query, k or self.settings.top_k, mode, scope)
 
     def catch_up(self, manifest: Manifest) -> None:
         """Reopen the vector store when another connection committed since this one last
@@ -322,3 +342,15 @@ class Engine:
         if self._writer is not None:
             self._writer.release()
             self._writer = None
+
+
+def _reading(s: Settings) -> tuple[Any, ...]:
+    """The settings the indexer is built from: a change means a new indexer."""
+    return (
+        s.ignore_patterns,
+        s.parse_timeout_s,
+        s.max_pages,
+        s.max_chunks_per_file,
+        s.ocr_enabled,
+        s.max_file_mb,
+    )

@@ -45,7 +45,7 @@ class EngineProcess:
     def __init__(
         self,
         data_root: Path,
-        settings: Settings,
+        settings: Callable[[], Settings],
         state: StateBox,
         lanes: Lanes,
         *,
@@ -53,7 +53,7 @@ class EngineProcess:
         on_event: Callable[[Event], None],
     ) -> None:
         self.data_root = data_root
-        self.settings = settings
+        self.settings = settings  # the service's current snapshot, read at each (re)start
         self.state = state
         self.lanes = lanes
         self.on_error = on_error
@@ -72,7 +72,7 @@ class EngineProcess:
 
         if self.lanes.closed:
             return
-        host = EngineHost(self.data_root, self.settings, on_message=self._on_message)
+        host = EngineHost(self.data_root, self.settings(), on_message=self._on_message)
         self.host = host
         try:
             host.start()
@@ -134,8 +134,7 @@ class EngineProcess:
             self.send(request)
 
     def apply_settings(self, new: Settings) -> None:
-        """Use ``new`` from now on, here and in the process (a restarted one reads the file)."""
-        self.settings = new
+        """Have the process use ``new`` from now on (a restarted one starts with it)."""
         self.tell(ApplySettings(new))
 
     def stop(self) -> None:

@@ -82,7 +82,7 @@ class Service(QObject):
         self.history = History(self.data, self._current_settings, self._lanes, self)
         self.engine = EngineProcess(
             self.data.root,
-            self.settings,
+            self._current_settings,
             self._state,
             self._lanes,
             on_error=self.error_occurred.emit,

@@ -304,20 +304,21 @@ class HostServer:
         self._follow()
 
     def apply_settings(self, new: Settings) -> None:
-        """Use new settings; changed ignore patterns restart the watcher."""
-        from app.core.ingest.scanning import IgnoreRules
-
+        """Use new settings as a whole; a change to what files are read restarts the watcher
+        (files refused before, scans with OCR off, are then read again)."""
         engine = self.engine
         assert engine is not None
-        old, engine.settings = engine.settings, new
-        ignore_changed = old.ignore_patterns != new.ignore_patterns
-        if self.writable and (ignore_changed or old.ocr_enabled != new.ocr_enabled):
-            following = self.watcher is not None
+        old = engine.settings
+        restart = self.writable and (
+            old.ignore_patterns != new.ignore_patterns or old.ocr_enabled != new.ocr_enabled
+        )
+        following = restart and self.watcher is not None
+        if restart:
             self._unfollow()
-            engine.indexer().ignore = IgnoreRules(new.ignore_patterns)
-            engine.indexer().set_ocr(new.ocr_enabled)  # scans refused with OCR off: read again
-            if following:
-                self._follow()
+        self.settings = new
+        engine.apply_settings(new)
+        if following:
+            self._follow()
 
     def _status_stopped(self) -> None:
         from app.core.watch.watcher import WatchStatus

@@ -108,26 +108,34 @@ def path_for(root: Path) -> Path:
     return Path(root) / FILE_NAME
 
 
-_cache: dict[Path, tuple[int, Calibration | None]] = {}
-
-
 def load(root: Path) -> Calibration | None:
-    """The stored calibration of the index in ``root`` (re-read when the file changes)."""
-    path = path_for(root)
+    """The stored calibration of the index in ``root`` (None when there is none, or it is
+    unreadable); read each time: a search keeps a :class:`CalibrationFile` instead."""
     try:
-        mtime = path.stat().st_mtime_ns
-    except OSError:
-        _cache.pop(path, None)
-        return None
-    cached = _cache.get(path)
-    if cached is not None and cached[0] == mtime:
-        return cached[1]
-    try:
-        cal: Calibration | None = Calibration.from_json(json.loads(path.read_text("utf-8")))
+        return Calibration.from_json(json.loads(path_for(root).read_text("utf-8")))
     except (OSError, ValueError, TypeError):
-        cal = None
-    _cache[path] = (mtime, cal)
-    return cal
+        return None
+
+
+class CalibrationFile:
+    """One index's stored calibration, read again only when the file changes (its owner, the
+    search cache of an open index, lives as long as that index is open)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._seen: tuple[tuple[int, int, int], Calibration | None] | None = None
+
+    def current(self) -> Calibration | None:
+        """The calibration as the file holds it now."""
+        try:
+            st = path_for(self.root).stat()
+        except OSError:
+            self._seen = None
+            return None
+        version = (st.st_mtime_ns, st.st_ino, st.st_size)  # a save replaces the file whole
+        if self._seen is None or self._seen[0] != version:
+            self._seen = (version, load(self.root))
+        return self._seen[1]
 
 
 def save(root: Path, cal: Calibration) -> None:

@@ -19,7 +19,6 @@ page in the top 10 0.447 -> 0.553; known-item search unchanged (first 1.000, pag
 from __future__ import annotations
 
 import re
-import weakref
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -124,14 +123,3 @@ class NamedFiles:
             anyyear = [p for p in hits if self._names[p].years & years]
             hits = latest or anyyear or hits
         return sorted(hits) if len(hits) <= MAX_NAMED else []
-
-
-_cache: weakref.WeakKeyDictionary[Manifest, NamedFiles] = weakref.WeakKeyDictionary()
-
-
-def named_files(manifest: Manifest) -> NamedFiles:
-    """One ``NamedFiles`` per open manifest (its file names are read once, and on change)."""
-    found = _cache.get(manifest)
-    if found is None:
-        found = _cache[manifest] = NamedFiles(manifest)
-    return found

@@ -21,7 +21,8 @@ from app.core.index.manifest import ChunkRow, Manifest
 from app.core.index.store import DenseHit, VectorStore
 from app.core.search import support
 from app.core.search.fusion import fuse
-from app.core.search.named import NamedFiles, named_files
+from app.core.search.index_cache import IndexCache
+from app.core.search.named import NamedFiles
 from app.core.search.query import checked_query
 from app.core.search.scope import Scope, ScopeMembers
 from app.core.types import Hit, Support
@@ -199,12 +200,16 @@ class Retriever:
         embedder: Callable[[], Embedder],
         store: Callable[[], VectorStore],
         candidates: int = 50,
+        *,
+        cache: IndexCache | None = None,
     ) -> None:
         self.manifest = manifest
         self._embedder = embedder
         self._store = store
         self.candidates = candidates
-        self.named = named_files(manifest)
+        # what searches of this index reuse; the engine keeps one per open connection
+        self.cache = cache if cache is not None else IndexCache(manifest)
+        self.named = self.cache.named
 
     def search(
         self, query: str, k: int = 8, mode: str = "hybrid", scope: Scope | None = None
@@ -220,7 +225,12 @@ class Retriever:
         qvec = self._embedder().encode([query])[0]
         # the verdict reads the same passages whatever k is
         hits = self.ranked(query, qvec, max(k, support.HITS), mode, scope=scope, members=members)
-        verdict = support.assess(query, hits[: support.HITS], index=self.manifest)
+        verdict = support.assess(
+            query,
+            hits[: support.HITS],
+            stats=self.cache.stats,
+            calibration=self.cache.calibration(),
+        )
         if not verdict.supported and pending.chunks_waiting(self.manifest.conn):
             verdict = dataclasses.replace(verdict, reason=BUILDING, building=True)
         hits = hits[:k]

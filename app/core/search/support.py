@@ -32,12 +32,11 @@ __all__ = [
 ]
 
 import re
-import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.core.index.manifest import Manifest
-from app.core.search import calibration, fusion
+from app.core.search import fusion
+from app.core.search.calibration import Calibration
 from app.core.search.support_model import (
     DEFAULT_MODEL,
     FEATURES,
@@ -48,7 +47,7 @@ from app.core.search.support_model import (
     reload_shipped,
     shipped_path,
 )
-from app.core.search.termstats import LexicalStats, TermStats, idf
+from app.core.search.termstats import TermStats, idf
 from app.core.text import WORD, query_terms, sentence_spans, stem
 from app.core.types import Hit, Support
 
@@ -222,20 +221,21 @@ def assess(
     hits: Sequence[Hit],
     model: SupportModel | None = None,
     *,
-    index: Manifest | None = None,
+    stats: TermStats | None = None,
+    calibration: Calibration | None = None,
 ) -> Support:
     """The support verdict for a question given its retrieved hits.
 
-    With ``index`` (the manifest the hits came from) terms are weighed by their rarity in it
-    and its own calibrated threshold applies, when it has one for these parameters.
+    With ``stats`` (term counts of the index the hits came from) terms are weighed by their
+    rarity in it; with ``calibration`` (that index's own) its threshold applies, when it was
+    measured for these parameters.
     """
     model = model or SupportModel.load()
     if not hits:
         return Support(False, 0.0, "Your index has no passages for this question yet.", {})
-    stats = None if index is None else _stats_for(index)
     f = features(question, hits, stats)
     p = model.probability(f)
-    ok = p >= threshold_for(model, index, hits[0].path)
+    ok = p >= threshold_for(model, calibration, hits[0].path)
     missing = [] if stats is None else unknown_words(question, stats)
     if ok:
         missing = [w for w in missing if w in key_words(question)]
@@ -256,22 +256,11 @@ def unknown_words(question: str, stats: TermStats) -> list[str]:
     return out
 
 
-def threshold_for(model: SupportModel, index: Manifest | None, path: str | None = None) -> float:
+def threshold_for(
+    model: SupportModel, calibration: Calibration | None, path: str | None = None
+) -> float:
     """The index's calibrated threshold for these parameters (that of the region holding
     ``path``, the best passage's file, when the index has regions), else the shipped one."""
-    if index is not None:
-        cal = calibration.load(index.path.parent)
-        if cal is not None and cal.model == model.key:
-            return cal.threshold_at(path)
+    if calibration is not None and calibration.model == model.key:
+        return calibration.threshold_at(path)
     return model.threshold
-
-
-_stats: weakref.WeakKeyDictionary[Manifest, LexicalStats] = weakref.WeakKeyDictionary()
-
-
-def _stats_for(index: Manifest) -> LexicalStats:
-    """One cache of term counts per open manifest."""
-    stats = _stats.get(index)
-    if stats is None or stats.conn is not index.conn:
-        stats = _stats[index] = LexicalStats(index.conn)
-    return stats

@@ -71,7 +71,7 @@ def test_calibration_is_stored_and_updated_after_a_folder_is_added(
 
     # search applies this index's threshold: that of the folder holding the best passage
     model = support.SupportModel.load()
-    assert support.threshold_for(model, engine.manifest) == after.threshold
+    assert support.threshold_for(model, engine.retriever.cache.calibration()) == after.threshold
     assert {r["folder"] for r in after.regions} == {str(first), str(second)}
     result = engine.search("ka lo mi ne ru")
     own = after.threshold_at(result.hits[0].path)
@@ -113,13 +113,11 @@ def test_a_calibration_for_other_parameters_is_ignored(tmp_path: Path) -> None:
     model = support.SupportModel.load()
     cal = Calibration(0.9, model.threshold, "another model @ 2020-01-01", 1000, "2020-01-01")
     calibration.save(tmp_path, cal)
+    stored = calibration.CalibrationFile(tmp_path)
 
-    class Index:
-        path = tmp_path / "manifest.sqlite3"
-
-    assert support.threshold_for(model, Index()) == model.threshold  # type: ignore[arg-type]
+    assert support.threshold_for(model, stored.current()) == model.threshold
     calibration.save(tmp_path, Calibration(0.42, model.threshold, model.key, 1000, "2020"))
-    assert support.threshold_for(model, Index()) == 0.42  # type: ignore[arg-type]
+    assert support.threshold_for(model, stored.current()) == 0.42  # the new file is read
 
 
 def test_choose_threshold_rises_where_missing_evidence_still_scores_high() -> None:
