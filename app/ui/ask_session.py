@@ -97,8 +97,13 @@ class AskSession(QObject):
     ) -> None:
         """Ask ``question`` (within ``scope``, following up ``thread_id``); a newer question
         makes this session ignore the older one."""
+        self.track(question, self.service.ask(AskRequest(question, scope, thread_id, search_query)))
+
+    def track(self, question: str, token: int) -> None:
+        """Follow the events stamped ``token`` as this session's question from now on (events
+        arrive on the GUI thread, so none of them can come before this returns)."""
         self.outcome = AskOutcome(question)
-        self.token = self.service.ask(AskRequest(question, scope, thread_id, search_query))
+        self.token = token
 
     def cancel(self) -> None:
         """Stop this session's answer, if it is still coming."""
