@@ -70,6 +70,17 @@ def count(conn: sqlite3.Connection) -> int:
     return int(rows[0][0]) if rows else 0
 
 
+def among(conn: sqlite3.Connection, hashes: Sequence[str]) -> set[str]:
+    """Which of ``hashes`` still wait for their vector."""
+    out: set[str] = set()
+    for start in range(0, len(hashes), 500):
+        part = list(hashes[start : start + 500])
+        marks = ",".join("?" * len(part))
+        sql = f"SELECT text_hash FROM vectors_pending WHERE text_hash IN ({marks})"
+        out.update(r[0] for r in _read(conn, sql, part))
+    return out
+
+
 def listed(conn: sqlite3.Connection) -> set[str]:
     """Every listed hash."""
     return {r[0] for r in _read(conn, "SELECT text_hash FROM vectors_pending")}

@@ -262,9 +262,36 @@ class Retriever:
         )  # fmt: skip
         if exclude is not None:
             found = found.without(exclude)
+        waiting = self._rank_waiting(found, qvec, n) if mode != "lexical" else {}
         hits = found.hits(k, mode, depth=n)
+        for h in hits:
+            if h.dense_score is None and h.text_hash in waiting:
+                h.dense_score = waiting[h.text_hash]
         self._fill_dense_scores(hits, qvec)  # for any k
         return hits
+
+    def _rank_waiting(self, found: Candidates, qvec: np.ndarray, n: int) -> dict[str, float]:
+        """Passages read but not embedded yet join the dense list where an exact search would
+        put them (their cosine computed now, for this question only), so that while vectors
+        are being computed the best passage is not missing from the dense side, and a weak
+        one that has its vector never ranks with it for want of a rival. Returns the cosines
+        computed, by text hash."""
+        if not pending.count(self.manifest.conn):
+            return {}
+        in_dense = {row.row_id for row, _ in found.dense}
+        others = [row for row, _ in [*found.lexical, *found.exact] if row.row_id not in in_dense]
+        hashes = list(dict.fromkeys(r.text_hash for r in others if r.text_hash))
+        waiting = pending.among(self.manifest.conn, hashes)
+        texts = self.manifest.texts_for_hashes(sorted(waiting))
+        if not texts:
+            return {}
+        encoded = self._embedder().encode(list(texts.values()))
+        cosines = {h: float(np.dot(v, qvec)) for h, v in zip(texts, encoded, strict=True)}
+        floor = found.dense[n - 1][1] if len(found.dense) >= n else -1.0
+        joined = [(r, cosines[r.text_hash or ""]) for r in others if r.text_hash in cosines]
+        joined = [(r, c) for r, c in joined if c > floor]
+        found.dense = _union(found.dense, joined)[: max(n, len(found.dense))]
+        return cosines
 
     def _fill_dense_scores(self, hits: list[Hit], qvec: np.ndarray) -> None:
         """Hits found only lexically still get their cosine similarity (the support needs it)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.core.index import pending
 from app.core.index.records import ChunkRow
 from app.core.search.fusion import fuse
 
@@ -115,3 +116,25 @@ def test_a_passage_holding_the_phrase_verbatim_is_put_first() -> None:
     lexical = [(row(1), 20.0), (row(2), 19.0)]
     hits = fuse(dense, lexical, 3, first=[row(2)])
     assert [h.chunk_id for h in hits] == ["c2", "c1"]
+
+
+def test_a_weak_passage_never_ties_the_best_one_whose_vector_is_still_coming(
+    tmp_path: Path, make_engine
+) -> None:
+    """While vectors are computed, the passage that answers is found by its words only; a
+    note with none of the question's words but a stored vector must not rank with it (the
+    dense list held only that note, so min-max scaling gave it full marks)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "bakery.md").write_text("# Bakery\n\nThe bakery opens at seven and sells rye bread.\n")
+    engine = make_engine()
+    engine.index([str(docs)])
+    kiln = docs / "kiln.md"
+    kiln.write_text("# Kiln\n\nThe pottery kiln fires at 1240 degrees for stoneware glazes.\n")
+    engine.indexer().update_paths([str(kiln)], drain=False)
+    assert pending.count(engine.manifest.conn) > 0  # the kiln passage has no vector yet
+
+    hits = engine.search("How hot does the pottery kiln fire?", 3).hits
+    assert Path(hits[0].path).name == "kiln.md"
+    assert hits[0].dense_score is not None and hits[0].dense_score > 0.4
+    assert hits[0].score - hits[1].score > 0.3  # a clear lead, not a tie broken by name
