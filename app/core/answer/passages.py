@@ -8,8 +8,11 @@ score stays within ``KEEP_SHARE`` of the best one's and the passages chosen stay
 over passages of similar score sends them all.
 
 They are always a prefix of the ranking, so a source's number in the prompt is its rank in
-the list the person sees. The verdict is unaffected: retrieval evidence is computed on the
-best eight passages (``support.HITS``) before this choice, as it was calibrated.
+the list the person sees. Search puts tables of contents and indexes after prose
+(``retrieval.contents_last``), so the choice stops at the first of them: they point at the
+page that answers, they never answer (unless one is the best passage: a question about them).
+The verdict is unaffected: retrieval evidence is computed on the best eight passages
+(``support.HITS``) before this choice, as it was calibrated.
 
 Tuned on SQuAD 2.0 dev questions (answerable, 216 in the dev half by question-id hash), the
 gold paragraph kept against the median prompt (system prompt included) of today's eight:
@@ -22,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from app.core.search.fusion import without_bonus
+from app.core.text import is_toc_like
 from app.core.types import Hit
 
 KEEP_SHARE = 0.55  # a passage scoring under this share of the best one's adds little
@@ -46,6 +50,8 @@ def choose_passages(
     for hit in ranked[1:]:
         cost = estimate(hit.text)
         if without_bonus(hit.score) < keep_share * best or used + cost > token_cap:
+            break
+        if is_toc_like(hit.text):
             break
         chosen.append(hit)
         used += cost

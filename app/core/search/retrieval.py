@@ -9,6 +9,7 @@ their passages ranked ahead of other files' (``fusion.NAMED_BONUS``).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ from app.core.search.index_cache import IndexCache
 from app.core.search.named import NamedFiles
 from app.core.search.query import checked_query
 from app.core.search.scope import Scope, ScopeMembers
+from app.core.text import is_toc_like
 from app.core.types import Hit, Support
 
 # A scope's own vectors are ranked when reading their ids (one chunk row each) costs less than
@@ -225,6 +227,7 @@ class Retriever:
         qvec = self._embedder().encode([query])[0]
         # the verdict reads the same passages whatever k is
         hits = self.ranked(query, qvec, max(k, support.HITS), mode, scope=scope, members=members)
+        hits = contents_last(query, hits)
         verdict = support.assess(
             query,
             hits[: support.HITS],
@@ -308,3 +311,24 @@ class Retriever:
             vec = vectors.get(h.text_hash or "")
             if vec is not None:
                 h.dense_score = float(np.dot(vec, qvec))
+
+
+# A question about a document's layout, where a contents page or an index is the answer.
+ABOUT_CONTENTS = re.compile(
+    r"\b(?:contents|index|chapters?|sections?|appendix|appendices|page numbers?)\b",
+    re.IGNORECASE,
+)
+
+
+def contents_last(query: str, hits: list[Hit]) -> list[Hit]:
+    """Tables of contents, indexes and lists of page numbers after the passages of prose:
+    they share a question's words with the pages they point to and often outrank them, yet
+    they never answer it (unless the question is about them). Ranks are renumbered."""
+    if ABOUT_CONTENTS.search(query):
+        return hits
+    listing = [is_toc_like(h.text) for h in hits]
+    if not any(listing):
+        return hits
+    ordered = [h for h, toc in zip(hits, listing, strict=True) if not toc]
+    ordered += [h for h, toc in zip(hits, listing, strict=True) if toc]
+    return [dataclasses.replace(h, rank=n) for n, h in enumerate(ordered, start=1)]
