@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.answer.answering import Answer
 from app.core.answer.ollama_client import AnswerFailure
 from app.core.ask import Asker, AskOptions, AskOutcome, AskRequest, Ending
 from app.core.config import DataDir
@@ -360,6 +361,8 @@ class Row:
     gold: list[str]
     sentences: list[dict[str, Any]] = field(default_factory=list)
     model: str = ""  # the model that answered (as the server names it)
+    # the passages the model read, so a person can judge each sentence against them
+    sources: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def green(self) -> bool:
@@ -401,8 +404,14 @@ def row_of(q: Question, outcome: AskOutcome) -> Row:
             "supported": m.supported,
             "gold": q.sentence_has_gold(m.text),
             "reason": m.reason,
+            "cites": list(m.sources),
+            "spans": [_span(answer, n, a, b) for n, a, b in m.support_spans],
         }
         for m in (answer.sentences if answer is not None else [])
+    ]
+    sources = [
+        {"n": s.n, "path": s.hit.path, "page": s.hit.page, "text": s.text}
+        for s in (answer.sources if answer is not None and text else [])
     ]
     if q.set == "notes":
         correct = any(s["gold"] for s in sentences)
@@ -425,7 +434,14 @@ def row_of(q: Question, outcome: AskOutcome) -> Row:
         list(q.gold),
         sentences,
         answer.model if answer is not None and text else "",
+        sources,
     )
+
+
+def _span(answer: Answer, n: int, start: int, end: int) -> dict[str, Any]:
+    """The passage span that backs a sentence: its source number and its text."""
+    source = next((s for s in answer.sources if s.n == n), None)
+    return {"n": n, "text": source.text[start:end] if source is not None else ""}
 
 
 def ask_all(
