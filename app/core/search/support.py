@@ -58,6 +58,9 @@ KEY_WEIGHT = 3.0  # without index counts, names and numbers weigh this much more
 SPECIFIC_POWER = 4  # ``specific_coverage`` weighs terms by rarity to this power: the rarest lead
 _ALNUM = re.compile(r"[^\W\d_]+|\d+")
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|cannot)\b|n't\b", re.IGNORECASE)
+_NEGATION_WORD = re.compile(  # the whole word, to quote it: "can't", not "n't"
+    r"\b(?:not|never|no|none|nor|neither|without|cannot|\w+n't)\b", re.IGNORECASE
+)
 
 
 # -- features --------------------------------------------------------------------------------
@@ -181,10 +184,13 @@ def features(
     }
 
 
-def reason_for(f: dict[str, float], supported: bool, missing: Sequence[str] = ()) -> str:
+def reason_for(
+    f: dict[str, float], supported: bool, missing: Sequence[str] = (), negation: str = ""
+) -> str:
     """The verdict in plain words, from the feature that stands out most; ``missing`` are
     question words no passage of the index holds (for a supported question, only its names
-    and numbers: the passages found may be about another place, product or year)."""
+    and numbers: the passages found may be about another place, product or year);
+    ``negation`` is the question's own negating word, quoted when it is the reason."""
     dense, cov = f.get("dense_top", 0.0), f.get("key_coverage", 0.0)
     if not supported:
         if missing and f.get("unknown_terms", 0.0) >= 0.25:
@@ -198,9 +204,10 @@ def reason_for(f: dict[str, float], supported: bool, missing: Sequence[str] = ()
         if cov < 0.5:
             return "The closest passage in your files shares few of the question's key terms."
         if f.get("negation_unmatched"):
+            said = f"“{negation}”" if negation else "a negation"
             return (
-                "The question asks about something that did not happen or is not so, "
-                "but the closest passage does not say that."
+                f"The question says {said}, but the closest passage has no such negation: "
+                "it may be about the opposite case."
             )
         if dense < 0.4:
             return "Passages mention the question's words, but none is about what it asks."
@@ -239,7 +246,9 @@ def assess(
     missing = [] if stats is None else unknown_words(question, stats)
     if ok:
         missing = [w for w in missing if w in key_words(question)]
-    return Support(ok, p, reason_for(f, ok, missing), f)
+    negation = _NEGATION_WORD.search(question)
+    words = reason_for(f, ok, missing, negation.group().strip() if negation else "")
+    return Support(ok, p, words, f)
 
 
 def unknown_words(question: str, stats: TermStats) -> list[str]:

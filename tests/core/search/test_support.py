@@ -185,3 +185,13 @@ def test_missing_or_broken_parameter_file_falls_back_to_defaults(
     finally:
         monkeypatch.undo()
         support.reload_shipped()
+
+
+def test_a_negation_reason_quotes_the_questions_own_word() -> None:
+    """ "and what if the commit can't be tested?" was told it "asks about something that did
+    not happen": the reason now names the word and what is missing from the passage."""
+    f = {**dict.fromkeys(FEATURES, 0.0), "negation_unmatched": 1.0}
+    f.update(dense_top=0.55, key_coverage=0.9)
+    reason = support.reason_for(f, False, negation="can't")
+    assert "“can't”" in reason and "did not happen" not in reason
+    assert support._NEGATION_WORD.search("what if the commit can't be tested?").group() == "can't"
