@@ -118,8 +118,11 @@ def record_turn(store: ThreadStore | None, plan: Plan, question: str, answer: An
     if store is None or not answer.text:
         return Saved(None, plan.turn, plan.warning)
     try:
-        thread_id = plan.thread_id or store.create(question)
-        n = store.add_turn(thread_id, turn_from_answer(question, plan.search_query, answer))
+        turn = turn_from_answer(question, plan.search_query, answer)
+        if plan.thread_id is None:  # the thread and its first turn in one transaction
+            thread_id, n = store.start(question, turn)
+        else:
+            thread_id, n = plan.thread_id, store.add_turn(plan.thread_id, turn)
     except HistoryError as exc:
         return Saved(None, plan.turn, str(exc))
     return Saved(thread_id, n, plan.warning)

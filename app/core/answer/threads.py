@@ -199,61 +199,20 @@ class ThreadStore:
     # -- writing -------------------------------------------------------------------------
     def create(self, title: str) -> str:
         """A new, empty thread; its id (8 hex digits)."""
-        thread_id = secrets.token_hex(4)
-        now = time.time()
         with self._tx() as conn:
-            conn.execute(
-                "INSERT INTO threads (id, title, created, updated) VALUES (?, ?, ?, ?)",
-                (thread_id, _title(title), now, now),
-            )
-        return thread_id
+            return _insert_thread(conn, title)
+
+    def start(self, title: str, turn: Turn) -> tuple[str, int]:
+        """A new thread with ``turn`` as its first turn, in one transaction (a kill between
+        the two never leaves an empty thread behind); its id and the turn's number."""
+        with self._tx() as conn:
+            thread_id = _insert_thread(conn, title)
+            return thread_id, _insert_turn(conn, thread_id, turn)
 
     def add_turn(self, thread_id: str, turn: Turn) -> int:
         """Append ``turn`` to the thread; its 1-based number."""
         with self._tx() as conn:
-            row = conn.execute(
-                "SELECT COALESCE(MAX(n), 0) FROM turns WHERE thread_id = ?", (thread_id,)
-            ).fetchone()
-            n = int(row[0]) + 1
-            created = turn.created or time.time()
-            conn.execute(
-                "INSERT INTO turns (thread_id, n, question, search_query, answer, verdict, "
-                "sentences, model, error, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    thread_id,
-                    n,
-                    turn.question,
-                    turn.search_query,
-                    turn.answer,
-                    json.dumps(turn.verdict),
-                    json.dumps(turn.sentences),
-                    turn.model,
-                    turn.error,
-                    created,
-                ),
-            )
-            conn.executemany(
-                "INSERT INTO sources (thread_id, turn, n, path, page, start, end, text, "
-                "text_hash, heading) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        thread_id,
-                        n,
-                        s.n,
-                        os.fsencode(s.path),
-                        s.page,
-                        s.start,
-                        s.end,
-                        s.text,
-                        s.text_hash,
-                        s.heading,
-                    )
-                    for s in turn.sources
-                ],
-            )
-            conn.execute("UPDATE threads SET updated = ? WHERE id = ?", (created, thread_id))
-        turn.n = n
-        return n
+            return _insert_turn(conn, thread_id, turn)
 
     def delete(self, thread_id: str) -> bool:
         """Remove a thread and its turns; False when there was no such thread."""
@@ -357,3 +316,61 @@ def _title(question: str) -> str:
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _insert_thread(conn: sqlite3.Connection, title: str) -> str:
+    """Insert a new, empty thread (inside the caller's transaction); its id."""
+    thread_id = secrets.token_hex(4)
+    now = time.time()
+    conn.execute(
+        "INSERT INTO threads (id, title, created, updated) VALUES (?, ?, ?, ?)",
+        (thread_id, _title(title), now, now),
+    )
+    return thread_id
+
+
+def _insert_turn(conn: sqlite3.Connection, thread_id: str, turn: Turn) -> int:
+    """Append ``turn`` to the thread (inside the caller's transaction); its number."""
+    row = conn.execute(
+        "SELECT COALESCE(MAX(n), 0) FROM turns WHERE thread_id = ?", (thread_id,)
+    ).fetchone()
+    n = int(row[0]) + 1
+    created = turn.created or time.time()
+    conn.execute(
+        "INSERT INTO turns (thread_id, n, question, search_query, answer, verdict, "
+        "sentences, model, error, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            thread_id,
+            n,
+            turn.question,
+            turn.search_query,
+            turn.answer,
+            json.dumps(turn.verdict),
+            json.dumps(turn.sentences),
+            turn.model,
+            turn.error,
+            created,
+        ),
+    )
+    conn.executemany(
+        "INSERT INTO sources (thread_id, turn, n, path, page, start, end, text, "
+        "text_hash, heading) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                thread_id,
+                n,
+                s.n,
+                os.fsencode(s.path),
+                s.page,
+                s.start,
+                s.end,
+                s.text,
+                s.text_hash,
+                s.heading,
+            )
+            for s in turn.sources
+        ],
+    )
+    conn.execute("UPDATE threads SET updated = ? WHERE id = ?", (created, thread_id))
+    turn.n = n
+    return n

@@ -264,3 +264,21 @@ def test_the_merge_adds_earlier_terms_only_to_a_follow_up_that_leans_on_them(
     assert (merged != question) == leans
     if leans:
         assert {"chain", "bicycle"} <= set(merged.split())
+
+
+def test_a_first_turn_that_cannot_be_written_leaves_no_empty_thread(tmp_path: Path) -> None:
+    """The thread and its first turn are one transaction: a write that fails at the turn (a
+    kill, a full disk; here a trigger of SQLite's own) keeps neither."""
+    import sqlite3
+
+    db = tmp_path / "threads.sqlite3"
+    store = ThreadStore(db)
+    store.list_threads()  # the tables exist
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "CREATE TRIGGER fail BEFORE INSERT ON turns BEGIN SELECT RAISE(ABORT, 'disk I/O'); END"
+        )
+    with pytest.raises((HistoryError, sqlite3.DatabaseError)):
+        store.start(FIRST_Q, turn("/docs/bike.txt", "The chain lasts 3,000 km."))
+    assert store.list_threads() == []
+    store.close()
