@@ -21,6 +21,7 @@ import contextlib
 import errno
 import re
 import shutil
+import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,10 @@ class NotOnDiskYet(StoreError):
 
 
 NOT_ON_DISK = "Nothing found on disk"  # Chroma's words for a segment not yet written
+# Chroma's words when a read meets segments another process is rewriting at that moment: the
+# read is tried again (a few times, briefly), then answered from what is consistent: nothing.
+IN_FLUX = ("Error finding id",)
+READ_RETRIES_S = (0.05, 0.2, 0.5)
 
 
 @dataclass(frozen=True)
@@ -402,13 +407,20 @@ class VectorStore:
 
     def _read(self, **kwargs: Any) -> Any:
         """``get`` with embeddings; NotOnDiskYet while another process (the writer) has
-        counted its first vectors but not yet written their index segment."""
-        try:
-            return self._call("read vectors", self._col.get, include=["embeddings"], **kwargs)
-        except StoreError as exc:
-            if NOT_ON_DISK in str(exc):
-                raise NotOnDiskYet(str(exc)) from exc
-            raise
+        counted its first vectors but not yet written their index segment, or, after a few
+        short tries, while it keeps rewriting the segments being read (``IN_FLUX``)."""
+        for pause in (*READ_RETRIES_S, None):
+            try:
+                return self._call("read vectors", self._col.get, include=["embeddings"], **kwargs)
+            except StoreError as exc:
+                if NOT_ON_DISK in str(exc):
+                    raise NotOnDiskYet(str(exc)) from exc
+                if not any(words in str(exc) for words in IN_FLUX):
+                    raise
+                if pause is None:  # a writer keeps rewriting: rank by words this time
+                    raise NotOnDiskYet(str(exc)) from exc
+                time.sleep(pause)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def count(self) -> int:
         return int(self._call("count vectors", self._col.count))
