@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QTextBrowser
 
@@ -125,6 +125,10 @@ def make_gui(
         gui.window.deleteLater()
         if gui.quick is not None:
             gui.quick.deleteLater()
+    # Delete the windows now, inside this test, rather than at whatever moment the next test
+    # first runs the event loop (while its own app is starting).
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
 
 
 def indexed_file(gui: Any, path: Path) -> bool:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.answer.ollama_client import AnswerFailure
+from app.core.text import counted
 from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (
     AskOutcome,
@@ -163,9 +164,7 @@ class MainWindow(QMainWindow):
         first.add_folder_requested.connect(self.actions_.add_folder.trigger)
         first.get_model_requested.connect(self.pull_model)
         first.question_chosen.connect(self.ask_suggested)
-        # the last question's error ("Ollama is not running at …") may be fixed by new settings:
-        # the next question says whether it still stands
-        self.service.settings_applied.connect(lambda _settings: self.errors.hide())
+        self.service.settings_applied.connect(self._on_settings_applied)
         self.scope_bar.choices_requested.connect(self.service.list_scope_choices)
         self.service.scope_choices_listed.connect(self.scope_bar.set_choices)
         self.scope_bar.scope_changed.connect(self._on_scope_changed)
@@ -273,7 +272,7 @@ class MainWindow(QMainWindow):
             return
         self.sources.set_hits(result.hits)
         self.answer.set_sources(len(result.hits))
-        self.sources_title.setText(f"Sources  ·  {len(result.hits)} passages")
+        self.sources_title.setText(f"Sources  ·  {counted(len(result.hits), 'passage')}")
         if result.hits:  # the verdict needs the whole answer: until then, never green
             s = result.support
             self.banner.show_checking("" if s.supported else s.reason)
@@ -320,6 +319,14 @@ class MainWindow(QMainWindow):
         self.errors.hide()
         self.welcome.check_ollama()
         self.status.say(f"The model {model} is installed: ask your question again.")
+
+    @Slot(object)
+    def _on_settings_applied(self, _settings: object) -> None:
+        """The last question's error ("Ollama is not running at …") may be fixed by the new
+        settings: the next question says whether it still stands. (A bound slot, not a
+        lambda: Qt drops it with the window, while a lambda queued from the reader lane
+        would still run once the window is deleted.)"""
+        self.errors.hide()
 
     @Slot(object)
     def on_error(self, report: ErrorReport) -> None:

@@ -48,7 +48,7 @@ class QuickAskWindow(QWidget):
     def __init__(self, service: Service, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Tool | Qt.WindowType.WindowStaysOnTopHint)
         self.setObjectName("quickAsk")
-        self.setWindowTitle("Footnotes — Quick ask")
+        self.setWindowTitle("Quick ask")  # Qt adds " — Footnotes", the display name
         self.setWindowIcon(app_icon())
         self.session = AskSession(service, self)
         self.question = QuestionBox()

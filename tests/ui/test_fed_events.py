@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QCoreApplication, QEvent
 
 from app.core.ask import Asker, AskOptions, AskRequest, Done
 from app.core.config import Settings
@@ -45,6 +46,7 @@ def window(qapp: Any, tmp_path: Path) -> Iterator[Any]:
     assert gui.service.wait_stopped(60)
     gui.window.close()
     gui.window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def hit(rank: int, path: Path, text: str) -> Hit:
@@ -88,6 +90,11 @@ def test_a_fed_partly_supported_answer_is_drawn_with_its_marks_and_sources(
     assert window.banner.next_button.isVisible()
     assert "moon" in window.answer.toPlainText()
     assert window.sources.model_.rowCount() == 2
+    assert window.sources_title.text().endswith("2 passages")
+    one = SearchResult(QUESTION, hits[:1], support)
+    with qtbot.waitSignal(window.session.finished, timeout=10_000):
+        feed(window, QUESTION, *events_of(one))  # no server: the answer fails, sources stay
+    assert window.sources_title.text().endswith("1 passage")  # not "1 passages"
 
 
 def test_a_fed_empty_index_ending_invites_a_folder_and_shows_no_answer(

@@ -32,6 +32,9 @@ def test_dialog_titles_leave_the_app_name_to_qt(qapp, tmp_path) -> None:
         dialog = SettingsDialog(gui.service, ini)
         assert dialog.windowTitle() == "Settings"  # Qt shows "Settings — Footnotes", once
         dialog.deleteLater()
+        quick = gui.show_quick_ask()
+        assert quick.windowTitle() == "Quick ask"  # not "Footnotes — Quick ask — Footnotes"
+        quick.hide()
     finally:
         gui.quit()
         assert gui.service.wait_stopped(60)

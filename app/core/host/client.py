@@ -106,6 +106,7 @@ class EngineHost:
         self._reader: threading.Thread | None = None
         self._join_lock = threading.Lock()
         self.start_method = ""  # how the child was started: forkserver, or spawn
+        self._silenced = False  # stopped while the pipe stayed open: deliver nothing more
 
     @property
     def alive(self) -> bool:
@@ -205,6 +206,14 @@ class EngineHost:
             self._join(10)
         if self._reader is not None:
             self._reader.join(5)
+            if self._reader.is_alive():
+                # Still blocked on the pipe (a process that inherited it holds it open).
+                # Closing it under the blocked read could hand its number to the next file
+                # opened; leave it, and let nothing it still reads reach the owner, who has
+                # stopped listening.
+                log.warning("the engine process's pipe is still open after it stopped")
+                self._silenced = True
+                return clean
         self._close_pipe()
         atexit.unregister(self._close_pipe)
         return clean
@@ -242,6 +251,8 @@ class EngineHost:
         self._deliver(Exited(code))
 
     def _deliver(self, event: Event) -> None:
+        if self._silenced:
+            return
         try:
             self.on_message(event)
         except Exception:  # a bug in the receiver must not stop the messages
