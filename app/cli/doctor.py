@@ -12,7 +12,7 @@ from app.core.answer.answering import AnswerError, server_version
 from app.core.answer.models import ModelInfo, installed_models, pick_chat_model
 from app.core.answer.ollama_client import has_model
 from app.core.answer.ollama_host import display_host
-from app.core.engine import Engine
+from app.core.engine import FULL_BELOW_BYTES, Engine
 from app.core.index import damage, pending
 from app.core.index.availability import folder_problem
 from app.core.index.report import counted
@@ -134,6 +134,11 @@ def _check_private(engine: Engine) -> tuple[bool, str]:
 
 def _check_disk(root: Path) -> tuple[bool, str]:
     free = shutil.disk_usage(root).free
+    if free < FULL_BELOW_BYTES:
+        return False, (
+            f"disk: the disk holding {root} is full ({free // 1024:,} KB free): searching and "
+            "asking still work, but nothing can be indexed or saved until you free some space"
+        )
     text = f"{free / 1e9:.1f} GB free in {root}"
     return (True, f"disk: {text}") if free >= MIN_FREE_BYTES else (False, f"disk: only {text}")
 

@@ -56,6 +56,7 @@ class Engine:
         self._indexer: Indexer | None = None
         self._writer: WriterLock | None = None
         self._seen_versions: dict[int, int] = {}  # a read connection's last data_version
+        self.disk_full = False  # the manifest is read as last written: no room to write
         # what searches of each open manifest connection reuse (named files, term counts...)
         self._caches: weakref.WeakKeyDictionary[Manifest, IndexCache] = weakref.WeakKeyDictionary()
 
@@ -76,7 +77,16 @@ class Engine:
                 return Manifest(
                     self.data.manifest_path, busy_timeout_s=self.settings.busy_timeout_s
                 )
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError as exc:
+                if self._writer is None and disk_full(self.data.root, exc):
+                    # a reading command on a full disk: the index as it was last written
+                    log.warning(
+                        "the disk holding %s is full: the index is read as last written; "
+                        "free some space to index again",
+                        self.data.root,
+                    )
+                    self.disk_full = True
+                    return Manifest(self.data.manifest_path, frozen=True)
                 raise  # locked, read-only, a full disk: not damage (the caller says which)
             except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
                 why = f"SQLite reports: {exc}"
@@ -104,7 +114,7 @@ class Engine:
         """
         loaded = ModelRecord(embedder.model_id, embedder.dim)
         name, backend = self.settings.embedding_model, self.settings.embedding_backend
-        if meta.model(self.manifest.conn, name, backend) != loaded:
+        if meta.model(self.manifest.conn, name, backend) != loaded and not self.disk_full:
             with contextlib.closing(
                 sqlite3.connect(self.data.manifest_path, timeout=self.settings.busy_timeout_s)
             ) as conn:
@@ -354,3 +364,18 @@ def _reading(s: Settings) -> tuple[Any, ...]:
         s.ocr_enabled,
         s.max_file_mb,
     )
+
+
+# SQLite's words when it cannot create or grow a file for want of space.
+_NO_ROOM = ("disk i/o error", "database or disk is full")
+FULL_BELOW_BYTES = 1 << 20  # less free space than this is a full disk for the index
+
+
+def disk_full(root: Path, exc: BaseException) -> bool:
+    """Whether ``exc`` (from opening the manifest) comes of the disk under ``root`` being full."""
+    if not any(words in str(exc).lower() for words in _NO_ROOM):
+        return False
+    try:
+        return shutil.disk_usage(root).free < FULL_BELOW_BYTES
+    except OSError:
+        return False

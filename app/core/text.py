@@ -269,8 +269,3 @@ def _listing(text: str, lines: list[tuple[int, int]]) -> bool:
         bool(is_toc_line(text[s:e]) or _TITLE_PAGE_LINE.match(text[s:e])) for s, e in lines
     )
     return shaped / len(lines) >= _TOC_SHARE
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``n`` and the noun agreeing with it: "1 passage", "3 passages", "2,300 files"."""
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

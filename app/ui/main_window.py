@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.answer.ollama_client import AnswerFailure
-from app.core.text import counted
+from app.core.index.report import counted
 from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (
     AskOutcome,

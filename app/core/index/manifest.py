@@ -49,10 +49,20 @@ def _at_or_below(folder: str) -> tuple[bytes, bytes, bytes]:
 class Manifest:
     """The manifest database; one connection, used from one thread at a time."""
 
-    def __init__(self, path: Path, *, readonly: bool = False, busy_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        readonly: bool = False,
+        busy_timeout_s: float = 30.0,
+        frozen: bool = False,
+    ) -> None:
+        """``frozen``: read-only without the WAL's shared-memory file, for a disk too full to
+        create it; the file as last written (no writer can change it meanwhile)."""
         self.path = Path(path)
+        readonly = readonly or frozen
         if readonly:
-            uri = f"file:{self.path}?mode=ro"
+            uri = f"file:{self.path}?mode=ro" + ("&immutable=1" if frozen else "")
             self.conn = sqlite3.connect(
                 uri, uri=True, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
             )
