@@ -17,6 +17,7 @@ functions only.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -26,8 +27,10 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +108,8 @@ def export_int8(name: str, source: str, target: Path, models: Path) -> None:
 
     arch = quantization_arch()
     _remove_stale_tmp(models, target.name)
-    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}-", dir=models))
+    # the process id in the name: a folder whose process is gone was left by a kill
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}-{os.getpid()}-", dir=models))
     log.info("Making the int8 ONNX copy of %s in %s (once)", name, target)
     noisy = [logging.getLogger(n) for n in ("sentence_transformers", "transformers", "optimum")]
     noisy.append(logging.getLogger())  # the quantiser and the optimiser log on the root logger
@@ -114,7 +118,7 @@ def export_int8(name: str, source: str, target: Path, models: Path) -> None:
         # The libraries warn "export again unless you save" (we save) and about deprecations.
         for logger in noisy:
             logger.setLevel(logging.ERROR)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), temp_files_in(tmp):
             warnings.simplefilter("ignore")
             model = open_model(name, source, models, backend="onnx")
             model.save_pretrained(str(tmp))
@@ -264,14 +268,45 @@ def _quantization_config(arch: str) -> Any:
     return getattr(AutoQuantizationConfig, arch)(is_static=False)
 
 
-def _remove_stale_tmp(models: Path, slug: str) -> None:
-    """Delete temp export folders left by a crash (old enough not to be in use)."""
-    for old in models.glob(f".tmp-{slug}-*"):
+_EXPORT_TEMP_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def temp_files_in(folder: Path) -> Iterator[None]:
+    """Send the temporary files made meanwhile into ``folder`` (inside the data directory):
+    optimum exports the ONNX graph through ``tempfile`` into the system's temporary folder,
+    where a kill left 88 MB behind. ``tempfile.tempdir`` is process-wide, hence the lock."""
+    with _EXPORT_TEMP_LOCK:
+        before, tempfile.tempdir = tempfile.tempdir, str(folder)
         try:
-            if time.time() - old.stat().st_mtime > _STALE_TMP_S:
+            yield
+        finally:
+            tempfile.tempdir = before
+
+
+def _remove_stale_tmp(models: Path, slug: str) -> None:
+    """Delete temp export folders left by a kill: their process is gone, or (a name without
+    one, or a process id reused since) they are old enough not to be in use."""
+    for old in models.glob(f".tmp-{slug}-*"):
+        pid = old.name[len(f".tmp-{slug}-") :].split("-", 1)[0]
+        try:
+            if not _alive(pid) or time.time() - old.stat().st_mtime > _STALE_TMP_S:
                 shutil.rmtree(old, ignore_errors=True)
         except OSError:
             pass
+
+
+def _alive(pid: str) -> bool:
+    """Whether the process ``pid`` (digits from a folder name) still runs; True if unsure."""
+    if not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, as another user's
+    return True
 
 
 def main() -> int:
