@@ -1,9 +1,9 @@
 """The int8 export run on a bare ONNX Runtime session, without sentence-transformers.
 
-``OnnxEmbedder`` tokenises with the model's own fast tokenizer, runs texts bucketed by
-token length (``length_buckets``, at most ``TOKEN_BUDGET`` padded tokens a run), pools and
-normalises in numpy; its runs are single-threaded, one per physical core at once, and idle
-threads sleep (``session_options``). ``onnx_embedder`` builds one from an export's marker.
+``OnnxEmbedder`` tokenises with the model's own fast tokenizer, runs each text alone (so its
+vector never depends on what it is encoded with: ``runs_of``), pools and normalises in numpy;
+its runs are single-threaded, one per physical core at once, and idle threads sleep
+(``session_options``). ``onnx_embedder`` builds one from an export's marker.
 
 onnxruntime and tokenizers are imported inside ``onnx_embedder`` and ``session_options`` only.
 """
@@ -23,11 +23,11 @@ import numpy as np
 from app.core.index.model_source import EmbeddingError
 from app.core.text import well_formed
 
-# Padded tokens in one ONNX run. Small runs stay in cache and pad little (passages ran as
-# fast one to a run as 512 tokens a run, 1024 was ~10% slower, queries want to share runs);
-# a passage of 129+ tokens runs alone, so its vector does not depend on its neighbours
-# (activations are quantised per run).
-TOKEN_BUDGET = 256
+# Each text runs alone. Activations are quantised per run (dynamic int8), so a text run
+# beside others got a vector that depended on them (up to 0.011 cosine distance): an index
+# rebuilt in pieces then ranked differently from one built at once. Alone, a text has one
+# vector whatever it is encoded with, at about the same speed (passages of a few hundred
+# tokens ran as fast one to a run as 256 padded tokens a run: bench/bench_index.py).
 
 
 def physical_cores() -> int:
@@ -47,27 +47,10 @@ def physical_cores() -> int:
     return max(1, len(cores))
 
 
-def length_buckets(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices longest first, cut into runs of similar token length.
-
-    A run holds at most ``batch_size`` texts and ``TOKEN_BUDGET`` padded tokens, and starts
-    afresh when a text is under 3/4 of the run's longest, so little of a run is padding.
-    """
-    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
-    runs: list[list[int]] = []
-    for i in order:
-        run = runs[-1] if runs else []
-        longest = lengths[run[0]] if run else 0
-        if (
-            not run
-            or len(run) >= max(1, batch_size)
-            or (len(run) + 1) * longest > TOKEN_BUDGET
-            or 4 * lengths[i] < 3 * longest
-        ):
-            runs.append([i])
-        else:
-            run.append(i)
-    return runs
+def runs_of(lengths: Sequence[int]) -> list[list[int]]:
+    """The runs to make: each text alone, longest first (the longest start first on the
+    workers, so they finish together)."""
+    return [[i] for i in sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))]
 
 
 @dataclass
@@ -95,7 +78,8 @@ class OnnxEmbedder:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
-        """Vectors in input order, run in buckets of similar token length."""
+        """Vectors in input order, each text run alone (``batch_size`` is the Embedder
+        protocol's: it does not change a vector here)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
@@ -103,7 +87,7 @@ class OnnxEmbedder:
         batch = [t.lower() for t in batch] if self.lower_case else batch
         with self._lock:
             ids = [enc.ids for enc in self.tokenizer.encode_batch(batch)]
-        runs = length_buckets([len(x) for x in ids], batch_size)
+        runs = runs_of([len(x) for x in ids])
 
         def run(idx: list[int]) -> None:
             out[idx] = self._run([ids[i] for i in idx])
