@@ -129,12 +129,18 @@ class WelcomePanel(QWidget):
             self.folders.button.setEnabled(state.engine_ready)
             return
         where = counted(len(snapshot.folders), "folder")
+        indexed = snapshot.files - len(snapshot.failures)  # the files count those that failed
         if state.syncing or not snapshot.files:
-            self.folders.say(f"Reading {where}: {counted(snapshot.files, 'file')} indexed so far.")
+            self.folders.say(f"Reading {where}: {counted(indexed, 'file')} indexed so far.")
         else:
+            failed = (
+                f" ({counted(len(snapshot.failures), 'file')} could not be read: see Folders)"
+                if snapshot.failures
+                else ""
+            )
             self.folders.say(
-                f"{counted(snapshot.files, 'file')} indexed in {where}, "
-                f"{counted(snapshot.passages, 'passage')} to search.",
+                f"{counted(indexed, 'file')} indexed in {where}, "
+                f"{counted(snapshot.passages, 'passage')} to search{failed}.",
                 "ok",
             )
 
