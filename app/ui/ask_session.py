@@ -2,7 +2,7 @@
 
 The core Ask operation (``app.core.ask``) decides everything about a question — what is
 searched, whether the model is asked, the verdict, where the turn is stored; this session only
-collects the events of its latest question into an :class:`AskOutcome` and passes them on as
+collects the events of its latest question into an :class:`AskState` and passes them on as
 Qt signals for the window to draw. The windows show the verdict with ``show_verdict``.
 """
 
@@ -28,8 +28,10 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class AskOutcome:
-    """Everything known about one question so far (shared when quick-ask hands over)."""
+class AskState:
+    """Everything a window knows about one question so far, gathered from the core Ask
+    events (the core's own ``AskOutcome`` arrives with Done); shared when quick ask hands
+    over."""
 
     question: str
     result: SearchResult | None = None
@@ -70,17 +72,17 @@ NOT_ASKED_NOTES = {
 class AskSession(QObject):
     """Filters the service's Ask events down to this session's latest question."""
 
-    searched = Signal(object)  # AskOutcome, after retrieval
+    searched = Signal(object)  # AskState, after retrieval
     piece_arrived = Signal(str)
-    finished = Signal(object)  # AskOutcome
-    query_planned = Signal(object)  # AskOutcome, its search_query known
-    turn_saved = Signal(object)  # AskOutcome, its thread_id and turn known
+    finished = Signal(object)  # AskState
+    query_planned = Signal(object)  # AskState, its search_query known
+    turn_saved = Signal(object)  # AskState, its thread_id and turn known
 
     def __init__(self, service: Service, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.service = service
         self.token = 0
-        self.outcome: AskOutcome | None = None
+        self.outcome: AskState | None = None
         service.ask_updated.connect(self._on_update)
 
     @property
@@ -102,7 +104,7 @@ class AskSession(QObject):
     def track(self, question: str, token: int) -> None:
         """Follow the events stamped ``token`` as this session's question from now on (events
         arrive on the GUI thread, so none of them can come before this returns)."""
-        self.outcome = AskOutcome(question)
+        self.outcome = AskState(question)
         self.token = token
 
     def cancel(self) -> None:
@@ -128,7 +130,7 @@ class AskSession(QObject):
         elif isinstance(event, Done):
             self._finish(o, event, update.html)
 
-    def _finish(self, o: AskOutcome, done: Done, html: str | None) -> None:
+    def _finish(self, o: AskState, done: Done, html: str | None) -> None:
         core = done.outcome
         o.ending, o.verdict, o.error, o.html = core.ending, core.verdict, core.error, html
         o.result = core.result or o.result
@@ -151,7 +153,7 @@ def _note(ending: Ending, result: SearchResult | None) -> str | None:
     return NOT_ASKED_NOTES.get(ending)
 
 
-def show_verdict(banner: Banner, outcome: AskOutcome, *, brief: bool = False) -> None:
+def show_verdict(banner: Banner, outcome: AskState, *, brief: bool = False) -> None:
     """Put a finished question's verdict in a banner (hidden when there is none)."""
     if outcome.verdict is None:
         banner.clear()
@@ -159,7 +161,7 @@ def show_verdict(banner: Banner, outcome: AskOutcome, *, brief: bool = False) ->
         banner.show_verdict(outcome.verdict, brief=brief)
 
 
-def model_note_once(outcome: AskOutcome, told: set[str]) -> str | None:
+def model_note_once(outcome: AskState, told: set[str]) -> str | None:
     """The note that another model answered, the first time it applies (``told`` holds the
     notes already given: the service's, so both windows share it for the app's run)."""
     answer = outcome.answer
@@ -170,7 +172,7 @@ def model_note_once(outcome: AskOutcome, told: set[str]) -> str | None:
     return note
 
 
-def show_outcome(view: AnswerView, outcome: AskOutcome) -> None:
+def show_outcome(view: AnswerView, outcome: AskState) -> None:
     """Put a finished question into an answer view: the marked answer, then what ended it."""
     if outcome.answer is not None:
         a = outcome.answer
@@ -183,12 +185,12 @@ def show_outcome(view: AnswerView, outcome: AskOutcome) -> None:
         view.show_message("Stopped.")
 
 
-def source_usage(outcome: AskOutcome) -> SourceUsage | None:
+def source_usage(outcome: AskState) -> SourceUsage | None:
     """How the answer used each source (computed by the core); None when no answer came."""
     return core_source_usage(outcome.answer, outcome.verdict)
 
 
-def unbacked_line(outcome: AskOutcome) -> str | None:
+def unbacked_line(outcome: AskState) -> str | None:
     """The status line counting the answer's sentences no passage backs (None: none)."""
     answer = outcome.answer
     claims = [m for m in answer.sentences if m.kind != "meta"] if answer is not None else []

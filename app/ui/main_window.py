@@ -23,8 +23,8 @@ from app.core.answer.ollama_client import AnswerFailure
 from app.core.index.report import counted
 from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (
-    AskOutcome,
     AskSession,
+    AskState,
     model_note_once,
     show_outcome,
     show_verdict,
@@ -71,7 +71,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Footnotes")
         self.setWindowIcon(app_icon())
         self.session = AskSession(service, self)
-        self.outcome: AskOutcome | None = None
+        self.outcome: AskState | None = None
         self.thread_id: str | None = None  # the open thread: the next question follows it up
         self._build()
         self.status = StatusLine(self.statusBar())
@@ -233,7 +233,7 @@ class MainWindow(QMainWindow):
         self.ask_current()
 
     @Slot(object)
-    def on_query_planned(self, outcome: AskOutcome) -> None:
+    def on_query_planned(self, outcome: AskState) -> None:
         """Show what is being searched, under the question, for the person to correct."""
         self.searched_for.show_query(outcome.search_query or "", outcome.search_method)
 
@@ -264,7 +264,7 @@ class MainWindow(QMainWindow):
             self.ask_current()
 
     @Slot(object)
-    def on_searched(self, outcome: AskOutcome) -> None:
+    def on_searched(self, outcome: AskState) -> None:
         """Retrieval is done: list the sources and show the verdict before the answer comes."""
         self.outcome = outcome
         result = outcome.result
@@ -280,7 +280,7 @@ class MainWindow(QMainWindow):
         self.status.say("Answering…")
 
     @Slot(object)
-    def on_finished(self, outcome: AskOutcome) -> None:
+    def on_finished(self, outcome: AskState) -> None:
         """The answer is complete (or stopped, or failed): mark its sentences, say how it went."""
         self.outcome = outcome
         self.ask_button.setText("Ask")
@@ -338,7 +338,7 @@ class MainWindow(QMainWindow):
         """Select source ``n`` and show its passage."""
         self.nav.show_source(n)
 
-    def adopt(self, outcome: AskOutcome, n: int) -> None:
+    def adopt(self, outcome: AskState, n: int) -> None:
         """Show an outcome asked elsewhere (quick-ask) and select its source ``n``."""
         self.show_and_raise()
         self.welcome.done()

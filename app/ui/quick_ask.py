@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (
-    AskOutcome,
     AskSession,
+    AskState,
     model_note_once,
     show_outcome,
     show_verdict,
@@ -43,7 +43,7 @@ TOP_SOURCES = 3
 class QuickAskWindow(QWidget):
     """Ask without the main window; click a source to open it there."""
 
-    source_activated = Signal(object, int)  # AskOutcome, source number
+    source_activated = Signal(object, int)  # AskState, source number
 
     def __init__(self, service: Service, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Tool | Qt.WindowType.WindowStaysOnTopHint)
@@ -116,7 +116,7 @@ class QuickAskWindow(QWidget):
         self.session.ask(question, self.scope_bar.scope())
 
     @Slot(object)
-    def _on_searched(self, outcome: AskOutcome) -> None:
+    def _on_searched(self, outcome: AskState) -> None:
         result = outcome.result
         if result is None:
             return
@@ -141,7 +141,7 @@ class QuickAskWindow(QWidget):
             self.sources.setFixedHeight(rows + 2 * self.sources.frameWidth() + 6)
 
     @Slot(object)
-    def _on_finished(self, outcome: AskOutcome) -> None:
+    def _on_finished(self, outcome: AskState) -> None:
         told = self.session.service.told_notes
         self.status.setText(
             model_note_once(outcome, told) or "Click a source to open it in Footnotes."
@@ -150,7 +150,7 @@ class QuickAskWindow(QWidget):
         show_verdict(self.banner, outcome)
         self._mark_sources(outcome)
 
-    def _mark_sources(self, outcome: AskOutcome) -> None:
+    def _mark_sources(self, outcome: AskState) -> None:
         """Each listed source says how the answer used it, as in the main window."""
         usage = source_usage(outcome)
         if usage is None or outcome.result is None:

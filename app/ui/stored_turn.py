@@ -10,7 +10,7 @@ from app.core.answer.threads import Turn
 from app.core.answer.verdict import LEVELS, Verdict
 from app.core.search.retrieval import SearchResult
 from app.core.types import Hit, Support
-from app.ui.ask_session import AskOutcome
+from app.ui.ask_session import AskState
 
 
 def _mark(m: dict[str, Any]) -> SentenceMark:
@@ -41,7 +41,7 @@ def _verdict(raw: dict[str, Any]) -> Verdict | None:
 
 def outcome_from_turn(
     turn: Turn, thread_id: str, states: dict[tuple[int, int], str] | None = None
-) -> AskOutcome:
+) -> AskState:
     """The outcome the window shows for a stored turn; ``states`` says which sources' files
     changed or vanished since (their heading says so; the quote is the text as it was)."""
     states = states or {}
@@ -74,7 +74,7 @@ def outcome_from_turn(
     )
     supported = verdict is not None and verdict.level == "supported"
     support = Support(supported, 0.0, verdict.reason if verdict else "")
-    return AskOutcome(
+    return AskState(
         turn.question,
         SearchResult(turn.search_query, hits, support),
         text=turn.answer,

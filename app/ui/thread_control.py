@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from app.core.answer.export import thread_markdown
 from app.core.answer.threads import turn_from_answer
-from app.ui.ask_session import AskOutcome
+from app.ui.ask_session import AskState
 from app.ui.history import (
     History,
     HistoryCleared,
@@ -27,7 +27,7 @@ class ThreadWindow(Protocol):
     """What the controller uses of the main window (a Protocol: no import cycle)."""
 
     thread_id: str | None
-    outcome: AskOutcome | None
+    outcome: AskState | None
     session: Any
     service: Any
     question: Any
@@ -42,8 +42,8 @@ class ThreadWindow(Protocol):
     nav: Any
 
     def focus_question(self) -> None: ...
-    def on_searched(self, outcome: AskOutcome) -> None: ...
-    def on_finished(self, outcome: AskOutcome) -> None: ...
+    def on_searched(self, outcome: AskState) -> None: ...
+    def on_finished(self, outcome: AskState) -> None: ...
 
 
 class ThreadsController(QObject):
@@ -94,7 +94,7 @@ class ThreadsController(QObject):
             self.panel.set_threads(listed.threads, listed.error)
 
     @Slot(object)
-    def on_turn_saved(self, outcome: AskOutcome) -> None:
+    def on_turn_saved(self, outcome: AskState) -> None:
         """An answer was stored: the thread it went to is now the open one."""
         if outcome.history_warning and not self._warned:
             self._warned = True  # one clear error, not one per question
@@ -110,7 +110,7 @@ class ThreadsController(QObject):
         self.refresh()
 
     @Slot(object)
-    def describe_turn(self, outcome: AskOutcome) -> None:
+    def describe_turn(self, outcome: AskState) -> None:
         """Say in the open thread's list how its answer was judged and who answered, once
         known (the turn may be stored before or after the answer is judged)."""
         if outcome.thread_id == self.window.thread_id and outcome.verdict is not None:
