@@ -25,8 +25,15 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from app.core.answer.facts import Facts, conflicts, facts, merge
-from app.core.answer.shapes import NOT_A_CLAIM, is_meta, is_planted, sentence_kind
-from app.core.answer.verbatim import find_copy
+from app.core.answer.shapes import (
+    NOT_A_CLAIM,
+    in_code_block,
+    is_meta,
+    is_planted,
+    looks_like_code,
+    sentence_kind,
+)
+from app.core.answer.verbatim import find_code, find_copy
 from app.core.text import citations, claim_terms, sentence_spans, strip_citations, toc_lines
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
@@ -176,6 +183,8 @@ def mark_sentences(
             mark.reason = (
                 "this is an instruction addressed to the model, not a claim your files make"
             )
+        elif in_code_block(answer, start) or looks_like_code(plain):
+            _code(mark, plain, by_n)
         else:
             weights = {t: idf.get(t, unseen) for t in terms}
             claim = _Claim(weights, facts(plain))
@@ -290,6 +299,22 @@ def _copied(
         mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
         return True
     return False
+
+
+def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:
+    """Back a line of code by the first source (cited ones first) holding it character for
+    character, whitespace aside: code with one key or operator changed is other code."""
+    order = mark.sources + [n for n in by_n if n not in mark.sources]
+    for n in order:
+        found = find_code(line, by_n[n].text)
+        if found is not None:
+            mark.supported, mark.score = True, 1.0
+            mark.support_spans = [(n, *found)]
+            cited = n in mark.sources or not mark.sources
+            mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
+            return
+    mark.supported, mark.score = False, 0.0
+    mark.reason = "no source holds this code as written"
 
 
 def _align(

@@ -5,6 +5,10 @@ sentence splitting makes of it (a header, a heading and the sentence run togethe
 lines; a sentence of three passage sentences). Words are compared lower case, without
 punctuation or whitespace; "nearly" allows a word or two in ten to differ, and the caller
 still compares the facts (a swapped number is a near copy too, and stays flagged).
+
+Code is held to more: a line of code in an answer is backed only where a passage holds it
+character for character (whitespace aside, ``find_code``): a changed key or operator makes
+other code, however many of its words match.
 """
 
 from __future__ import annotations
@@ -48,3 +52,24 @@ def find_copy(sentence: str, passage: str) -> tuple[int, int] | None:
     if hi - lo > n * _NEAR_STRETCH:
         return None
     return offsets[lo][0], offsets[hi - 1][1]
+
+
+_MIN_CODE_CHARS = 3
+
+
+def find_code(line: str, passage: str) -> tuple[int, int] | None:
+    """(start, end) in ``passage`` of the code ``line``, character for character but for
+    whitespace; else None."""
+    key = "".join(strip_code_line(line).split())
+    if len(key) < _MIN_CODE_CHARS:
+        return None
+    kept = [i for i, c in enumerate(passage) if not c.isspace()]
+    at = "".join(passage[i] for i in kept).find(key)
+    if at < 0:
+        return None
+    return kept[at], kept[at + len(key) - 1] + 1
+
+
+def strip_code_line(line: str) -> str:
+    """A code line without the list marker or the trailing comment marker a model adds."""
+    return re.sub(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)", "", line).rstrip()

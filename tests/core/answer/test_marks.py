@@ -247,3 +247,37 @@ def test_the_claim_cases_include_opposites_comparatives_and_modality() -> None:
     for e in examples:
         if e.kind in ("antonym_swapped", "comparative_swapped", "modality_swapped"):
             assert not cases.check_with_marks(e), (e.kind, e.sentence)
+
+
+# A note the model read, and a code answer of the kind a small model writes from it: one line
+# copied, one with a key changed, fences and a lone tag (hand-labelled real answers showed
+# both mistakes: code lines with a changed map marked backed; fences counted as claims).
+NOTE = (
+    "# Merge nested maps in Clojure\n\n"
+    "Use merge-with to combine the maps:\n\n"
+    "(def a {:one {:a 1 :b 2}\n"
+    "        :two {:b 2 :c 3 :d 4}})\n"
+    "(merge-with merge a b)\n"
+)
+CODE_ANSWER = (
+    "Here is how:\n"
+    "```clojure\n"
+    "(merge-with merge a b)\n"
+    ":two {:b 2, :c 3, :e 5}\n"
+    "```\n"
+    "<script>\n"
+)
+
+
+def test_code_is_backed_only_as_written_and_fences_and_tags_are_no_claims() -> None:
+    marks = mark_sentences(CODE_ANSWER, [Passage(1, NOTE)])
+    by_text = {m.text.strip(): m for m in marks}
+    copied = by_text["(merge-with merge a b)"]
+    assert copied.kind == "claim" and copied.supported and copied.support_spans[0][0] == 1
+    start, end = copied.support_spans[0][1:]
+    assert NOTE[start:end] == "(merge-with merge a b)"
+    changed = by_text[":two {:b 2, :c 3, :e 5}"]  # the note's :two holds :d 4, not :e 5
+    assert changed.kind == "claim" and not changed.supported
+    assert "code" in changed.reason
+    for fence_or_tag in ("```clojure", "<script>"):
+        assert by_text[fence_or_tag].kind == "meta", fence_or_tag
