@@ -10,11 +10,12 @@ from __future__ import annotations
 import random
 import shutil
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Slot
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QTextBrowser
 
@@ -221,3 +222,47 @@ def answer_next_dialog(button: str, seen: list[str], tries: int = 200) -> None:
         chosen.click()
 
     QTimer.singleShot(0, lambda: answer(tries))
+
+
+class _Catcher(QObject):
+    """Receives a signal in a QObject of the GUI thread.
+
+    pytest-qt's ``waitSignal`` connects a plain Python object's method. A signal emitted from a
+    background lane is queued; when a second emission (another page render, a late state
+    change) was already queued as the blocker disconnected, PySide 6 still delivered it after
+    the blocker was gone and the test process died of a segmentation fault inside
+    ``_quit_loop_by_signal``. Qt drops queued calls to a QObject that is deleted, and a live
+    one just notes them, so the service's cross-thread signals are awaited with this.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.caught: list[tuple[Any, ...]] = []
+
+    @property
+    def args(self) -> list[Any]:
+        """The first emission's arguments (as pytest-qt's blocker has them)."""
+        return list(self.caught[0]) if self.caught else []
+
+    @Slot()
+    def without_value(self) -> None:
+        self.caught.append(())
+
+    @Slot(object)
+    def with_value(self, value: Any) -> None:
+        self.caught.append((value,))
+
+
+@contextmanager
+def wait_signal(qtbot: Any, signal: Any, timeout: int = 20_000, *, value: bool = True) -> Any:
+    """Wait (after the block) until ``signal`` of a background lane has been emitted; the
+    catcher's ``args`` are its first emission's (``value=False`` for a signal without one)."""
+    catcher = _Catcher()
+    slot = catcher.with_value if value else catcher.without_value
+    signal.connect(slot)
+    try:
+        yield catcher
+        qtbot.waitUntil(lambda: bool(catcher.caught), timeout=timeout)
+    finally:
+        signal.disconnect(slot)
+        catcher.deleteLater()

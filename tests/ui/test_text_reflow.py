@@ -12,6 +12,7 @@ import pytest
 from app.core.config import Settings
 from app.core.types import Hit
 from app.ui.reflow import reflow
+from tests.ui_fixtures import wait_signal
 
 WRAPPED = (
     "# Lighthouses\n"
@@ -85,7 +86,7 @@ def test_the_text_tab_reflows_and_the_highlight_covers_the_passage(
     start = WRAPPED.index(PASSAGE)
     hit = Hit(1, str(note), None, start, start + len(PASSAGE), PASSAGE, 0.9, "c1")
     view = window.passage
-    with qtbot.waitSignal(window.service.passage_loaded, timeout=20_000):
+    with wait_signal(qtbot, window.service.passage_loaded, 20_000):
         view.show_source(1, hit)
     qtbot.waitUntil(lambda: "Keeper" in view.text.toPlainText())
     shown = view.text.toPlainText()

@@ -20,7 +20,7 @@ from app.ui.page_loader import merge_boxes
 from app.ui.widgets import shown_path
 from tests.helpers import long_markdown, paragraph
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
-from tests.ui_fixtures import answer_next_dialog, ask, indexed_file, wait_ready
+from tests.ui_fixtures import answer_next_dialog, ask, indexed_file, wait_ready, wait_signal
 
 
 def drop(window: Any, paths: list[Path]) -> bool:
@@ -134,7 +134,7 @@ def test_quitting_during_indexing_leaves_the_index_consistent(
     qtbot.waitUntil(
         lambda: any(p.event == "planned" and p.total == 25 for p in seen), timeout=60_000
     )
-    with qtbot.waitSignal(gui.service.stopped, timeout=60_000):
+    with wait_signal(qtbot, gui.service.stopped, 60_000, value=False):
         gui.window.quit_app()
     engine = Engine(tmp_path / "quit-data", embedder=embedder)
     try:
@@ -172,10 +172,10 @@ def test_pdf_page_rendered_with_the_passage_boxes(make_gui: Any, qtbot: Any, ind
     width = pdf.canvas.width()
     pdf.zoom_in()
     assert pdf.canvas.width() > width
-    with qtbot.waitSignal(gui.service.page_rendered, timeout=20_000):
+    with wait_signal(qtbot, gui.service.page_rendered, 20_000):
         pdf.previous_page()
     qtbot.waitUntil(lambda: pdf.page == 1 and not pdf.canvas.passage)
-    with qtbot.waitSignal(gui.service.page_rendered, timeout=20_000):
+    with wait_signal(qtbot, gui.service.page_rendered, 20_000):
         pdf.next_page()
     qtbot.waitUntil(lambda: bool(pdf.canvas.passage))
 
@@ -184,10 +184,10 @@ def test_pdf_page_rendered_with_the_passage_boxes(make_gui: Any, qtbot: Any, ind
     with pymupdf.open() as doc:
         doc.new_page().insert_text((72, 72), "A receipt of one page.")
         doc.save(single)
-    with qtbot.waitSignal(gui.service.page_rendered, timeout=20_000):
+    with wait_signal(qtbot, gui.service.page_rendered, 20_000):
         pdf.show_passage(str(single), 1, 0, 9)
     qtbot.waitUntil(lambda: pdf.page_count == 1)
-    with qtbot.waitSignal(gui.service.page_rendered, timeout=20_000):
+    with wait_signal(qtbot, gui.service.page_rendered, 20_000):
         pdf.show_passage(hit.path, 2, hit.start, hit.end)
     qtbot.waitUntil(lambda: pdf.page == 2 and pdf.page_count == 2 and bool(pdf.canvas.passage))
     assert pdf.page_box.value() == 2

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from app.core.ask import Done, Ending, Piece
 from app.ui.theme import colors
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
-from tests.ui_fixtures import anchor_point, ask, fragments, wait_ready
+from tests.ui_fixtures import anchor_point, ask, fragments, wait_ready, wait_signal
 
 
 def test_window_appears_before_the_engine_is_ready(make_gui: Any, qtbot: Any) -> None:
@@ -38,7 +38,7 @@ def test_ask_streams_then_citation_shows_source_two(make_gui: Any, qtbot: Any) -
 
     hit2 = w.sources.model_.hit(2)
     assert hit2 is not None
-    with qtbot.waitSignal(gui.service.passage_loaded, timeout=20_000):
+    with wait_signal(qtbot, gui.service.passage_loaded, 20_000):
         qtbot.mouseClick(
             w.answer.viewport(), Qt.MouseButton.LeftButton, pos=anchor_point(w.answer, "cite:2")
         )
@@ -152,7 +152,7 @@ def test_errors_appear_in_the_window(make_gui: Any, qtbot: Any) -> None:
     assert all(row.mark() == ("", "muted_fg") for row in w.sources.model_.rows)
     assert w.status.label.text() != "Ready."
     # new settings may fix it: the bar goes, and the next question says whether it stands
-    with qtbot.waitSignal(gui.service.settings_applied, timeout=10_000):
+    with wait_signal(qtbot, gui.service.settings_applied, 10_000):
         gui.service.apply_settings(gui.service.settings)
     assert not w.errors.isVisible()
 

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from app.core.search.scope import Scope, ScopeChoices
 from app.ui.scope_bar import PeriodDialog, ScopeBar, period_dates
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
-from tests.ui_fixtures import ask, wait_ready
+from tests.ui_fixtures import ask, wait_ready, wait_signal
 
 SUN = "How much sun do tomatoes need?"
 
@@ -84,7 +84,7 @@ def test_window_asks_within_the_scope(
     gui = make_gui()
     w = gui.window
     wait_ready(qtbot, gui)
-    with qtbot.waitSignal(gui.service.scope_choices_listed, timeout=20_000) as listed:
+    with wait_signal(qtbot, gui.service.scope_choices_listed, 20_000) as listed:
         w.scope_bar.menu.aboutToShow.emit()  # what opening the Scope menu does
     offered = listed.args[0]
     assert offered.folders == (str(corpus),) and set(offered.types) == {"md", "txt", "pdf"}

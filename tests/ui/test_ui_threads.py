@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
-from tests.ui_fixtures import ask, wait_ready
+from tests.ui_fixtures import ask, wait_ready, wait_signal
 
 
 def listed(qtbot: Any, window: Any, count: int) -> list[str]:
@@ -82,7 +82,7 @@ def test_a_follow_up_is_searched_in_context_and_the_thread_survives_a_restart(
     w2.threads.choose_export_path = lambda _suggested: str(out)
     w2.activateWindow()
     w2.question.setFocus()  # where the cursor almost always is: Ctrl+E must still export
-    with qtbot.waitSignal(again.service.history.thread_exported, timeout=10_000):
+    with wait_signal(qtbot, again.service.history.thread_exported, 10_000):
         qtbot.keyClick(w2.question, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
     text = out.read_text()
     refs = set(re.findall(r"\[\^(\d+)\](?!:)", text))
@@ -124,7 +124,7 @@ def test_new_thread_delete_and_history_off(make_gui: Any, qtbot: Any, fake_ollam
     import dataclasses
 
     assert w.thread_id is not None and w.history_panel.turns.count() == 1
-    with qtbot.waitSignal(gui.service.settings_applied, timeout=10_000):
+    with wait_signal(qtbot, gui.service.settings_applied, 10_000):
         gui.service.apply_settings(dataclasses.replace(gui.service.settings, history_enabled=False))
     # history off: the open thread is closed, so nothing kept is listed or exported as open
     assert w.thread_id is None and w.history_panel.turns.count() == 0
@@ -132,7 +132,7 @@ def test_new_thread_delete_and_history_off(make_gui: Any, qtbot: Any, fake_ollam
     outcome = ask(qtbot, w, "What do tomatoes need?")
     assert outcome.answer is not None and outcome.answer.text
     assert w.thread_id is None and outcome.thread_id is None
-    with qtbot.waitSignal(gui.service.history.history_cleared, timeout=10_000) as cleared:
+    with wait_signal(qtbot, gui.service.history.history_cleared, 10_000) as cleared:
         gui.service.history.clear()
     assert cleared.args[0].count == 1
 

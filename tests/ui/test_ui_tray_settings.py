@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 
 from app.core.config import Settings
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
-from tests.ui_fixtures import ask, wait_ready
+from tests.ui_fixtures import ask, wait_ready, wait_signal
 
 
 def test_tray_menu_actions(make_gui: Any, qtbot: Any) -> None:
@@ -39,7 +39,7 @@ def test_tray_menu_actions(make_gui: Any, qtbot: Any) -> None:
     tray.trigger("Open Footnotes")
     assert gui.window.isVisible()
 
-    with qtbot.waitSignal(gui.service.stopped, timeout=60_000):
+    with wait_signal(qtbot, gui.service.stopped, 60_000, value=False):
         tray.trigger("Quit")
     assert not gui.window.isVisible()
 
@@ -95,7 +95,7 @@ def test_settings_round_trip(make_gui: Any, qtbot: Any, tmp_path: Path) -> None:
     dialog.top_k.setValue(5)
     dialog.mode.setCurrentIndex(dialog.mode.findData("refuse"))
     dialog.ignore.setPlainText(dialog.ignore.toPlainText() + "\n*.log")
-    with qtbot.waitSignal(gui.service.settings_applied, timeout=20_000):
+    with wait_signal(qtbot, gui.service.settings_applied, 20_000):
         dialog.accept()
 
     saved = json.loads((tmp_path / "data" / "settings.json").read_text())

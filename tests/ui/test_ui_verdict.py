@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from app.ui.theme import colors
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures
-from tests.ui_fixtures import ask, wait_ready
+from tests.ui_fixtures import ask, wait_ready, wait_signal
 
 COPIED = "Tomatoes need six hours of direct sun and deep watering twice a week [1]."
 INVENTED = "The lunar archive was founded by Captain Zanzibar Quillfeather in 1642."
@@ -136,7 +136,7 @@ def test_no_chat_model_offers_a_pull_with_progress_and_cancel(
     fake_ollama.pull_delay = 0.3
     dialog = w.pull_model()
     qtbot.waitUntil(lambda: dialog.bar.maximum() == 1000, timeout=20_000)  # sizes arrived
-    with qtbot.waitSignal(dialog.puller.finished, timeout=20_000):
+    with wait_signal(qtbot, dialog.puller.finished, 20_000):
         dialog.button.click()  # Cancel
     assert dialog.done_ is not None and dialog.done_.cancelled
     assert "Cancelled" in dialog.detail.text() and fake_ollama.models == ["nomic-embed-text:latest"]

@@ -260,12 +260,7 @@ NOTE = (
     "(merge-with merge a b)\n"
 )
 CODE_ANSWER = (
-    "Here is how:\n"
-    "```clojure\n"
-    "(merge-with merge a b)\n"
-    ":two {:b 2, :c 3, :e 5}\n"
-    "```\n"
-    "<script>\n"
+    "Here is how:\n```clojure\n(merge-with merge a b)\n:two {:b 2, :c 3, :e 5}\n```\n<script>\n"
 )
 
 
