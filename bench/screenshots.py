@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -253,8 +254,10 @@ def run(out: Path, work: Path) -> None:
     fake.stop()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def shoot(doc: str, run_shots: Callable[[Path, Path], None]) -> int:
+    """The command line of a screenshot script: ``--out``, ``--no-xvfb``; runs ``run_shots(out,
+    work)`` on a virtual display (or the current one) with a temporary work folder."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--no-xvfb", action="store_true", help="use the current DISPLAY")
     args = parser.parse_args()
@@ -263,7 +266,7 @@ def main() -> int:
     procs = [] if args.no_xvfb else start_display()
     try:
         with tempfile.TemporaryDirectory(prefix="footnotes-shots-") as work:
-            run(args.out, Path(work))
+            run_shots(args.out, Path(work))
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -271,6 +274,10 @@ def main() -> int:
     for png in sorted(args.out.glob("*.png")):
         print(png)
     return 0
+
+
+def main() -> int:
+    return shoot(__doc__, run)
 
 
 if __name__ == "__main__":

@@ -9,14 +9,11 @@ without an extension, images with OCR off, an unknown binary).
 
 from __future__ import annotations
 
-import argparse
 import gzip
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-from screenshots import OUT, Driver, start_display
+from screenshots import Driver, shoot
 
 
 def write_folder(root: Path) -> Path:
@@ -76,7 +73,6 @@ def run(out: Path, work: Path) -> None:
             w.docks.folders.raise_()
         drive.settle(1.5)
         w.grab().save(str(out / name))
-        print(out / name)
         gui.quit()
         drive.until("the app to stop", lambda: not gui.service._stop_thread.is_alive(), 120)
         w.close()
@@ -88,21 +84,7 @@ def run(out: Path, work: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--no-xvfb", action="store_true", help="use the current DISPLAY")
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    procs = [] if args.no_xvfb else start_display()
-    try:
-        with tempfile.TemporaryDirectory(prefix="footnotes-first-hour-") as work:
-            run(args.out, Path(work))
-    finally:
-        for proc in reversed(procs):
-            proc.terminate()
-            proc.wait(10)
-    return 0
+    return shoot(__doc__, run)
 
 
 if __name__ == "__main__":
