@@ -87,7 +87,7 @@ class Engine:
                     )
                     self.disk_full = True
                     return Manifest(self.data.manifest_path, frozen=True)
-                raise  # locked, read-only, a full disk: not damage (the caller says which)
+                raise  # locked, read-only, a writer on a full disk: not damage (the caller says)
             except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
                 why = f"SQLite reports: {exc}"
         raise damage.refuse_manifest(self.data, why)
