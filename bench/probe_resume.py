@@ -60,7 +60,7 @@ def main() -> int:
         for _ in range(args.kills):
             run = footnotes(killed, "index", str(docs), "--json", kill_after=writes)
             kills += run.returncode == -9
-            writes += rng.randint(3, 12)
+            writes += rng.randint(1, 4)
         final = footnotes(killed, "index", str(docs), "--json")
         assert final.returncode == 0, final.stderr
         doctor = footnotes(killed, "doctor").stdout
