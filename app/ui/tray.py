@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from app.ui.folders_panel import progress_text
 from app.ui.payloads import ServiceState, SyncProgress
 from app.ui.theme import app_icon
+from app.ui.widgets import tooltip
 
 if TYPE_CHECKING:
     from app.ui.menus import Actions
@@ -55,15 +56,15 @@ class Tray(QObject):
         if self.icon is None:
             return
         if state.paused:
-            self.icon.setToolTip("Footnotes — indexing paused")
+            self.icon.setToolTip(tray_tooltip("indexing paused"))
         elif not state.syncing:
-            self.icon.setToolTip(f"Footnotes — {state.message or 'ready'}")
+            self.icon.setToolTip(tray_tooltip(state.message or "ready"))
 
     @Slot(object)
     def on_progress(self, p: SyncProgress) -> None:
         """The icon's tooltip shows indexing progress."""
         if self.icon is not None and p.total:
-            self.icon.setToolTip("Footnotes — " + progress_text(p))
+            self.icon.setToolTip(tray_tooltip(progress_text(p)))
 
     @Slot(QSystemTrayIcon.ActivationReason)
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
@@ -74,3 +75,9 @@ class Tray(QObject):
         """Take the icon off the tray (quitting)."""
         if self.icon is not None:
             self.icon.hide()
+
+
+def tray_tooltip(text: str) -> str:
+    """The icon's tooltip: ``text`` shown literally (it may hold a file's name, and a tray host
+    renders tooltips as rich text)."""
+    return tooltip(f"Footnotes — {text}")

@@ -46,3 +46,19 @@ def test_a_turns_tooltip_escapes_the_question(qtbot: Any) -> None:
     panel._add(1, f"What about {HIDING}?", 0.0, "", "m")
     tip = panel.turns.item(0).toolTip()
     assert "<span" not in tip and "&lt;span" in tip
+
+
+def test_the_tray_tooltip_shows_a_file_name_as_written(qapp: Any) -> None:
+    """The tray icon's tooltip names the file a long scan is on; a tray host renders tooltips
+    as rich text, so a name with markup must come out escaped, as written."""
+    from PySide6.QtGui import QTextDocument
+
+    from app.ui.folders_panel import progress_text
+    from app.ui.payloads import SyncProgress
+    from app.ui.tray import tray_tooltip
+
+    p = SyncProgress(1, 3, f"/scans/{HIDING}.pdf", "ocr", page=2, pages=9)
+    shown = tray_tooltip(progress_text(p))
+    doc = QTextDocument()
+    doc.setHtml(shown)  # what a rich-text tooltip displays
+    assert f"{HIDING}.pdf: OCR page 2 of 9" in doc.toPlainText()
