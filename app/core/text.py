@@ -1,7 +1,8 @@
 """Text primitives shared by every stage: hashes, words, stopwords, stems, citations, sentences.
 
 Also the shape of a page that lists rather than says (``is_toc_like``): tables of contents,
-indexes and lists of page numbers, whose lines name topics without stating anything about them.
+indexes, lists of page numbers and lists of links to other pages (a notes collection's README),
+whose lines name topics without stating anything about them.
 
 Two word views serve two jobs. ``query_terms`` keeps a question's content words as typed, in
 order (the lexical query, the support flag's key terms); ``claim_terms`` stems them and keeps
@@ -214,6 +215,11 @@ _LEADER_LINE = re.compile(_DOTS + _PAGE_NO + r"[ \t]*$", re.IGNORECASE)
 _LEADER = re.compile(_DOTS + _PAGE_NO + r"\b", re.IGNORECASE)
 _INDEX_LINE = re.compile(r"^[^\d\n]{1,80}?[,\s]\s*\d{1,3}(?:(?:[,;]\s+|\s*[–-]\s*)\d{1,3})+\s*$")
 _PAGE_RUN = re.compile(r"^\d{1,3}(?:[,;]?\s+\d{1,3}){3,}\.?$")
+# A list item that is only a link to another note or page ("- [Title](dir/note.md)",
+# "* [[Note]]"): the index of a notes collection, a README's list of its pages.
+_LINK_LINE = re.compile(
+    r"^(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[^\]\n]{1,200}\]\([^)\s]{1,400}\)|\[\[[^\]\n]{1,200}\]\])$"
+)
 _TITLE_PAGE_LINE = re.compile(
     r"^\s*(?:(?:\d+(?:\.\d+)*|[A-Z]|[ivxlc]+)[.)]?\s+)?[^\W\d](?:[^.!?:;]|\.(?=\w)){1,90}?[ \t]+"
     + _PAGE_NO
@@ -226,12 +232,17 @@ _TOC_MIN_LINES = 3
 
 def is_toc_line(line: str) -> bool:
     """One line of a table of contents or an index: a dot leader to a page number, a term and
-    its page numbers, or a run of page numbers (a table's figures, with thousands separators
-    or four-digit years, are not)."""
+    its page numbers, a run of page numbers (a table's figures, with thousands separators
+    or four-digit years, are not), or a list item that is only a link to another page."""
     text = line.strip()
     if not text:
         return False
-    return bool(_LEADER_LINE.search(text) or _INDEX_LINE.match(text) or _PAGE_RUN.match(text))
+    return bool(
+        _LEADER_LINE.search(text)
+        or _INDEX_LINE.match(text)
+        or _PAGE_RUN.match(text)
+        or _LINK_LINE.match(text)
+    )
 
 
 def toc_lines(text: str) -> list[tuple[int, int]]:

@@ -75,6 +75,16 @@ def test_contents_pages_and_indexes_are_recognised_by_their_shape() -> None:
     assert not is_toc_like(PAGE_36)
     assert not is_toc_like("The harbour was dredged in 1923")
     assert not is_toc_like("Net revenue 12,345 11,234 10,111")  # a table's figures
+    # a notes collection's README: a heading and its list of links to the notes
+    assert is_toc_like(
+        "### Git\n\n- [Accessing a Lost Commit](git/accessing-a-lost-commit.md)\n"
+        "- [Caching Credentials](git/caching-credentials.md)\n* [[Resetting A Reset]]"
+    )
+    # links inside sentences, or a list whose items say something, are prose
+    assert not is_toc_like(
+        "- [Delta](https://github.com/dandavison/delta) makes diffs readable.\n"
+        "- Run `git reflog` to find a [lost commit](git/lost.md).\n- Then check it out."
+    )
 
 
 def test_contents_lines_never_count_as_backed_claims() -> None:

@@ -51,3 +51,34 @@ def test_a_contents_page_comes_after_the_page_it_points_to_and_is_not_sent(
     # a question about the contents themselves still finds them first
     about = engine.search("what is in the table of contents chapter list", 3).hits
     assert about[0].page == 1
+
+
+def test_a_notes_readme_of_links_comes_after_the_note_it_links_to(
+    tmp_path: Path, make_engine
+) -> None:
+    """A notes collection's README lists every note's title as a link, so a question that
+    names a note matched the list as well as the note (and often better)."""
+    notes = tmp_path / "notes"
+    (notes / "git").mkdir(parents=True)
+    titles = [
+        "Accessing A Lost Commit",
+        "Find A Lost Commit In The Reflog",
+        "Restore A Lost Commit After A Reset",
+        "Amend Author Of Previous Commit",
+        "Auto-Squash Those Fixup Commits",
+    ]
+    links = "\n".join(f"- [{t}](git/{t.lower().replace(' ', '-')}.md)" for t in titles)
+    (notes / "README.md").write_text(f"# TIL\n\n### Git\n\n{links}\n", encoding="utf-8")
+    (notes / "git" / "accessing-a-lost-commit.md").write_text(
+        "# Accessing A Lost Commit\n\nWhen work seems gone after a rebase, `git reflog` lists "
+        "every place HEAD has pointed to; check out the hash it shows to get the work back.\n",
+        encoding="utf-8",
+    )
+    engine = make_engine()
+    engine.index([str(notes)])
+
+    hits = engine.search("Accessing A Lost Commit", 3).hits
+    assert hits[0].path.endswith("accessing-a-lost-commit.md")
+    readme = [h for h in hits if h.path.endswith("README.md")]
+    assert readme and readme[0].rank > 1
+    assert [h.path for h in choose_passages(hits, estimate_tokens)] == [hits[0].path]
