@@ -341,3 +341,21 @@ def test_folders_add_says_what_is_wrong_and_what_happens_next(tmp_path: Path) ->
     assert first.returncode == 0 and "run `footnotes watch`" in first.stdout
     assert add(docs).stdout.startswith(f"Already watching {docs}")
     assert f"inside {docs}" in add(docs / "inner").stdout
+
+
+def test_a_search_on_an_empty_index_loads_no_model_and_no_vector_store(tmp_path: Path) -> None:
+    """A new data folder's first command answers at once: with nothing indexed there is no
+    query vector to make, so neither the embedding model nor Chroma is loaded."""
+    code = (
+        "import sys\n"
+        "from app.cli import main\n"
+        f"status = main(['--data-dir', {str(tmp_path / 'data')!r}, 'search', 'tomato sun'])\n"
+        "heavy = [m for m in ('chromadb', 'onnxruntime', 'torch') if m in sys.modules]\n"
+        "print('STATUS', status, 'HEAVY', heavy)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert "no passages for this question yet" in done.stdout
+    assert "HEAVY []" in done.stdout, done.stdout + done.stderr

@@ -224,6 +224,10 @@ class Retriever:
             members = scope.members(self.manifest.conn)
             if not members.chunks:
                 return SearchResult(query, [], Support(False, 0.0, scope.nothing_reason()), scope)
+        if self.manifest.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None:
+            # nothing indexed: no query vector to make, no model or vector store to load
+            verdict = support.assess(query, [], stats=self.cache.stats)
+            return SearchResult(query, [], verdict, scope, index_empty=True)
         qvec = self._embedder().encode([query])[0]
         # the verdict reads the same passages whatever k is
         hits = self.ranked(query, qvec, max(k, support.HITS), mode, scope=scope, members=members)
