@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any, Protocol
+from typing import Any
 
 from app.core.answer.claims import SentenceMark, mark_sentences, to_json_sentences
 from app.core.answer.models import installed_models, resolve_model
@@ -40,7 +40,6 @@ __all__ = [
     "Answer",
     "AnswerError",
     "AnswerFailure",
-    "EarlierTurn",
     "SentenceMark",
     "Source",
     "Verdict",
@@ -157,30 +156,7 @@ def _folded(text: str) -> tuple[str, list[int]]:
     return "".join(chars), where
 
 
-class Quoted(Protocol):
-    """What a source block shows of a passage: a Hit now, a stored source in an earlier turn."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def page(self) -> int | None: ...
-    @property
-    def heading(self) -> str | None: ...
-    @property
-    def text(self) -> str: ...
-
-
-@dataclass(frozen=True)
-class EarlierTurn:
-    """An earlier turn of the thread: its question, the passages it sent the model (in their
-    numbered order) and its answer as the model said it, citations included."""
-
-    question: str
-    answer: str
-    sources: Sequence[Quoted] = ()
-
-
-def _source_block(n: int, hit: Quoted, text: str, truncated: bool) -> str:
+def _source_block(n: int, hit: Hit, text: str, truncated: bool) -> str:
     name = _neutralise(display_path(PurePath(hit.path).name))
     attrs = f'n="{n}" file="{html.escape(name, quote=True)}"'
     if hit.page is not None:
@@ -214,28 +190,22 @@ def build_messages(
     *,
     context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     reserve_tokens: int = 768,
-    history: Sequence[EarlierTurn] = (),
+    history: Sequence[tuple[str, str]] = (),
     history_tokens: int = 1024,
 ) -> tuple[list[dict[str, str]], list[Source]]:
     """Chat messages and the numbered sources that fit ``context_tokens - reserve_tokens``.
 
-    ``history`` is the thread's earlier turns, oldest first. The newest that fit
-    ``history_tokens`` (and a quarter of the budget) go before this turn, each as its question
-    and its answer without citation markers, since source numbers are per turn. Hits are taken
-    in rank order; the first that does not fit, and every one after it, is dropped, except
-    that the top hit is trimmed rather than dropped.
-
-    Then, oldest first and while the rest of the budget holds them, earlier turns are replayed
-    as they were sent: the same user message with its sources, the answer as said. A
-    follow-up's prompt then starts with the previous turn's prompt and answer, which Ollama
-    still holds in its cache and need not evaluate again (the wait for the first word on a
-    machine without a GPU); and the model sees what the earlier answer was drawn from.
+    ``history`` is the thread's earlier (question, answer) pairs, oldest first: the newest that
+    fit ``history_tokens`` (and a quarter of the budget) go before this turn, their citation
+    markers removed, since source numbers are per turn. Hits are taken in rank order; the first
+    that does not fit, and every one after it, is dropped, except that the top hit is trimmed
+    rather than dropped.
     """
     budget = context_tokens - reserve_tokens
-    kept = _history_kept(history, min(history_tokens, budget // 4))
+    earlier = _history_messages(history, min(history_tokens, budget // 4))
     fixed = estimate_tokens(SYSTEM_PROMPT + _HISTORY_RULE)
     fixed += estimate_tokens(_user_message(question, ["x"]))
-    fixed += sum(_cost(_compact(turn)) for turn in kept)
+    fixed += sum(estimate_tokens(m["content"]) + 4 for m in earlier)
     if fixed + _MIN_TRIMMED_TOKENS > budget:
         raise AnswerError(
             "The question is too long for the model's context: shorten it, or split it into "
@@ -259,19 +229,6 @@ def build_messages(
         sources.append(Source(n, hit))
         blocks.append(block)
         used += cost
-    earlier: list[dict[str, str]] = []
-    replaying = True  # the replayed turns stay a prefix, so the cached prompt still matches
-    for turn in kept:
-        compact = _compact(turn)
-        if replaying:
-            replayed = _replayed(turn)
-            extra = _cost(replayed) - _cost(compact)
-            replaying = used + extra <= budget
-            if replaying:
-                earlier += replayed
-                used += extra
-                continue
-        earlier += compact
     messages = [
         # one system prompt for every turn, so that a follow-up's prompt starts as the first
         # turn's did and Ollama can reuse that prefix from its cache
@@ -288,40 +245,22 @@ _HISTORY_RULE = (
 )
 
 
-def _history_kept(history: Sequence[EarlierTurn], tokens: int) -> list[EarlierTurn]:
-    """The newest earlier turns whose compact form fits ``tokens``, oldest first."""
-    kept: list[EarlierTurn] = []
+def _history_messages(history: Sequence[tuple[str, str]], tokens: int) -> list[dict[str, str]]:
+    """The newest earlier turns that fit ``tokens``, as user/assistant messages, oldest first."""
+    kept: list[list[dict[str, str]]] = []
     used = 0  # the rule about earlier turns is in every system prompt, counted with it
-    for turn in reversed(history):
-        cost = _cost(_compact(turn))
+    for question, answer in reversed(history):
+        said = " ".join(strip_citations(answer).split()) or "(no answer)"
+        pair = [
+            {"role": "user", "content": f"Question: {_neutralise(question.strip())}"},
+            {"role": "assistant", "content": _neutralise(said)},
+        ]
+        cost = sum(estimate_tokens(m["content"]) + 4 for m in pair)
         if used + cost > tokens:
             break
-        kept.append(turn)
+        kept.append(pair)
         used += cost
-    return kept[::-1]
-
-
-def _compact(turn: EarlierTurn) -> list[dict[str, str]]:
-    """An earlier turn as its question and its answer, without citation markers."""
-    said = re.sub(r"\s+(?=[.,;:!?])", "", " ".join(strip_citations(turn.answer).split()))
-    said = said or "(no answer)"
-    return [
-        {"role": "user", "content": f"Question: {_neutralise(turn.question.strip())}"},
-        {"role": "assistant", "content": _neutralise(said)},
-    ]
-
-
-def _replayed(turn: EarlierTurn) -> list[dict[str, str]]:
-    """An earlier turn as it was sent (its sources, numbered as then) and answered."""
-    blocks = [_source_block(n, s, s.text, False) for n, s in enumerate(turn.sources, start=1)]
-    return [
-        {"role": "user", "content": _user_message(turn.question, blocks)},
-        {"role": "assistant", "content": _neutralise(turn.answer) or "(no answer)"},
-    ]
-
-
-def _cost(messages: list[dict[str, str]]) -> int:
-    return sum(estimate_tokens(m["content"]) + 4 for m in messages)
+    return [m for pair in reversed(kept) for m in pair]
 
 
 def _trim(text: str, tokens: int) -> str:
@@ -421,12 +360,12 @@ def stream_answer(
     context_tokens: int | None = None,
     support: Support | None = None,
     fallback: bool = True,
-    history: Sequence[EarlierTurn] = (),
+    history: Sequence[tuple[str, str]] = (),
 ) -> Generator[str, None, Answer]:
     """Yield the answer's pieces as they arrive; return the finished, marked :class:`Answer`.
 
-    ``history`` is the thread's earlier turns, for what the question refers to. With
-    ``support`` (the retrieval evidence) the answer also carries its ``verdict``. With
+    ``history`` is the thread's earlier (question, answer) pairs, for what the question refers
+    to. With ``support`` (the retrieval evidence) the answer also carries its ``verdict``. With
     ``fallback``, a model that is not installed is replaced by an installed chat model.
     """
     ctx = context_tokens or DEFAULT_CONTEXT_TOKENS

@@ -17,15 +17,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from app.core.answer.answering import Answer, EarlierTurn
+from app.core.answer.answering import Answer
 from app.core.answer.followup import Rewrite, standalone_query
-from app.core.answer.threads import (
-    HistoryError,
-    StoredSource,
-    ThreadStore,
-    Turn,
-    turn_from_answer,
-)
+from app.core.answer.threads import HistoryError, ThreadStore, Turn, turn_from_answer
 from app.core.config import DataDir, Settings
 
 PROMPT_TURNS = 4  # earlier turns offered to the answer prompt (then cut to its token budget)
@@ -54,13 +48,8 @@ class Plan:
         return self.rewrite.query
 
     @property
-    def prompt_history(self) -> list[EarlierTurn]:
-        """The earlier turns as the model saw them: each with the sources it was sent."""
-        return [EarlierTurn(t.question, t.answer, _numbered(t.sources)) for t in self.history]
-
-
-def _numbered(sources: list[StoredSource]) -> list[StoredSource]:
-    return sorted(sources, key=lambda s: s.n)
+    def prompt_history(self) -> list[tuple[str, str]]:
+        return [(t.question, t.answer) for t in self.history]
 
 
 @dataclass
