@@ -17,7 +17,10 @@ Figures (each "today" beside "now", with the ratio now/today, measured in this r
   model when ``--ollama-host`` names one (``../shared/tools/real_ollama.py``), with the share
   of answers holding a gold SQuAD answer for both prompts;
 - prompt tokens a follow-up can reuse from the previous turn's cache: the longest common
-  token prefix of (turn 1's prompt + its answer) and turn 2's prompt, over the rendered chat.
+  token prefix of (turn 1's prompt + its answer) and turn 2's prompt, over the rendered chat,
+  with the earlier turn as chat messages before this turn's sources (today) and after them
+  (now); with a real model, the seconds to a follow-up's first token while the server holds
+  turn 1.
 
 The warm indexes are built once under ``--work`` (default: a folder in the system temp dir).
 """
@@ -268,10 +271,12 @@ def first_token(
 
 def flush(host: str, model: str) -> None:
     """An unrelated short chat, so the server's cache holds nothing of the next prompt."""
+    from app.core.answer.answering import DEFAULT_CONTEXT_TOKENS
     from app.core.answer.ollama_client import stream_chat
 
     messages = [{"role": "user", "content": f"Say one word. ({time.time()})"}]
-    for _ in stream_chat(messages, host=host, model=model, options={"num_predict": 1}):
+    options = {"num_predict": 1, "num_ctx": DEFAULT_CONTEXT_TOKENS}  # no reload at the next ask
+    for _ in stream_chat(messages, host=host, model=model, options=options, timeout_s=120):
         pass
 
 
@@ -281,20 +286,75 @@ def normal(text: str) -> str:
     return " ".join(w for w in text.split() if w not in {"a", "an", "the"})
 
 
+FOLLOW_UPS = [  # a first question over the notes, and a follow-up that leans on it
+    ("how do I undo the last git commit", "and what if the commit was already pushed?"),
+    ("how do I list running docker containers", "and how do I stop one of them?"),
+    ("how do I find a lost commit", "and how do I get it back on a branch?"),
+    ("how do I rename a tmux session", "and how do I list them all?"),
+    ("how do I check which postgres version is running", "and inside a docker container?"),
+    ("how do I amend the author of the previous commit", "and for an older commit?"),
+]
+
+
+def follow_up_turns(engine: Any, pair: tuple[str, str], answer: str) -> dict[str, Any]:
+    """Turn 1's messages, and turn 2's now (sources, then the conversation, then the
+    question) and as today (the earlier turn as chat messages before this turn's sources),
+    with the passages the Asker would send; turn 2 searches as the rewrite's fallback does."""
+    from app.core.answer.answering import build_messages, estimate_tokens
+    from app.core.answer.passages import choose_passages
+
+    q1, q2 = pair
+    h1 = choose_passages(engine.search(q1, 8).hits, estimate_tokens)
+    h2 = choose_passages(engine.search(f"{q1} {q2}", 8).hits, estimate_tokens)
+    turn1, _ = build_messages(q1, h1)
+    now, _ = build_messages(q2, h2, history=[(q1, answer)])
+    alone, _ = build_messages(q2, h2)
+    said = " ".join(re.sub(r"\[\d+\]", "", answer).split())
+    today = [
+        now[0],
+        {"role": "user", "content": f"Question: {q1}"},
+        {"role": "assistant", "content": said},
+        alone[-1],
+    ]
+    return {"turn1": turn1, "today": today, "now": now}
+
+
 def follow_up_reuse(engine: Any) -> list[list[object]]:
     """Tokens of turn 2's prompt that a cache holding turn 1 (prompt + answer) can reuse."""
-    from app.core.answer.answering import build_messages, estimate_tokens
+    from app.core.answer.answering import estimate_tokens
 
-    q1, q2 = QUESTION, "and what if the commit was already pushed?"
-    a1 = "Run git reset HEAD~ to undo it and keep the changes [1]."
-    h1 = engine.search(q1, 8).hits
-    h2 = engine.search(q1 + " " + q2, 8).hits
-    turn1, _ = build_messages(q1, h1)
-    turn2, _ = build_messages(q2, h2, history=[(q1, a1)])
-    cached = [*turn1, {"role": "assistant", "content": a1}]
-    shared = common_prefix(render(cached), render(turn2))
-    total = estimate_tokens(render(turn2))
-    return [["follow-up prompt reused from cache (share)", float("nan"), shared / total, 0.0]]
+    a1 = "The note says to run the command it shows, and why [1]."
+    shares: dict[str, list[float]] = {"today": [], "now": []}
+    for pair in FOLLOW_UPS:
+        turns = follow_up_turns(engine, pair, a1)
+        cached = render([*turns["turn1"], {"role": "assistant", "content": a1}])
+        for label in ("today", "now"):
+            shared = common_prefix(cached, render(turns[label]))
+            shares[label].append(shared / estimate_tokens(render(turns[label])))
+    return [row("follow-up prompt reused from cache (share)", shares["today"], shares["now"])]
+
+
+def follow_up_first_token(engine: Any, host: str, model: str) -> list[list[object]]:
+    """Seconds to a follow-up's first token on a real server that holds turn 1 in its cache."""
+    from app.core.answer.answering import DEFAULT_CONTEXT_TOKENS
+    from app.core.answer.ollama_client import stream_chat
+
+    def ask(messages: list[dict[str, str]]) -> tuple[str, float]:
+        started, first, text = time.perf_counter(), None, []
+        options = {"num_ctx": DEFAULT_CONTEXT_TOKENS}  # as the app asks
+        for piece in stream_chat(messages, host=host, model=model, options=options, timeout_s=300):
+            first = first or time.perf_counter() - started
+            text.append(piece)
+        return "".join(text), first if first is not None else float("nan")
+
+    times: dict[str, list[float]] = {"today": [], "now": []}
+    for i, pair in enumerate(FOLLOW_UPS):
+        for label in ("today", "now") if i % 2 else ("now", "today"):
+            flush(host, model)
+            a1, _ = ask(follow_up_turns(engine, pair, "")["turn1"])  # turn 1, now in the cache
+            _, first = ask(follow_up_turns(engine, pair, a1)[label])
+            times[label].append(first)
+    return [row(f"follow-up -> first token, {model} (s)", times["today"], times["now"])]
 
 
 def render(messages: list[dict[str, str]]) -> str:
@@ -389,6 +449,8 @@ def main() -> int:
         rows.append(["prompt tokens, notes (p95)", pct(today, .95), pct(now, .95),
                      pct(now, .95) / pct(today, .95)])  # fmt: skip
         rows += follow_up_reuse(notes_engine)
+        if args.ollama_host:
+            rows += follow_up_first_token(notes_engine, args.ollama_host, args.model)
     finally:
         notes_engine.close()
     print_table(["figure", "today", "now", "now/today"], rows)

@@ -167,7 +167,10 @@ def _source_block(n: int, hit: Hit, text: str, truncated: bool) -> str:
     return f"<source {attrs}>\n{body}\n</source>"
 
 
-def _user_message(question: str, blocks: list[str]) -> str:
+def _user_message(question: str, blocks: list[str], earlier: str = "") -> str:
+    """The one user message: the sources first, then the conversation so far, then the
+    question. A follow-up usually finds the passages its previous turn found, so its prompt
+    starts as that turn's did, and Ollama reuses that prefix from its cache."""
     if not blocks:
         intro = "No sources were found for this question."
     else:
@@ -177,6 +180,8 @@ def _user_message(question: str, blocks: list[str]) -> str:
             + "\n".join(blocks)
             + "\n</sources>"
         )
+    if earlier:
+        intro += f"\n\nEarlier in this conversation (not a source):\n{earlier}"
     return (
         f"{intro}\n\nQuestion: {_neutralise(question.strip())}\n\n"
         "Answer from the sources above only, citing them as [n]. "
@@ -196,16 +201,20 @@ def build_messages(
     """Chat messages and the numbered sources that fit ``context_tokens - reserve_tokens``.
 
     ``history`` is the thread's earlier (question, answer) pairs, oldest first: the newest that
-    fit ``history_tokens`` (and a quarter of the budget) go before this turn, their citation
-    markers removed, since source numbers are per turn. Hits are taken in rank order; the first
-    that does not fit, and every one after it, is dropped, except that the top hit is trimmed
-    rather than dropped.
+    fit ``history_tokens`` (and a quarter of the budget) go after the sources and before the
+    question, their citation markers removed, since source numbers are per turn. Hits are taken
+    in rank order; the first that does not fit, and every one after it, is dropped, except that
+    the top hit is trimmed rather than dropped.
+
+    The order (one system prompt, this turn's sources, the conversation, the question) lets a
+    follow-up whose search finds the passages its previous turn found reuse that turn's prompt
+    from Ollama's cache up to the first passage that differs: on a machine without a GPU,
+    reading the prompt is most of the wait for the first word.
     """
     budget = context_tokens - reserve_tokens
-    earlier = _history_messages(history, min(history_tokens, budget // 4))
-    fixed = estimate_tokens(SYSTEM_PROMPT + _HISTORY_RULE)
-    fixed += estimate_tokens(_user_message(question, ["x"]))
-    fixed += sum(estimate_tokens(m["content"]) + 4 for m in earlier)
+    earlier = _history_text(history, min(history_tokens, budget // 4))
+    fixed = estimate_tokens(SYSTEM_PROMPT + _HISTORY_RULE) + 4
+    fixed += estimate_tokens(_user_message(question, ["x"], earlier)) + 4
     if fixed + _MIN_TRIMMED_TOKENS > budget:
         raise AnswerError(
             "The question is too long for the model's context: shorten it, or split it into "
@@ -230,37 +239,36 @@ def build_messages(
         blocks.append(block)
         used += cost
     messages = [
-        # one system prompt for every turn, so that a follow-up's prompt starts as the first
-        # turn's did and Ollama can reuse that prefix from its cache
+        # one system prompt for every turn, so that every prompt starts alike
         {"role": "system", "content": SYSTEM_PROMPT + _HISTORY_RULE},
-        *earlier,
-        {"role": "user", "content": _user_message(question, blocks)},
+        {"role": "user", "content": _user_message(question, blocks, earlier)},
     ]
     return messages, sources
 
 
 _HISTORY_RULE = (
-    "\n6. Earlier turns of the conversation only tell you what the question refers to; they "
-    "are not sources. Cite only this turn's numbered sources."
+    "\n6. The earlier conversation, when given, only tells you what the question refers to; "
+    "it is not a source. Cite only the numbered sources."
 )
 
 
-def _history_messages(history: Sequence[tuple[str, str]], tokens: int) -> list[dict[str, str]]:
-    """The newest earlier turns that fit ``tokens``, as user/assistant messages, oldest first."""
-    kept: list[list[dict[str, str]]] = []
+def _history_text(history: Sequence[tuple[str, str]], tokens: int) -> str:
+    """The newest earlier turns that fit ``tokens``, oldest first, as one block of text."""
+    kept: list[str] = []
     used = 0  # the rule about earlier turns is in every system prompt, counted with it
     for question, answer in reversed(history):
-        said = " ".join(strip_citations(answer).split()) or "(no answer)"
-        pair = [
-            {"role": "user", "content": f"Question: {_neutralise(question.strip())}"},
-            {"role": "assistant", "content": _neutralise(said)},
-        ]
-        cost = sum(estimate_tokens(m["content"]) + 4 for m in pair)
+        said = " ".join(strip_citations(answer).split())
+        said = re.sub(r"\s+(?=[.,;:!?])", "", said) or "(no answer)"
+        pair = (
+            f"Earlier question: {_neutralise(question.strip())}\n"
+            f"Earlier answer: {_neutralise(said)}"
+        )
+        cost = estimate_tokens(pair) + 1
         if used + cost > tokens:
             break
         kept.append(pair)
         used += cost
-    return [m for pair in reversed(kept) for m in pair]
+    return "\n".join(reversed(kept))
 
 
 def _trim(text: str, tokens: int) -> str:

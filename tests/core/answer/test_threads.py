@@ -150,11 +150,12 @@ def test_validate_keeps_a_query_and_strips_its_label() -> None:
 def test_answer_prompt_carries_the_last_turns_within_a_budget() -> None:
     history = [(f"question {i} about tomatoes?", f"answer {i} [1]. " * 40) for i in range(10)]
     messages, _ = build_messages("and compost?", [], context_tokens=2048, history=history)
-    said = [m["content"] for m in messages[1:-1]]
-    assert said and said[-2] == "Question: question 9 about tomatoes?"  # newest kept
-    assert not any("question 0 " in s for s in said)  # oldest dropped for the budget
-    assert not any("[1]" in s for s in said)
-    assert sum(len(s) for s in said) // 4 <= 2048 // 4 + 50
+    user = messages[-1]["content"]
+    earlier = user[user.index("Earlier in this conversation") : user.index("Question: and")]
+    assert "Earlier question: question 9 about tomatoes?" in earlier  # newest kept
+    assert "question 0 " not in earlier  # oldest dropped for the budget
+    assert "[1]" not in earlier and "answer 9." in earlier  # no citations: they were per turn
+    assert len(earlier) // 4 <= 2048 // 4 + 50
 
 
 def _footnotes(markdown: str) -> tuple[list[str], dict[str, str]]:
