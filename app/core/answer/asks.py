@@ -9,6 +9,11 @@ supplies it (``supplies``) when its sentences bring content beyond the question'
 that shape: a new number for a number, a new name or a word that names the asked-for noun
 ("the counterflow cycle") for a "which" question, new words for the rest. A yes/no question
 is answered by any statement.
+
+A bare value ("The answer is 2,151,054.") takes its meaning from the question, so it answers
+only where the passage gives that value for what the question asks about (``mislabelled``):
+in a balance sheet the figure of the line "Other accrued liabilities" is no answer to "what is
+the amount of accounts payable", though the passage holds both.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.answer.facts import facts, tokens
-from app.core.text import STOPWORDS, claim_terms, stem, strip_citations
+from app.core.text import STOPWORDS, claim_terms, sentence_spans, stem, strip_citations
 
 
 def _split(words: str) -> list[str]:
@@ -233,4 +238,55 @@ def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[s
             continue
         if f" {low} " not in said.words and t.stem not in said.stems and word not in out:
             out.append(word)
+    return out
+
+
+# Words a bare value comes with: its unit or scale.
+_UNITS = frozenset(
+    stem(w)
+    for w in _split(
+        "thousand thousands million millions billion billions trillion usd dollar dollars eur"
+        " euro euros gbp pound pounds percent per cent approximately about around roughly total"
+    )
+)
+_LABEL_LINES_BACK = 4  # a table's value may sit a few lines below its row's label
+
+
+def mislabelled(question: str, sentence: str, passage: str) -> str | None:
+    """The passage's label for the value a bare ``sentence`` gives (see the module docstring),
+    when the passage gives that value only for something else than the question asks about;
+    None when it gives it for the asked-about thing, or when the check does not apply (the
+    sentence says more than a value, or the passage shares no word with the question)."""
+    q_terms = claim_terms(question)
+    said = facts(strip_citations(sentence))
+    values = said.numbers - facts(question).numbers
+    words = claim_terms(strip_citations(sentence)) - q_terms - _ECHO - _UNITS - said.numbers
+    if not values or words:
+        return None
+    asked = {t for t in q_terms & claim_terms(passage) if not t[:1].isdigit()}
+    if not asked:
+        return None
+    labels = _labels_of(values, passage)
+    if not labels or any(claim_terms(label) & asked for label in labels):
+        return None
+    return labels[0]
+
+
+def _labels_of(values: frozenset[str], passage: str) -> list[str]:
+    """What each occurrence of one of ``values`` in ``passage`` is said of: its sentence, or
+    for a value alone on its line (a table's cell), the nearest line above with words."""
+    lines = passage.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        for a, b in sentence_spans(line) or [(0, len(line))]:
+            part = line[a:b]
+            if not facts(part).numbers & values:
+                continue
+            label = " ".join(w for w in _WORD.findall(part) if not w[:1].isdigit())
+            j = i
+            while not label and j > 0 and i - j < _LABEL_LINES_BACK:
+                j -= 1
+                label = " ".join(w for w in _WORD.findall(lines[j]) if not w[:1].isdigit())
+            if label:
+                out.append(label.strip())
     return out

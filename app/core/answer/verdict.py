@@ -15,7 +15,8 @@ once the answer is complete, from both:
 Sentences of kind ``meta`` ("The sources do not say who designed it.") are never counted.
 Backed sentences are not yet an answer: given the ``question``, an answer whose claims only
 restate it, or surround what it asks for without giving it (``asks.py``), is ``unsupported``
-with its own reason; so is an answer that repeats an instruction planted in a passage.
+with its own reason; so is a bare figure the passage gives for something else than the
+question asks about, and an answer that repeats an instruction planted in a passage.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from app.core.answer.asks import missing_names, supplies
+from app.core.answer.asks import mislabelled, missing_names, supplies
 from app.core.answer.claims import SentenceMark
 from app.core.answer.shapes import NOT_A_CLAIM
 from app.core.types import Support
@@ -146,6 +147,16 @@ def judge(
         return Verdict(
             "unsupported", _join(reason, "" if strong else evidence) + tail, total, flagged
         )
+    if flagged < total and passages is not None and question:
+        for m in claims:
+            for n in m.backed_by if m.supported else ():
+                label = mislabelled(question, m.text, passages[n][0]) if n in passages else None
+                if label is not None:
+                    reason = (
+                        f"The figure the answer gives is in [{n}], but as “{label}”, not what "
+                        "the question asks about."
+                    )
+                    return Verdict("unsupported", reason + tail, total, flagged)
     if flagged < total and passages is not None:
         backing = [m for m in claims if m.supported]
         spans = [

@@ -217,3 +217,48 @@ def test_the_answer_is_framing_does_not_hide_a_backed_number() -> None:
     assert judge(STRONG, mark_sentences("The answer is 73.", [MSPS]), question=q).supported
     wrong = judge(STRONG, mark_sentences("The answer is 75.", [MSPS]), question=q)
     assert wrong.level == "unsupported"
+
+
+# A balance sheet as PDF text comes out: each label on its line, its figures on the lines below.
+BALANCE_SHEET = Passage(
+    3,
+    "LIABILITIES AND STOCKHOLDERS' EQUITY\nCurrent liabilities\nAccounts payable\n $\n"
+    "302,578 \n $\n255,028 \nConstruction payable\n311,793 \n474,807 \n"
+    "Other accrued liabilities\n2,151,054 \n2,114,635 \nTotal current liabilities\n2,948,882 \n",
+)
+PAYABLE = "What is the year end FY2018 amount of accounts payable for MGM Resorts?"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["The answer is 2,151,054 [3].", "Accounts payable were 2,151,054 [3].", "2,151,054."],
+)
+def test_a_figure_the_passage_gives_for_another_line_is_not_an_answer(answer: str) -> None:
+    """A real small model's answer: the figure is in the passage, so the sentence is backed,
+    but it is the figure of "Other accrued liabilities", not of accounts payable."""
+    marks = mark_sentences(answer, [BALANCE_SHEET])
+    assert [m.supported for m in marks if m.kind == "claim"] == [True]
+    verdict = judge(STRONG, marks, question=PAYABLE, passages={3: (BALANCE_SHEET.text, "")})
+    assert verdict.level == "unsupported"
+    assert "“Other accrued liabilities”" in verdict.reason and "[3]" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "source"),
+    [
+        (PAYABLE, "The answer is 302,578 [3].", BALANCE_SHEET),
+        (PAYABLE, "Accounts payable were $302,578 [3].", BALANCE_SHEET),
+        (
+            "What is the number of Constituency MSPs?",
+            "The answer is 73 [1].",
+            Passage(1, "Of the 129 MSPs, 73 are elected to represent constituencies."),
+        ),
+    ],
+)
+def test_a_figure_given_for_what_the_question_asks_is_an_answer(
+    question: str, answer: str, source: Passage
+) -> None:
+    marks = mark_sentences(answer, [source])
+    title = "MGM Resorts 2018 10K"  # the file's name, which the question names
+    verdict = judge(STRONG, marks, question=question, passages={source.n: (source.text, title)})
+    assert verdict.level == "supported", verdict.reason
