@@ -158,7 +158,11 @@ def calibration_for(measured: Measured, model: support.SupportModel) -> Calibrat
             own = calibration.choose_threshold(
                 a, r, o, model.threshold, calibration.REGION_ANSWERABLE_FLAGGED
             )
-            parts.append({"folder": folder, "offtopic": len(o), **_summary_of(own, part, a, r, o)})
+            lookalike = (
+                bool(r) and _mean(p < own for p in r) < calibration.LOOKALIKE_REMOVED_FLAGGED
+            )
+            summary = _summary_of(own, part, a, r, o)
+            parts.append({"folder": folder, "offtopic": len(o), **summary, "lookalike": lookalike})
     return Calibration(
         shipped_threshold=model.threshold,
         model=model.key,

@@ -248,7 +248,24 @@ def assess(
         missing = [w for w in missing if w in key_words(question)]
     negation = _NEGATION_WORD.search(question)
     words = reason_for(f, ok, missing, negation.group().strip() if negation else "")
+    if ok and not missing and _lookalike(model, calibration, hits[0].path):
+        words = LOOKALIKE
     return Support(ok, p, words, f)
+
+
+# The reason of a question that passes among look-alike documents (``calibration``).
+LOOKALIKE = (
+    "Passages in your files match the question, but the documents they come from are much "
+    "alike: the match alone cannot tell whether the page that answers is among them."
+)
+
+
+def _lookalike(model: SupportModel, calibration: Calibration | None, path: str) -> bool:
+    return (
+        calibration is not None
+        and calibration.model == model.key
+        and calibration.lookalike_at(path)
+    )
 
 
 def unknown_words(question: str, stats: TermStats) -> list[str]:

@@ -185,7 +185,8 @@ def test_each_top_level_folder_gets_its_own_threshold(
 ) -> None:
     """Notes that only answer their own questions beside files kept twice: a question whose
     file is missing still finds its twin, so that folder needs a stricter threshold than the
-    notes; one index-wide threshold serves neither."""
+    notes; one index-wide threshold serves neither. Even so the match there cannot tell a
+    found page from a missing one, and a question that passes among the twins is told so."""
     engine = make_engine()
     root = tmp_path / "documents"
     write_notes(root / "notes", 30, seed=5)
@@ -201,10 +202,23 @@ def test_each_top_level_folder_gets_its_own_threshold(
     by_folder = {r["folder"]: r for r in cal.regions}
     assert set(by_folder) == {str(root / "notes"), str(twins)}
     assert all(r["probes"] > 0 and r["passages"] >= 20 for r in cal.regions)
-    assert by_folder[str(twins)]["threshold"] > by_folder[str(root / "notes")]["threshold"]
-    assert cal.threshold_at(str(twins / "report03.md")) == by_folder[str(twins)]["threshold"]
+    notes, reports = by_folder[str(root / "notes")], by_folder[str(twins)]
+    assert (notes["lookalike"], reports["lookalike"]) == (False, True)
+    assert notes["removed_flagged"] >= calibration.LOOKALIKE_REMOVED_FLAGGED
+    assert reports["threshold"] > notes["threshold"]
+    assert cal.threshold_at(str(twins / "report03.md")) == reports["threshold"]
     assert cal.threshold_at(str(root / "loose.md")) == cal.threshold  # too small: index-wide
     assert "reports" in probes.status(engine.manifest, engine.data.root)
+
+    # a question about a report passes, and says what its match cannot tell
+    report = (twins / "final-note004.md").read_text().split("\n")[2].split(".")[0]
+    result = engine.search(report, 5)
+    assert result.hits[0].path.startswith(str(twins))
+    assert result.support.supported and result.support.reason == support.LOOKALIKE
+    # a question about a note does not
+    note = (root / "notes" / "note004.md").read_text().split("\n")[2].split(".")[0]
+    found = engine.search(note, 5)
+    assert found.support.supported and found.support.reason != support.LOOKALIKE
 
 
 @pytest.mark.slow
