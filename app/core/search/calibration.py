@@ -187,6 +187,8 @@ def stale(
         return True
     if abs(passages - cal.passages) > GROWTH * max(cal.passages, 1):
         return True
+    if any("lookalike" not in r for r in cal.regions):  # measured before regions were judged so
+        return True
     return regions is not None and set(regions) != {str(r["folder"]) for r in cal.regions}
 
 

@@ -148,8 +148,12 @@ def test_stale_when_grown_or_for_another_model() -> None:
     assert calibration.stale(None, 1000, "m")
     assert not calibration.stale(None, calibration.MIN_PASSAGES - 1, "m")
     # the folders that qualify as regions are not the ones measured
-    split = dataclasses.replace(cal, regions=({"folder": "/d/a"}, {"folder": "/d/b"}))
+    regions = ({"folder": "/d/a", "lookalike": False}, {"folder": "/d/b", "lookalike": True})
+    split = dataclasses.replace(cal, regions=regions)
     assert not calibration.stale(split, 1000, "m", ["/d/b", "/d/a"])
+    # measured before look-alike regions were marked: measured again
+    older = dataclasses.replace(cal, regions=({"folder": "/d/a"}, {"folder": "/d/b"}))
+    assert calibration.stale(older, 1000, "m", ["/d/b", "/d/a"])
     assert calibration.stale(split, 1000, "m", ["/d/a", "/d/b", "/d/c"])
     assert calibration.stale(cal, 1000, "m", ["/d/a", "/d/b"])
 
