@@ -68,6 +68,14 @@ _NAMED = frozenset(
         " magazine brand product model species planet"
     )
 )
+# Named things whose names carry the noun ("the Scotland Act 1998", "the Treaty of Rome", "the
+# Battle of Hastings"): where the passages name one so, an answer names it with the noun too.
+_NOUN_IN_NAME = frozenset(
+    _split(
+        "act treaty battle war agreement accord convention declaration charter amendment bill"
+        " doctrine theorem prize award"
+    )
+)
 _SKIP = frozenset(_split("kind type sort form name one ones of the a an"))
 _QUANTITY = frozenset(
     _split(
@@ -108,6 +116,7 @@ class Asked:
 
     kind: str  # number, time, person, place, reason, named, thing, yes_no, open
     focus: str = ""  # stem of the asked-for noun: "which cycle" -> "cycl"
+    noun: str = ""  # the asked-for noun as the question writes it (lower case): "cycle"
 
 
 def asked(question: str) -> Asked:
@@ -137,11 +146,13 @@ def asked(question: str) -> Asked:
         return Asked("time")
     if noun in _NUMBER_NOUNS:
         return Asked("number")
-    return Asked("named" if noun in _NAMED else "thing", stem(noun))
+    return Asked("named" if noun in _NAMED else "thing", stem(noun), noun)
 
 
-def supplies(question: str, sentences: Sequence[str]) -> bool:
-    """Whether ``sentences`` bring what ``question`` asks for (see the module docstring)."""
+def supplies(question: str, sentences: Sequence[str], passages: Sequence[str] = ()) -> bool:
+    """Whether ``sentences`` bring what ``question`` asks for (see the module docstring);
+    ``passages`` are the texts that back them: where they name the asked-for thing with its
+    noun ("What act…?": "the Scotland Act 1998"), so must the answer."""
     if not question.strip() or not sentences:
         return True
     want = asked(question)
@@ -168,10 +179,24 @@ def supplies(question: str, sentences: Sequence[str]) -> bool:
     if want.kind == "reason":
         return len(new) >= 2 or bool(new and said.stems & _REASON_CUES)
     if want.kind == "named":
+        if _named_with_noun(passages, want.focus) and want.focus not in said.stems:
+            return False  # "What act…?" answered without naming any act
         return bool(numbers or names or _names_focus(text, want.focus, q_terms))
     if want.focus and want.focus in said.stems:  # "which cycle": the answer must say which
         return bool(numbers or names or _names_focus(text, want.focus, q_terms))
     return bool(new or numbers or names)
+
+
+def _named_with_noun(passages: Sequence[str], focus: str) -> bool:
+    """Whether a passage names a thing of this kind with its noun, capitalised within a
+    sentence ("under the Scotland Act 1998"), for the nouns such names carry."""
+    if focus not in {stem(w) for w in _NOUN_IN_NAME}:
+        return False
+    for passage in passages:
+        for t in tokens(passage)[1:]:
+            if t.stem == focus and t.word[:1].isupper() and not t.after_stop:
+                return True
+    return False
 
 
 def _coded(text: str) -> set[str]:

@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from app.core.answer.asks import mislabelled, missing_names, supplies
+from app.core.answer.asks import asked, mislabelled, missing_names, supplies
 from app.core.answer.claims import SentenceMark
 from app.core.answer.shapes import NOT_A_CLAIM
 from app.core.types import Support
@@ -138,8 +138,12 @@ def judge(
             f"{cited}: text addressed to the model, not something your files state."
         )
         return Verdict("unsupported", reason + tail, total, flagged)
-    if flagged < total and not supplies(question, [m.text for m in claims]):
+    backers = [passages[n][0] for m in claims for n in m.backed_by if passages and n in passages]
+    if flagged < total and not supplies(question, [m.text for m in claims], backers):
         reason = RESTATES
+        want = asked(question)
+        if want.kind == "named" and want.noun:
+            reason += f" It does not say which {want.noun} the question asks about."
         if flagged:
             reason += (
                 f" {flagged} of its {total} sentences {'is' if flagged == 1 else 'are'} not backed."

@@ -262,3 +262,28 @@ def test_a_figure_given_for_what_the_question_asks_is_an_answer(
     title = "MGM Resorts 2018 10K"  # the file's name, which the question names
     verdict = judge(STRONG, marks, question=question, passages={source.n: (source.text, title)})
     assert verdict.level == "supported", verdict.reason
+
+
+SCOTLAND = Passage(
+    1,
+    "The Scottish Parliament has the power to legislate in all areas that are not explicitly "
+    "reserved to Westminster. Its powers as a devolved legislature were set out in the "
+    "Scotland Act 1998.",
+)
+
+
+def test_a_what_act_question_is_answered_only_by_naming_the_act() -> None:
+    """A real small model's green answer: the passage names the act, the answer only repeats
+    the passage around it."""
+    q = "What act set out the Parliament's powers as a devolved legislature?"
+    around = (
+        "The Scottish Parliament has the power to legislate in all areas that are not "
+        "explicitly reserved to Westminster [1]."
+    )
+    passages = {1: (SCOTLAND.text, "scotland")}
+    v = judge(STRONG, mark_sentences(around, [SCOTLAND]), question=q, passages=passages)
+    assert v.level == "unsupported" and v.reason.startswith(RESTATES)
+    assert "which act" in v.reason
+    named = "The Parliament's powers were set out in the Scotland Act 1998 [1]."
+    v = judge(STRONG, mark_sentences(named, [SCOTLAND]), question=q, passages=passages)
+    assert v.level == "supported", v.reason
