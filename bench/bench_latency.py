@@ -6,13 +6,15 @@
 
 Figures (each "today" beside "now", with the ratio now/today, measured in this run):
 
-- first command in a new data folder (``footnotes search`` on an empty index): today the int8
-  export of the embedding model is made on first use; now the setup command made it;
+- first command in a new data folder (``footnotes search`` on an empty index): today (the
+  ``--baseline`` tree) the int8 export of the embedding model is made on first use; now the
+  setup command made it, and a search of an empty index loads no model at all;
 - process start -> first search result, ``footnotes search`` as a whole process on a warm
   index (``--baseline`` REV checked out in a git worktree is "today");
 - window start -> ready to answer (engine open and model loaded), offscreen, both trees;
-- prompt tokens per question (median, p95) on SQuAD 2.0 paragraphs and the notes corpus:
-  today's fixed eight passages against the passages chosen by evidence (``choose_passages``);
+- prompt tokens per question (median, p95) on SQuAD 2.0 paragraphs, the notes corpus and
+  (with ``--filings-index``) FinanceBench's questions over the filings: today's fixed eight
+  passages against the passages chosen by evidence (``choose_passages``);
 - question -> first answer token against the project's stand-in server, and against a real
   model when ``--ollama-host`` names one (``../shared/tools/real_ollama.py``), with the share
   of answers holding a gold SQuAD answer for both prompts;
@@ -100,19 +102,20 @@ def warm_index(work: Path, name: str, docs: Path) -> Path:
 
 
 # -- cold start and search ---------------------------------------------------------------
-def cold_first_command(work: Path, runs: int) -> list[list[object]]:
-    """A new data folder's first search: first-use export (today) vs the install's (now)."""
+def cold_first_command(work: Path, old: Path | None, runs: int) -> list[list[object]]:
+    """A new data folder's first search: ``--baseline``'s tree, which made the int8 export on
+    first use (or, without a baseline tree, this one with the install's export hidden), beside
+    this tree with the export the setup command made."""
     today: list[float] = []
     now: list[float] = []
+    hidden = {"FOOTNOTES_INSTALLED_MODELS": ""}  # no export made by the install
+    trees = [(old or REPO_ROOT, hidden, today), (REPO_ROOT, {}, now)]
     for i in range(runs):
-        for label, env, out in (
-            ("today", {"FOOTNOTES_INSTALLED_MODELS": ""}, today),
-            ("now", {}, now),
-        ):
-            data = work / f"cold-{label}-{i}"
+        for tree, env, out in trees:
+            data = work / f"cold-{len(out)}-{i}-{'today' if out is today else 'now'}"
             shutil.rmtree(data, ignore_errors=True)
-            cmd = [*footnotes_cmd(REPO_ROOT), "--data-dir", str(data), "search", QUESTION]
-            out.append(run_timed(cmd, REPO_ROOT, env))
+            cmd = [*footnotes_cmd(tree), "--data-dir", str(data), "search", QUESTION]
+            out.append(run_timed(cmd, tree, env))
             shutil.rmtree(data, ignore_errors=True)
     return [row("first command, new data folder (s)", today, now)]
 
@@ -384,6 +387,9 @@ def main() -> int:
     parser.add_argument("--model", default="smollm2:135m-q8_0")
     parser.add_argument("--real-questions", type=int, default=12)
     parser.add_argument(
+        "--filings-index", type=Path, help="a data dir whose index holds corpus/filings"
+    )
+    parser.add_argument(
         "--answers-only", action="store_true", help="only the prompt and answer figures"
     )
     parser.add_argument("--child-ready", action="store_true", help=argparse.SUPPRESS)
@@ -411,7 +417,7 @@ def main() -> int:
 
     rows: list[list[object]] = []
     if not args.answers_only:
-        rows += cold_first_command(args.work, max(1, args.runs // 2))
+        rows += cold_first_command(args.work, old, max(1, args.runs // 2))
         rows += warm_search(notes_data, old, args.runs)
         rows += window_ready(notes_data, old, args.runs)
 
@@ -453,8 +459,21 @@ def main() -> int:
             rows += follow_up_first_token(notes_engine, args.ollama_host, args.model)
     finally:
         notes_engine.close()
+    if args.filings_index:
+        filings_engine = Engine(args.filings_index)
+        try:
+            asked = read_jsonl(require_data("financebench", "questions.jsonl"))
+            questions = [q["question"] for q in asked][: args.questions]
+            today, now = prompt_tokens(filings_engine, questions)
+            rows.append(row("prompt tokens, filings (median)", today, now))  # type: ignore[arg-type]
+            rows.append(["prompt tokens, filings (p95)", pct(today, .95), pct(now, .95),
+                         pct(now, .95) / pct(today, .95)])  # fmt: skip
+        finally:
+            filings_engine.close()
     print_table(["figure", "today", "now", "now/today"], rows)
-    print("(filings: not measured here; their corpus index takes too long to build in a run)")
+    if not args.filings_index:
+        print("(filings: pass --filings-index DIR, a data dir whose index holds corpus/filings,")
+        print(" such as the eval/corpus one `footnotes eval support --set corpus` builds)")
     return 0
 
 
