@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.answer.facts import facts, tokens
-from app.core.text import STOPWORDS, claim_terms, sentence_spans, stem, strip_citations
+from app.core.text import STOPWORDS, claim_terms, stem, strip_citations
 
 
 def _split(words: str) -> list[str]:
@@ -279,9 +279,10 @@ _LABEL_LINES_BACK = 4  # a table's value may sit a few lines below its row's lab
 
 def mislabelled(question: str, sentence: str, passage: str) -> str | None:
     """The passage's label for the value a bare ``sentence`` gives (see the module docstring),
-    when the passage gives that value only for something else than the question asks about;
-    None when it gives it for the asked-about thing, or when the check does not apply (the
-    sentence says more than a value, or the passage shares no word with the question)."""
+    when a table of the passage gives that value only for something else than the question
+    asks about; None when it gives it for the asked-about thing, or when the check does not
+    apply: the sentence says more than a value, the passage shares no word with the question,
+    or the value is in prose (a sentence may say it of what the one before it named)."""
     q_terms = claim_terms(question)
     said = facts(strip_citations(sentence))
     values = said.numbers - facts(question).numbers
@@ -292,26 +293,32 @@ def mislabelled(question: str, sentence: str, passage: str) -> str | None:
     if not asked:
         return None
     labels = _labels_of(values, passage)
-    if not labels or any(claim_terms(label) & asked for label in labels):
+    if not labels or None in labels or any(claim_terms(x or "") & asked for x in labels):
         return None
     return labels[0]
 
 
-def _labels_of(values: frozenset[str], passage: str) -> list[str]:
-    """What each occurrence of one of ``values`` in ``passage`` is said of: its sentence, or
-    for a value alone on its line (a table's cell), the nearest line above with words."""
+# A table's row on one line: a short label, then its figures ("Accounts payable $ 302,578 255,028").
+_ROW = re.compile(r"^[^\d.!?;:]{1,80}?(?:\s+[$€£(]?\s*-?[\d][\d,.]*\)?%?)+\s*$")
+
+
+def _labels_of(values: frozenset[str], passage: str) -> list[str | None]:
+    """The label of each occurrence of one of ``values`` in ``passage``: for a value alone on
+    its line (a table's cell), the nearest line above with words; for a row on one line, the
+    row's words; None for a value in prose."""
     lines = passage.split("\n")
-    out: list[str] = []
+    out: list[str | None] = []
     for i, line in enumerate(lines):
-        for a, b in sentence_spans(line) or [(0, len(line))]:
-            part = line[a:b]
-            if not facts(part).numbers & values:
-                continue
-            label = " ".join(w for w in _WORD.findall(part) if not w[:1].isdigit())
-            j = i
-            while not label and j > 0 and i - j < _LABEL_LINES_BACK:
-                j -= 1
-                label = " ".join(w for w in _WORD.findall(lines[j]) if not w[:1].isdigit())
-            if label:
-                out.append(label.strip())
+        if not facts(line).numbers & values:
+            continue
+        label = " ".join(w for w in _WORD.findall(line) if not w[:1].isdigit())
+        if label and not _ROW.match(line.strip()):
+            out.append(None)
+            continue
+        j = i
+        while not label and j > 0 and i - j < _LABEL_LINES_BACK:
+            j -= 1
+            label = " ".join(w for w in _WORD.findall(lines[j]) if not w[:1].isdigit())
+        if label:
+            out.append(label.strip())
     return out

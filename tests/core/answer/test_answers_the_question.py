@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from app.core.answer.claims import mark_sentences
-from app.core.answer.verdict import RESTATES, judge
+from app.core.answer.verdict import RESTATES, Verdict, judge
 from app.core.types import Support
 
 STRONG = Support(True, 0.9, "A passage in your files closely matches the question.")
@@ -286,4 +286,25 @@ def test_a_what_act_question_is_answered_only_by_naming_the_act() -> None:
     assert "which act" in v.reason
     named = "The Parliament's powers were set out in the Scotland Act 1998 [1]."
     v = judge(STRONG, mark_sentences(named, [SCOTLAND]), question=q, passages=passages)
+    assert v.level == "supported", v.reason
+
+
+def test_a_table_row_on_one_line_labels_its_figures_and_prose_is_left_alone() -> None:
+    rows = Passage(
+        2, "Accounts payable $ 302,578 255,028\nOther accrued liabilities 2,151,054 2,114,635"
+    )
+    passages = {2: (rows.text, "MGM Resorts 2018 10K")}
+
+    def verdict(
+        answer: str, source: Passage, question: str, seen: dict[int, tuple[str, str]]
+    ) -> Verdict:
+        return judge(STRONG, mark_sentences(answer, [source]), question=question, passages=seen)
+
+    wrong = verdict("2,151,054 [2].", rows, PAYABLE, passages)
+    assert wrong.level == "unsupported" and "“Other accrued liabilities”" in wrong.reason
+    right = verdict("302,578 [2].", rows, PAYABLE, passages)
+    assert right.level == "supported", right.reason
+    # in prose a sentence may give the figure of what the one before it named
+    oslo = Passage(1, "Oslo is the capital of Norway. It has 700,000 inhabitants.")
+    v = verdict("700,000 [1].", oslo, "How many people live in the capital?", {1: (oslo.text, "")})
     assert v.level == "supported", v.reason
