@@ -68,8 +68,11 @@ def test_a_follow_up_is_searched_in_the_context_of_the_first_turn(
     [rewrite] = server.rewrites()
     prompt = rewrite.body["messages"][-1]["content"]
     assert FIRST in prompt and "three thousand kilometres" in prompt and FOLLOW_UP in prompt
-    answer_prompt = [m["content"] for m in server.answers()[-1].body["messages"]]
-    assert any(FIRST in m for m in answer_prompt[1:-1])  # the last turns go with the sources
+    # the last turns go with the sources: after them (so a follow-up's prompt starts as the
+    # first turn's did), before the question
+    user = server.answers()[-1].body["messages"][-1]["content"]
+    earlier = user.index(f"Earlier question: {FIRST}")
+    assert user.index("</sources>") < earlier < user.index(f"Question: {FOLLOW_UP}")
 
 
 def test_a_new_question_in_a_thread_is_not_searched_with_the_last_topic(
