@@ -6,8 +6,9 @@ a passage, yet nothing answers. So the question's shape is read from its wh-word
 after it (``asked``): a number (how many, what year), a time (when), a person (who), a place
 (where), a reason (why), a named thing (which case, which river) or a thing (what). An answer
 supplies it (``supplies``) when its sentences bring content beyond the question's own words of
-that shape: a new number for a number, a new name or a word that names the asked-for noun
-("the counterflow cycle") for a "which" question, new words for the rest. A yes/no question
+that shape: a new number for a number, a date or a time word or a name a time is given by
+("under Louis XIV") for a time, a new name or a word that names the asked-for noun ("the
+counterflow cycle") for a "which" question, new words for the rest. A yes/no question
 is answered by any statement.
 
 A bare value ("The answer is 2,151,054.") takes its meaning from the question, so it answers
@@ -172,8 +173,8 @@ def supplies(question: str, sentences: Sequence[str], passages: Sequence[str] = 
     }
     if want.kind == "number":
         return bool(numbers or (said.stems - q_terms) & {stem(w) for w in _QUANTITY})
-    if want.kind == "time":
-        return bool(numbers or names or (new and said.stems & _TIME_CUES))
+    if want.kind == "time":  # a date, a time word, or a name a time is given by
+        return bool(numbers or (new and said.stems & _TIME_CUES) or _timed_name(text, names))
     if want.kind == "place":  # a new name, or "in/at/near ..." a new word that is no time
         return bool(names or _places(text, q_terms))
     if want.kind == "reason":
@@ -196,6 +197,25 @@ def _named_with_noun(passages: Sequence[str], focus: str) -> bool:
         for t in tokens(passage)[1:]:
             if t.stem == focus and t.word[:1].isupper() and not t.after_stop:
                 return True
+    return False
+
+
+# "in the Renaissance", "under Louis XIV": a name after these can say when.
+_TIME_PREPOSITIONS = frozenset(_split("in during after before since until by at on under"))
+
+
+def _timed_name(text: str, names: set[str]) -> bool:
+    """Whether one of the answer's new ``names`` follows a preposition that can give a time
+    ("during the Renaissance"); a name alone ("a quote from the Lease") says no time."""
+    toks = tokens(text)
+    for i, t in enumerate(toks):
+        if t.stem not in names or not t.word[:1].isupper():
+            continue
+        before = [w.word.lower() for w in toks[max(0, i - 2) : i]]
+        if before[-1:] == ["the"]:
+            before = before[:-1]
+        if before and before[-1] in _TIME_PREPOSITIONS:
+            return True
     return False
 
 

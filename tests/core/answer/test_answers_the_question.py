@@ -308,3 +308,33 @@ def test_a_table_row_on_one_line_labels_its_figures_and_prose_is_left_alone() ->
     oslo = Passage(1, "Oslo is the capital of Norway. It has 700,000 inhabitants.")
     v = verdict("700,000 [1].", oslo, "How many people live in the capital?", {1: (oslo.text, "")})
     assert v.level == "supported", v.reason
+
+
+LEASE = Passage(
+    1,
+    "# Lease The lease runs until 30 June 2027 and renews for one year unless either side "
+    "gives two months notice. Pets are allowed with the landlord's written consent.",
+)
+
+
+def test_a_when_question_is_not_answered_by_a_name_alone() -> None:
+    """Seen with a real small model: the follow-up "and when does it end?" got the previous
+    answer again, and "the Lease", capitalised, passed for the time asked for."""
+    q = "and when does it end?"
+    repeat = (
+        "The source [n] is a quote from the Lease, which says that pets are allowed with the "
+        "landlord's written consent."
+    )
+    passages = {1: (LEASE.text, "lease")}
+    v = judge(STRONG, mark_sentences(repeat, [LEASE]), question=q, passages=passages)
+    assert v.level == "unsupported" and v.reason.startswith(RESTATES)
+    dated = "The lease runs until 30 June 2027 [1]."
+    assert judge(STRONG, mark_sentences(dated, [LEASE]), question=q).level == "supported"
+    # a name that gives the time still does
+    reign = Passage(2, "The palace was finished under Louis XIV, after twenty years of work.")
+    v = judge(
+        STRONG,
+        mark_sentences("It was finished under Louis XIV [2].", [reign]),
+        question="When was the palace finished?",
+    )
+    assert v.level == "supported", v.reason
