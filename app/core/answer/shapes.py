@@ -1,7 +1,8 @@
 """Shapes of text that is no claim and no witness: what the sentence checks must not count.
 
 Answer side: sentences about the sources or the answerer ("The sources do not say.", "The
-answer is not provided.", "The last major city on the Rhine is not mentioned."), list numerals
+answer is not provided.", "The last major city on the Rhine is not mentioned.", "The source
+that contains the answer is [n]."), list numerals
 left alone on a line ("1."), headings ("## Summary", "**Steps**", "Steps:"), lines of a table
 of contents, code fences ("```ruby") and markup tags alone ("<script>") are not claims
 (``sentence_kind``); a line inside a code block is code (``in_code_block``). Passage side: a
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from app.core.text import is_toc_like, strip_citations
+from app.core.text import claim_terms, is_toc_like, stem, strip_citations
 
 _SOURCES = r"(?:sources?|passages?|documents?|texts?|context|excerpts?|files?|information)"
 _UNSAID = (
@@ -76,12 +77,42 @@ _PLANTED = re.compile(
 )
 
 
+# The words of a sentence that talks about the sources and says nothing else ("The source
+# n="1" is a quote from the document that contains the answer to the question.").
+_SOURCE_TALK = frozenset(
+    stem(w)
+    for w in re.findall(
+        r"\w+",
+        "source sources passage passages document documents quote quoted quotes file files text"
+        " texts excerpt excerpts context contain contains containing answer answers question"
+        " questions refer refers referred provide provided given cite cited cites n",
+    )
+)
+_ABOUT_SOURCES = re.compile(rf"\b{_SOURCES}\b|\bquote", re.IGNORECASE)
+
+
 def is_meta(sentence: str) -> bool:
     """A statement about the sources or the answerer rather than a claim about the world."""
     text = strip_citations(sentence).strip()
     if text.endswith(":"):
         return True
+    if _ABOUT_SOURCES.search(text) and _only_source_talk(text):
+        return True
     return bool(_META.search(text)) and not _MIXED.search(text)
+
+
+# ... and says where the answer is: "contains", "is a quote", "refers to" ("The source is [n]."
+# alone is a placeholder for a claim, and is judged as one).
+_SAYS_WHERE = frozenset(stem(w) for w in ("contains", "quote", "refers"))
+
+
+def _only_source_talk(text: str) -> bool:
+    """Whether every content word of ``text`` is about the sources (or a source's number),
+    saying where the answer is."""
+    terms = claim_terms(text)
+    if not terms & _SAYS_WHERE:
+        return False
+    return all(t in _SOURCE_TALK or (t.isdigit() and len(t) <= 2) for t in terms)
 
 
 def sentence_kind(answer: str, start: int, end: int) -> str:

@@ -182,6 +182,26 @@ def test_not_mentioned_is_a_no_answer_not_a_red_flag(reply: str) -> None:
     assert verdict.level == "no_answer" and verdict.claim_sentences == 0
 
 
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        # real small-model sentences that only say where the answer is
+        ("The source that contains the answer is [n].", "meta"),
+        ('The source n="1" is a quote from the document that contains the answer.', "meta"),
+        # ... unlike a placeholder standing for a claim, or a claim about a source's subject
+        ("The source is [n] and the answer to that question is [m].", "claim"),
+        ("The source [1] is a quote from the lease, which allows pets with consent.", "claim"),
+        ("The document was signed in 1998 [1].", "claim"),
+    ],
+)
+def test_a_sentence_that_only_says_where_the_answer_is_is_not_a_claim(
+    sentence: str, kind: str
+) -> None:
+    sources = [Passage(1, "The lease allows pets with the landlord's written consent.")]
+    (mark,) = mark_sentences(sentence, sources)
+    assert mark.kind == kind, mark.reason
+
+
 def test_a_claim_stays_a_claim_when_it_names_what_a_report_leaves_out() -> None:
     sources = [Passage(1, "The 1890 report does not mention the reading room.")]
     (mark,) = mark_sentences("The reading room is not mentioned in the 1890 report [1].", sources)
