@@ -226,6 +226,24 @@ def prompt_tokens(engine: Any, questions: list[str]) -> tuple[list[int], list[in
     return today, now
 
 
+def evidence_sent(engine: Any, asked: list[dict[str, Any]]) -> list[list[object]]:
+    """FinanceBench questions whose evidence page is among the passages sent: the eight
+    (today) and those chosen by evidence (now). What the cut costs where scores are flat."""
+    from app.core.answer.answering import estimate_tokens
+    from app.core.answer.passages import choose_passages
+
+    sent = {"today": 0, "now": 0}
+    for q in asked:
+        pages = {(e["doc_name"], e["evidence_page_num"] + 1) for e in q.get("evidence", [])}
+        hits = engine.search(q["question"], 8).hits
+        for label, chosen in (("today", hits), ("now", choose_passages(hits, estimate_tokens))):
+            sent[label] += any((Path(h.path).stem, h.page) in pages for h in chosen)
+    n = max(1, len(asked))
+    today, now = sent["today"] / n, sent["now"] / n
+    label = "filings: evidence page among the passages sent (share)"
+    return [[label, today, now, now / today if today else float("nan")]]
+
+
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else float("nan")
@@ -462,12 +480,13 @@ def main() -> int:
     if args.filings_index:
         filings_engine = Engine(args.filings_index)
         try:
-            asked = read_jsonl(require_data("financebench", "questions.jsonl"))
+            asked = list(read_jsonl(require_data("financebench", "questions.jsonl")))
             questions = [q["question"] for q in asked][: args.questions]
             today, now = prompt_tokens(filings_engine, questions)
             rows.append(row("prompt tokens, filings (median)", today, now))  # type: ignore[arg-type]
             rows.append(["prompt tokens, filings (p95)", pct(today, .95), pct(now, .95),
                          pct(now, .95) / pct(today, .95)])  # fmt: skip
+            rows += evidence_sent(filings_engine, asked[: args.questions])
         finally:
             filings_engine.close()
     print_table(["figure", "today", "now", "now/today"], rows)
