@@ -212,7 +212,8 @@ def test_each_top_level_folder_gets_its_own_threshold(
     assert reports["threshold"] > notes["threshold"]
     assert cal.threshold_at(str(twins / "report03.md")) == reports["threshold"]
     assert cal.threshold_at(str(root / "loose.md")) == cal.threshold  # too small: index-wide
-    assert "reports" in probes.status(engine.manifest, engine.data.root)
+    said = probes.status(engine.manifest, engine.data.root)  # what `doctor` prints
+    assert "reports" in said and "look-alike documents" in said
 
     # a question about a report passes, and says what its match cannot tell
     report = (twins / "final-note004.md").read_text().split("\n")[2].split(".")[0]
