@@ -20,6 +20,13 @@ class Passage:
     text: str
 
 
+def verdict_of(answer: str, source: Passage, question: str, title: str = "") -> Verdict:
+    """The verdict on ``answer`` from ``source`` alone, whose file is named ``title``: the
+    verdict reads the passage text behind each backed sentence, as it does in the app."""
+    marks = mark_sentences(answer, [source])
+    return judge(STRONG, marks, question=question, passages={source.n: (source.text, title)})
+
+
 UNIFLOW = Passage(
     1,
     "The uniflow engine is an attempt to fix an issue that arises in the cycle of a "
@@ -238,7 +245,7 @@ def test_a_figure_the_passage_gives_for_another_line_is_not_an_answer(answer: st
     but it is the figure of "Other accrued liabilities", not of accounts payable."""
     marks = mark_sentences(answer, [BALANCE_SHEET])
     assert [m.supported for m in marks if m.kind == "claim"] == [True]
-    verdict = judge(STRONG, marks, question=PAYABLE, passages={3: (BALANCE_SHEET.text, "")})
+    verdict = verdict_of(answer, BALANCE_SHEET, PAYABLE)
     assert verdict.level == "unsupported"
     assert "“Other accrued liabilities”" in verdict.reason and "[3]" in verdict.reason
 
@@ -258,9 +265,8 @@ def test_a_figure_the_passage_gives_for_another_line_is_not_an_answer(answer: st
 def test_a_figure_given_for_what_the_question_asks_is_an_answer(
     question: str, answer: str, source: Passage
 ) -> None:
-    marks = mark_sentences(answer, [source])
-    title = "MGM Resorts 2018 10K"  # the file's name, which the question names
-    verdict = judge(STRONG, marks, question=question, passages={source.n: (source.text, title)})
+    # the file's name, which the question names
+    verdict = verdict_of(answer, source, question, "MGM Resorts 2018 10K")
     assert verdict.level == "supported", verdict.reason
 
 
@@ -280,12 +286,11 @@ def test_a_what_act_question_is_answered_only_by_naming_the_act() -> None:
         "The Scottish Parliament has the power to legislate in all areas that are not "
         "explicitly reserved to Westminster [1]."
     )
-    passages = {1: (SCOTLAND.text, "scotland")}
-    v = judge(STRONG, mark_sentences(around, [SCOTLAND]), question=q, passages=passages)
+    v = verdict_of(around, SCOTLAND, q, "scotland")
     assert v.level == "unsupported" and v.reason.startswith(RESTATES)
     assert "which act" in v.reason
     named = "The Parliament's powers were set out in the Scotland Act 1998 [1]."
-    v = judge(STRONG, mark_sentences(named, [SCOTLAND]), question=q, passages=passages)
+    v = verdict_of(named, SCOTLAND, q, "scotland")
     assert v.level == "supported", v.reason
 
 
@@ -293,20 +298,14 @@ def test_a_table_row_on_one_line_labels_its_figures_and_prose_is_left_alone() ->
     rows = Passage(
         2, "Accounts payable $ 302,578 255,028\nOther accrued liabilities 2,151,054 2,114,635"
     )
-    passages = {2: (rows.text, "MGM Resorts 2018 10K")}
-
-    def verdict(
-        answer: str, source: Passage, question: str, seen: dict[int, tuple[str, str]]
-    ) -> Verdict:
-        return judge(STRONG, mark_sentences(answer, [source]), question=question, passages=seen)
-
-    wrong = verdict("2,151,054 [2].", rows, PAYABLE, passages)
+    title = "MGM Resorts 2018 10K"
+    wrong = verdict_of("2,151,054 [2].", rows, PAYABLE, title)
     assert wrong.level == "unsupported" and "“Other accrued liabilities”" in wrong.reason
-    right = verdict("302,578 [2].", rows, PAYABLE, passages)
+    right = verdict_of("302,578 [2].", rows, PAYABLE, title)
     assert right.level == "supported", right.reason
     # in prose a sentence may give the figure of what the one before it named
     oslo = Passage(1, "Oslo is the capital of Norway. It has 700,000 inhabitants.")
-    v = verdict("700,000 [1].", oslo, "How many people live in the capital?", {1: (oslo.text, "")})
+    v = verdict_of("700,000 [1].", oslo, "How many people live in the capital?")
     assert v.level == "supported", v.reason
 
 
@@ -325,16 +324,11 @@ def test_a_when_question_is_not_answered_by_a_name_alone() -> None:
         "The source [n] is a quote from the Lease, which says that pets are allowed with the "
         "landlord's written consent."
     )
-    passages = {1: (LEASE.text, "lease")}
-    v = judge(STRONG, mark_sentences(repeat, [LEASE]), question=q, passages=passages)
+    v = verdict_of(repeat, LEASE, q, "lease")
     assert v.level == "unsupported" and v.reason.startswith(RESTATES)
     dated = "The lease runs until 30 June 2027 [1]."
-    assert judge(STRONG, mark_sentences(dated, [LEASE]), question=q).level == "supported"
+    assert verdict_of(dated, LEASE, q, "lease").level == "supported"
     # a name that gives the time still does
     reign = Passage(2, "The palace was finished under Louis XIV, after twenty years of work.")
-    v = judge(
-        STRONG,
-        mark_sentences("It was finished under Louis XIV [2].", [reign]),
-        question="When was the palace finished?",
-    )
+    v = verdict_of("It was finished under Louis XIV [2].", reign, "When was the palace finished?")
     assert v.level == "supported", v.reason
