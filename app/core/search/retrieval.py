@@ -242,8 +242,7 @@ class Retriever:
             verdict = dataclasses.replace(verdict, reason=BUILDING, building=True)
         hits = hits[:k]
         self.manifest.mark_ocr(hits)  # a passage from a scanned page says so
-        empty = not hits and self.manifest.conn.execute("SELECT 1 FROM chunks").fetchone() is None
-        return SearchResult(query, hits, verdict, scope, index_empty=empty)
+        return SearchResult(query, hits, verdict, scope)
 
     def ranked(
         self,

@@ -248,7 +248,8 @@ def assess(
         missing = [w for w in missing if w in key_words(question)]
     negation = _NEGATION_WORD.search(question)
     words = reason_for(f, ok, missing, negation.group().strip() if negation else "")
-    if ok and not missing and _lookalike(model, calibration, hits[0].path):
+    own = _measured(model, calibration)
+    if ok and not missing and own is not None and own.lookalike_at(hits[0].path):
         words = LOOKALIKE
     return Support(ok, p, words, f)
 
@@ -260,12 +261,9 @@ LOOKALIKE = (
 )
 
 
-def _lookalike(model: SupportModel, calibration: Calibration | None, path: str) -> bool:
-    return (
-        calibration is not None
-        and calibration.model == model.key
-        and calibration.lookalike_at(path)
-    )
+def _measured(model: SupportModel, calibration: Calibration | None) -> Calibration | None:
+    """The index's calibration, when it was measured for these parameters."""
+    return calibration if calibration is not None and calibration.model == model.key else None
 
 
 def unknown_words(question: str, stats: TermStats) -> list[str]:
@@ -287,6 +285,5 @@ def threshold_for(
 ) -> float:
     """The index's calibrated threshold for these parameters (that of the region holding
     ``path``, the best passage's file, when the index has regions), else the shipped one."""
-    if calibration is not None and calibration.model == model.key:
-        return calibration.threshold_at(path)
-    return model.threshold
+    own = _measured(model, calibration)
+    return model.threshold if own is None else own.threshold_at(path)
