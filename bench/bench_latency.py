@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -212,18 +213,56 @@ def notes_questions(notes: Path, limit: int) -> list[str]:
     return out
 
 
-def prompt_tokens(engine: Any, questions: list[str]) -> tuple[list[int], list[int]]:
-    """Prompt tokens per question: the eight passages (today) and those chosen (now)."""
+def prompts(engine: Any, question: str) -> dict[str, tuple[list[dict[str, str]], list[Any]]]:
+    """The messages and sources of a question: the eight passages whole (today), and those
+    chosen by evidence with long ones excerpted (now)."""
     from app.core.answer.answering import build_messages, estimate_tokens
     from app.core.answer.passages import choose_passages
 
-    today, now = [], []
+    hits = engine.search(question, 8).hits
+    return {
+        "today": build_messages(question, hits, excerpts=False),
+        "now": build_messages(question, choose_passages(hits, estimate_tokens)),
+    }
+
+
+def prompt_tokens(engine: Any, questions: list[str]) -> tuple[list[int], list[int]]:
+    """Prompt tokens per question: the eight passages (today) and those chosen (now)."""
+    from app.core.answer.answering import estimate_tokens
+
+    out: dict[str, list[int]] = {"today": [], "now": []}
     for q in questions:
-        hits = engine.search(q, 8).hits
-        for chosen, out in ((hits, today), (choose_passages(hits, estimate_tokens), now)):
-            messages, _ = build_messages(q, chosen)
-            out.append(sum(estimate_tokens(m["content"]) + 4 for m in messages))
-    return today, now
+        for label, (messages, _) in prompts(engine, q).items():
+            out[label].append(sum(estimate_tokens(m["content"]) + 4 for m in messages))
+    return out["today"], out["now"]
+
+
+def answer_sent(
+    engine: Any, asked: list[tuple[str, list[str]]], label: str, norm: Callable[[str], str]
+) -> list[list[object]]:
+    """Questions whose gold answer is in the text the model reads: what the passage choice
+    and the excerpts cost. ``norm`` makes an answer and a text comparable."""
+    held = {"today": 0, "now": 0}
+    for question, golds in asked:
+        for when, (_, sources) in prompts(engine, question).items():
+            text = norm(" ".join(s.prompt_text for s in sources))
+            held[when] += any(g and norm(g) in text for g in golds)
+    n = max(1, len(asked))
+    today, now = held["today"] / n, held["now"] / n
+    return [[label, today, now, now / today if today else float("nan")]]
+
+
+def gold_figures(answer: str) -> list[str]:
+    """The figures of a FinanceBench answer, years left out (a question names them)."""
+    found = figures(answer).split("|")
+    return [f"|{f}|" for f in found if f and not re.fullmatch(r"(19|20)\d\d", f)]
+
+
+def figures(text: str) -> str:
+    """The numbers of a text, thousands separators and trailing zeros of decimals dropped,
+    each between bars: "$1,577.00" and "1,577" read the same."""
+    numbers = (n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", text))
+    return "".join("|" + (n.rstrip("0").rstrip(".") if "." in n else n) + "|" for n in numbers)
 
 
 def evidence_sent(engine: Any, asked: list[dict[str, Any]]) -> list[list[object]]:
@@ -271,7 +310,10 @@ def first_token(
         for label, chosen in pair if i % 2 else pair[::-1]:  # either goes first as often
             flush(host, model)  # no prompt reuses the other's cached prefix
             started = time.perf_counter()
-            gen = stream_answer(q["question"], chosen, host=host, model=model, timeout_s=300)
+            gen = stream_answer(
+                q["question"], chosen, host=host, model=model, timeout_s=300,
+                excerpts=label == "now",
+            )  # fmt: skip
             first = None
             text = []
             try:
@@ -328,8 +370,8 @@ def follow_up_turns(engine: Any, pair: tuple[str, str], answer: str) -> dict[str
     h1 = choose_passages(engine.search(q1, 8).hits, estimate_tokens)
     h2 = choose_passages(engine.search(f"{q1} {q2}", 8).hits, estimate_tokens)
     turn1, _ = build_messages(q1, h1)
-    now, _ = build_messages(q2, h2, history=[(q1, answer)])
-    alone, _ = build_messages(q2, h2)
+    now, _ = build_messages(q2, h2, history=[(q1, answer)], search_query=f"{q1} {q2}")
+    alone, _ = build_messages(q2, h2, excerpts=False)
     said = " ".join(re.sub(r"\[\d+\]", "", answer).split())
     today = [
         now[0],
@@ -448,6 +490,8 @@ def main() -> int:
         rows.append(row("prompt tokens, SQuAD paragraphs (median)", today, now))  # type: ignore[arg-type]
         rows.append(["prompt tokens, SQuAD paragraphs (p95)", pct(today, .95), pct(now, .95),
                      pct(now, .95) / pct(today, .95)])  # fmt: skip
+        golds = [(q["question"], q["answers"]) for q in squad]
+        rows += answer_sent(with_engine, golds, "SQuAD: gold answer in the text sent", normal)
         from tests.fake_ollama import FakeOllama
 
         with FakeOllama(echo=True, token_delay=0.01) as fake:
@@ -487,6 +531,9 @@ def main() -> int:
             rows.append(["prompt tokens, filings (p95)", pct(today, .95), pct(now, .95),
                          pct(now, .95) / pct(today, .95)])  # fmt: skip
             rows += evidence_sent(filings_engine, asked[: args.questions])
+            golds = [(q["question"], gold_figures(q["answer"])) for q in asked[: args.questions]]
+            label = "filings: gold figure in the text sent"
+            rows += answer_sent(filings_engine, golds, label, figures)
         finally:
             filings_engine.close()
     print_table(["figure", "today", "now", "now/today"], rows)

@@ -261,6 +261,7 @@ class Asker:
                 support=result.support,
                 fallback=o.fallback,
                 history=plan.prompt_history,
+                search_query=plan.search_query,  # what a long passage is excerpted for
             )
         )
         if answer.cancelled:

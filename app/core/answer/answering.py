@@ -32,6 +32,7 @@ from app.core.answer.ollama_client import (
     server_version,
     stream_chat,
 )
+from app.core.answer.passages import Ranges, excerpt, sent_text
 from app.core.answer.verdict import Verdict, judge
 from app.core.text import display_path, strip_citations
 from app.core.types import Hit, Support
@@ -96,16 +97,22 @@ _MIN_TRIMMED_TOKENS = 32
 
 @dataclass
 class Source:
-    """A numbered source as shown to the model and the person; ``text`` is what the model saw."""
+    """A numbered source: the whole passage (``text``: what sentence marks and highlights
+    index, and what the person sees) and the parts of it the model read (``sent``, None when
+    it read all of it; ``prompt_text`` is that reading)."""
 
     n: int
     hit: Hit
-    text: str = ""
-    truncated: bool = False
+    sent: Ranges | None = None
+    truncated: bool = False  # cut to fit the model's context, rather than excerpted
 
-    def __post_init__(self) -> None:
-        if not self.text:
-            self.text = self.hit.text
+    @property
+    def text(self) -> str:
+        return self.hit.text
+
+    @property
+    def prompt_text(self) -> str:
+        return sent_text(self.hit.text, self.sent)
 
     @property
     def label(self) -> str:
@@ -114,7 +121,8 @@ class Source:
         return f"{name} {self.hit.heading or ''}".strip()
 
     def to_json(self) -> dict[str, object]:
-        return {"n": self.n, **self.hit.to_json(), "truncated": self.truncated}
+        sent = [list(r) for r in self.sent] if self.sent is not None else None
+        return {"n": self.n, **self.hit.to_json(), "sent": sent, "truncated": self.truncated}
 
 
 def estimate_tokens(text: str) -> int:
@@ -156,15 +164,14 @@ def _folded(text: str) -> tuple[str, list[int]]:
     return "".join(chars), where
 
 
-def _source_block(n: int, hit: Hit, text: str, truncated: bool) -> str:
+def _source_block(n: int, hit: Hit, text: str) -> str:
     name = _neutralise(display_path(PurePath(hit.path).name))
     attrs = f'n="{n}" file="{html.escape(name, quote=True)}"'
     if hit.page is not None:
         attrs += f' page="{hit.page}"'
     if hit.heading:
         attrs += f' section="{html.escape(_neutralise(hit.heading), quote=True)}"'
-    body = _neutralise(text) + (" […]" if truncated else "")
-    return f"<source {attrs}>\n{body}\n</source>"
+    return f"<source {attrs}>\n{_neutralise(text)}\n</source>"
 
 
 def _user_message(question: str, blocks: list[str], earlier: str = "") -> str:
@@ -197,6 +204,8 @@ def build_messages(
     reserve_tokens: int = 768,
     history: Sequence[tuple[str, str]] = (),
     history_tokens: int = 1024,
+    excerpts: bool = True,
+    search_query: str | None = None,
 ) -> tuple[list[dict[str, str]], list[Source]]:
     """Chat messages and the numbered sources that fit ``context_tokens - reserve_tokens``.
 
@@ -204,7 +213,10 @@ def build_messages(
     fit ``history_tokens`` (and a quarter of the budget) go after the sources and before the
     question, their citation markers removed, since source numbers are per turn. Hits are taken
     in rank order; the first that does not fit, and every one after it, is dropped, except that
-    the top hit is trimmed rather than dropped.
+    the top hit is trimmed rather than dropped. With ``excerpts``, a long passage after the
+    best one is sent as its lines about ``search_query`` (what was searched for: a follow-up's
+    standalone question), else the question (``passages.excerpt``); the best one is always
+    sent whole.
 
     The order (one system prompt, this turn's sources, the conversation, the question) lets a
     follow-up whose search finds the passages its previous turn found reuse that turn's prompt
@@ -222,20 +234,24 @@ def build_messages(
             AnswerFailure.TOO_LONG,
         )
     used = fixed
+    about = search_query or question
     sources: list[Source] = []
     blocks: list[str] = []
     for hit in sorted(hits, key=lambda h: h.rank):
         n = len(sources) + 1
-        block = _source_block(n, hit, hit.text, truncated=False)
+        part = excerpt(about, hit.text, estimate_tokens) if excerpts and sources else None
+        source = Source(n, hit, part)
+        block = _source_block(n, hit, source.prompt_text)
         cost = estimate_tokens(block) + 1
         if used + cost > budget:
             if sources:
                 break
-            text = _trim(hit.text, budget - used - estimate_tokens(_source_block(n, hit, "", True)))
-            sources.append(Source(n, hit, text, truncated=True))
-            blocks.append(_source_block(n, hit, text, truncated=True))
+            room = budget - used - estimate_tokens(_source_block(n, hit, "\n…"))
+            source = Source(n, hit, ((0, len(_trim(hit.text, room))),), truncated=True)
+            sources.append(source)
+            blocks.append(_source_block(n, hit, source.prompt_text))
             break
-        sources.append(Source(n, hit))
+        sources.append(source)
         blocks.append(block)
         used += cost
     messages = [
@@ -369,16 +385,26 @@ def stream_answer(
     support: Support | None = None,
     fallback: bool = True,
     history: Sequence[tuple[str, str]] = (),
+    excerpts: bool = True,
+    search_query: str | None = None,
 ) -> Generator[str, None, Answer]:
     """Yield the answer's pieces as they arrive; return the finished, marked :class:`Answer`.
 
     ``history`` is the thread's earlier (question, answer) pairs, for what the question refers
     to. With ``support`` (the retrieval evidence) the answer also carries its ``verdict``. With
     ``fallback``, a model that is not installed is replaced by an installed chat model.
+    ``excerpts`` and ``search_query`` say how long passages are sent (``build_messages``).
     """
     ctx = context_tokens or DEFAULT_CONTEXT_TOKENS
     try:
-        messages, sources = build_messages(question, hits, context_tokens=ctx, history=history)
+        messages, sources = build_messages(
+            question,
+            hits,
+            context_tokens=ctx,
+            history=history,
+            excerpts=excerpts,
+            search_query=search_query,
+        )
     except AnswerError as exc:
         failed = Answer("", model, [], error=exc.message, error_kind=exc.kind, question=question)
         failed.judge(support)

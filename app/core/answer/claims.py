@@ -48,7 +48,9 @@ class Passage(Protocol):
     """Anything numbered with a passage text (``answering.Source`` is one)."""
 
     n: int
-    text: str
+
+    @property
+    def text(self) -> str: ...
 
 
 @dataclass

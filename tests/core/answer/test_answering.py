@@ -303,7 +303,11 @@ def test_budget_trims_a_top_source_that_is_too_long() -> None:
     giant = hit(1, "Alpha beta gamma delta. " * 2000)
     messages, sources = build_messages("Q?", [giant, hit(2, SEINE)], context_tokens=2048)
     assert len(sources) == 1 and sources[0].truncated
-    assert giant.text.startswith(sources[0].text) and len(sources[0].text) > 1000
+    ((start, end),) = sources[0].sent or ()
+    assert start == 0 and 1000 < end < len(giant.text)
+    sent = sources[0].prompt_text
+    assert sent == giant.text[:end] + "\n…" and sent in messages[-1]["content"]
+    assert sources[0].text == giant.text  # the marks and highlights still index the passage
     assert sum(estimate_tokens(m["content"]) for m in messages) <= 2048 - 768
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.core.answer.answering import estimate_tokens
+from app.core.answer.answering import build_messages, estimate_tokens, mark_sentences
 from app.core.answer.passages import choose_passages
 from app.core.ask import Asker, AskOptions, AskRequest
 from app.core.types import Hit
@@ -69,3 +69,99 @@ def test_the_model_is_sent_only_the_chosen_passages_and_cites_them_by_rank(
     assert Path(outcome.answer.sources[0].hit.path).name == "chain.md"
     assert re.findall(r'<source n="(\d+)"', prompt) == ["1"]
     assert outcome.verdict is not None and outcome.verdict.level == "supported"
+
+
+# -- excerpts: a long passage after the best one is sent as its lines about the question ---
+ROWS = [
+    ("Net income including noncontrolling interest", "5,363", "4,869", "5,058"),
+    ("Depreciation and amortization", "1,488", "1,544", "1,474"),
+    ("Company pension and postretirement contributions", "(370)", "(967)", "(383)"),
+    ("Stock-based compensation expense", "302", "324", "298"),
+    ("Changes in accounts receivable", "(305)", "(245)", "(313)"),
+    ("Changes in inventories", "(509)", "(387)", "57"),
+    ("Purchases of property, plant and equipment", "(1,577)", "(1,373)", "(1,420)"),
+    ("Proceeds from sale of property, plant and equipment", "262", "49", "58"),
+    ("Acquisitions, net of cash acquired", "13", "(2,023)", "(16)"),
+    ("Purchases of marketable securities and investments", "(1,828)", "(2,152)", "(1,410)"),
+]
+# A statement page as PDF text extraction gives it: a cell a line.
+CASH_FLOWS = "\n".join(
+    ["Consolidated Statement of Cash Flows", "Years ended December 31", "(Millions)"]
+    + ["2018", "2017", "2016"]
+    + [cell for row in ROWS for cell in row]
+)
+PROSE = " ".join(
+    [
+        "The reading room on the second floor was rebuilt after the flood of 1998.",
+        "Its oak shelves came from a closed school in the next valley, and were cut down to fit.",
+        "Visitors sign the ledger at the desk, which also lends pencils and magnifying glasses.",
+        "The archive keeps parish registers from 1650 onwards in a cooled strongroom below.",
+        "Photographing documents is allowed without flash, for a fee of two pounds a day.",
+        "Microfilm readers stand by the north windows, where the light is steadiest at noon.",
+        "School groups book a month ahead and are shown the oldest map in the collection.",
+        "A volunteer society transcribes the registers and publishes them every spring.",
+    ]
+)
+
+
+def test_a_long_table_passage_is_sent_as_the_row_asked_about_with_its_column_heads() -> None:
+    question = "How much went on purchases of property, plant and equipment in 2018?"
+    top = hit(1, 0.9, "Capital spending is reported in the statement of cash flows.")
+    table = Hit(2, "/d/10-k.pdf", 51, 0, len(CASH_FLOWS), CASH_FLOWS, 0.8, "c2")
+    messages, sources = build_messages(question, [top, table])
+    prompt = messages[-1]["content"]
+    sent = sources[1].prompt_text
+    assert sources[0].sent is None and sources[1].sent is not None
+    assert "Purchases of property, plant and equipment\n(1,577)\n(1,373)\n(1,420)" in sent
+    assert "2018\n2017\n2016" in sent  # the column heads say which figure is 2018's
+    assert "Depreciation" not in sent and "Changes in inventories" not in sent
+    assert sent in prompt and "Depreciation" not in prompt
+    assert estimate_tokens(sent) < 0.5 * estimate_tokens(CASH_FLOWS)
+    # what the person sees, and what marks and highlights index, is the whole page
+    assert sources[1].text == CASH_FLOWS
+    (mark,) = mark_sentences(
+        "In 2018, purchases of property, plant and equipment were (1,577) [2].", sources
+    )
+    assert mark.supported and mark.support_spans
+    n, start, end = mark.support_spans[0]
+    assert n == 2 and "Purchases of property" in CASH_FLOWS[start:end]
+
+
+def test_a_long_prose_passage_is_sent_as_the_sentence_asked_about_and_its_neighbours() -> None:
+    question = "What does it cost to photograph documents in the archive?"
+    top = hit(1, 0.9, "The archive is open on weekdays.")
+    prose = Hit(2, "/d/archive.md", None, 0, len(PROSE), PROSE, 0.8, "c2")
+    _, sources = build_messages(question, [top, prose])
+    sent = sources[1].prompt_text
+    assert "for a fee of two pounds a day" in sent
+    assert "parish registers" in sent and "Microfilm readers" in sent  # its neighbours
+    assert "oak shelves" not in sent and "volunteer society" not in sent
+    assert sent.startswith("…\n") and sent.endswith("\n…")  # it says lines were left out
+
+
+def test_the_best_passage_a_short_one_and_one_without_the_questions_words_go_whole() -> None:
+    question = "What does it cost to photograph documents in the archive?"
+    best = Hit(1, "/d/archive.md", None, 0, len(PROSE), PROSE, 0.9, "c1")
+    short = hit(2, 0.85, "Photographing documents costs two pounds.")
+    unrelated = PROSE.replace("document", "paper").replace("archive", "store")
+    unrelated = unrelated.replace("Photograph", "Copy").replace("cost", "charge")
+    found_by_meaning = Hit(3, "/d/store.md", None, 0, len(unrelated), unrelated, 0.8, "c3")
+    _, sources = build_messages(question, [best, short, found_by_meaning])
+    assert [s.sent for s in sources] == [None, None, None]
+    assert [s.prompt_text for s in sources] == [best.text, short.text, unrelated]
+    _, whole = build_messages(
+        question, [hit(1, 0.9), Hit(2, "/d/a", None, 0, 1, PROSE, 0.8, "c")], excerpts=False
+    )
+    assert whole[1].prompt_text == PROSE  # today's prompt, for the benchmark's "today" column
+
+
+def test_a_follow_up_excerpts_for_its_standalone_question() -> None:
+    """ "And the year before?" names nothing in the table: the search query, which the
+    follow-up's rewrite made standalone, says which row to send."""
+    top = hit(1, 0.9, "Capital spending is reported in the statement of cash flows.")
+    table = Hit(2, "/d/10-k.pdf", 51, 0, len(CASH_FLOWS), CASH_FLOWS, 0.8, "c2")
+    query = "purchases of property, plant and equipment in 2017"
+    _, alone = build_messages("And the year before?", [top, table])
+    _, planned = build_messages("And the year before?", [top, table], search_query=query)
+    assert "(1,373)" in planned[1].prompt_text
+    assert "Purchases of property" not in alone[1].prompt_text
