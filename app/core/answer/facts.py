@@ -154,6 +154,8 @@ class Facts:
     # (axis, side, as written, word before, word after) of each word of an opposite pair
     # ("not pass" is on fail's side)
     poles: tuple[tuple[str, int, str, str, str], ...] = ()
+    # (number, its value scaled by the word after it): "1,577 million" is (1577, 1577000000)
+    scaled: frozenset[tuple[str, str]] = frozenset()
 
 
 def facts(text: str) -> Facts:
@@ -167,6 +169,7 @@ def facts(text: str) -> Facts:
     spelled: dict[str, str] = {}
     counted: set[tuple[str, str]] = set()
     poles: list[tuple[str, int, str, str, str]] = []
+    pairs: set[tuple[str, str]] = set()
     first = True
     for i, t in enumerate(toks):
         low = t.word.lower()
@@ -177,6 +180,7 @@ def facts(text: str) -> Facts:
             scaled = _scaled(number, nxt.word.lower() if nxt else "")
             if scaled:
                 numbers.add(scaled)
+                pairs.add((number, scaled))
             if nxt and nxt.content and not nxt.after_break and _number(nxt.word.lower()) is None:
                 counted.add((number, nxt.stem))
         elif low in _MONTHS and t.word[0].isupper() and not first:
@@ -209,6 +213,7 @@ def facts(text: str) -> Facts:
         " " + " ".join(t.word.lower() for t in toks) + " ",
         spelled,
         tuple(poles),
+        frozenset(pairs),
     )
 
 
@@ -295,7 +300,16 @@ def conflicts(
     reason then says where it is instead of saying the passage lacks it.
     """
     out: list[str] = []
-    missing = sorted(claim.numbers - span.numbers)
+    # "1,577 million" is backed by "1,577,000,000", and by a table's bare "1,577" (its figures
+    # in millions), but not by "1,577 billion"
+    other_scale = {n for n, s in span.scaled if (n, s) not in claim.scaled}
+    either = {
+        x
+        for n, s in claim.scaled
+        if s in span.numbers or (n in span.numbers and n not in other_scale)
+        for x in (n, s)
+    }
+    missing = sorted(claim.numbers - span.numbers - either)
     counts = {w for _, w in span.counted}
     missing += sorted(
         {n for n, w in claim.counted - span.counted if w in counts and n not in missing}
@@ -396,4 +410,5 @@ def merge(parts: list[Facts]) -> Facts:
         " ".join(p.words for p in parts),
         spelled,
         tuple(x for p in parts for x in p.poles),
+        frozenset().union(*(p.scaled for p in parts)),
     )
