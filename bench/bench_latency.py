@@ -221,7 +221,7 @@ def prompts(engine: Any, question: str) -> dict[str, tuple[list[dict[str, str]],
 
     hits = engine.search(question, 8).hits
     return {
-        "today": build_messages(question, hits, excerpts=False),
+        "today": build_messages(question, hits, compact=False),
         "now": build_messages(question, choose_passages(hits, estimate_tokens)),
     }
 
@@ -312,7 +312,7 @@ def first_token(
             started = time.perf_counter()
             gen = stream_answer(
                 q["question"], chosen, host=host, model=model, timeout_s=300,
-                excerpts=label == "now",
+                compact=label == "now",
             )  # fmt: skip
             first = None
             text = []
@@ -371,7 +371,7 @@ def follow_up_turns(engine: Any, pair: tuple[str, str], answer: str) -> dict[str
     h2 = choose_passages(engine.search(f"{q1} {q2}", 8).hits, estimate_tokens)
     turn1, _ = build_messages(q1, h1)
     now, _ = build_messages(q2, h2, history=[(q1, answer)], search_query=f"{q1} {q2}")
-    alone, _ = build_messages(q2, h2, excerpts=False)
+    alone, _ = build_messages(q2, h2, compact=False)
     said = " ".join(re.sub(r"\[\d+\]", "", answer).split())
     today = [
         now[0],

@@ -32,8 +32,9 @@ from app.core.answer.ollama_client import (
     server_version,
     stream_chat,
 )
-from app.core.answer.passages import Ranges, excerpt, sent_text
+from app.core.answer.passages import SOURCE_TOKENS, Ranges, excerpt, sent_text
 from app.core.answer.verdict import Verdict, judge
+from app.core.ingest.context import SEPARATOR
 from app.core.text import display_path, strip_citations
 from app.core.types import Hit, Support
 
@@ -93,6 +94,10 @@ _SPECIAL = re.compile(
 )
 _INERT = str.maketrans({"<": "‹", ">": "›", "|": "¦", "[": "(", "]": ")"})
 _MIN_TRIMMED_TOKENS = 32
+# The deepest headings of a passage's path go in its source tag: "Consolidated Statements of
+# Income › ADOBE SYSTEMS INCORPORATED" says what it is part of; a filing's whole outline path
+# ("Part II. › Item 8. … ›") would cost ~35 tokens in every source.
+SECTION_LEVELS = 2
 
 
 @dataclass
@@ -164,13 +169,16 @@ def _folded(text: str) -> tuple[str, list[int]]:
     return "".join(chars), where
 
 
-def _source_block(n: int, hit: Hit, text: str) -> str:
+def _source_block(n: int, hit: Hit, text: str, compact: bool = True) -> str:
     name = _neutralise(display_path(PurePath(hit.path).name))
     attrs = f'n="{n}" file="{html.escape(name, quote=True)}"'
     if hit.page is not None:
         attrs += f' page="{hit.page}"'
     if hit.heading:
-        attrs += f' section="{html.escape(_neutralise(hit.heading), quote=True)}"'
+        section = hit.heading
+        if compact:
+            section = SEPARATOR.join(section.split(SEPARATOR)[-SECTION_LEVELS:])
+        attrs += f' section="{html.escape(_neutralise(section), quote=True)}"'
     return f"<source {attrs}>\n{_neutralise(text)}\n</source>"
 
 
@@ -204,7 +212,7 @@ def build_messages(
     reserve_tokens: int = 768,
     history: Sequence[tuple[str, str]] = (),
     history_tokens: int = 1024,
-    excerpts: bool = True,
+    compact: bool = True,
     search_query: str | None = None,
 ) -> tuple[list[dict[str, str]], list[Source]]:
     """Chat messages and the numbered sources that fit ``context_tokens - reserve_tokens``.
@@ -213,10 +221,13 @@ def build_messages(
     fit ``history_tokens`` (and a quarter of the budget) go after the sources and before the
     question, their citation markers removed, since source numbers are per turn. Hits are taken
     in rank order; the first that does not fit, and every one after it, is dropped, except that
-    the top hit is trimmed rather than dropped. With ``excerpts``, a long passage after the
-    best one is sent as its lines about ``search_query`` (what was searched for: a follow-up's
-    standalone question), else the question (``passages.excerpt``); the best one is always
-    sent whole.
+    the top hit is trimmed rather than dropped.
+
+    ``compact`` sends what the answer needs: a long passage after the best one as its lines
+    about ``search_query`` (what was searched for: a follow-up's standalone question), else
+    the question (``passages.excerpt``; the best one is always whole), dot leaders cut, and
+    only the deepest headings of a passage's path. Without it, passages go whole and verbatim
+    (the benchmark's "today").
 
     The order (one system prompt, this turn's sources, the conversation, the question) lets a
     follow-up whose search finds the passages its previous turn found reuse that turn's prompt
@@ -234,14 +245,12 @@ def build_messages(
             AnswerFailure.TOO_LONG,
         )
     used = fixed
-    about = search_query or question
     sources: list[Source] = []
     blocks: list[str] = []
     for hit in sorted(hits, key=lambda h: h.rank):
         n = len(sources) + 1
-        part = excerpt(about, hit.text, estimate_tokens) if excerpts and sources else None
-        source = Source(n, hit, part)
-        block = _source_block(n, hit, source.prompt_text)
+        source = Source(n, hit)
+        block = _source_block(n, hit, source.prompt_text if compact else hit.text, compact)
         cost = estimate_tokens(block) + 1
         if used + cost > budget:
             if sources:
@@ -254,12 +263,32 @@ def build_messages(
         sources.append(source)
         blocks.append(block)
         used += cost
+    if compact:
+        _fit(search_query or question, sources, blocks, SOURCE_TOKENS)
     messages = [
         # one system prompt for every turn, so that every prompt starts alike
         {"role": "system", "content": SYSTEM_PROMPT + _HISTORY_RULE},
         {"role": "user", "content": _user_message(question, blocks, earlier)},
     ]
     return messages, sources
+
+
+def _fit(about: str, sources: list[Source], blocks: list[str], cap: int) -> None:
+    """Sources within ``cap`` tokens: while they are over it, each passage after the best one
+    is cut to its excerpt about ``about``, the lowest ranked first; then, if they are still
+    over it, the lowest ranked are left out. Passages that fit go whole."""
+    costs = [estimate_tokens(b) + 1 for b in blocks]
+    for tight in (False, True):
+        for i in range(len(sources) - 1, 0, -1):
+            if sum(costs) <= cap:
+                return
+            part = excerpt(about, sources[i].hit.text, estimate_tokens, tight=tight)
+            if part is not None:
+                sources[i] = cut = Source(sources[i].n, sources[i].hit, part)
+                blocks[i] = _source_block(cut.n, cut.hit, cut.prompt_text)
+                costs[i] = estimate_tokens(blocks[i]) + 1
+    while len(sources) > 1 and sum(costs) > cap:
+        del sources[-1], blocks[-1], costs[-1]
 
 
 _HISTORY_RULE = (
@@ -385,7 +414,7 @@ def stream_answer(
     support: Support | None = None,
     fallback: bool = True,
     history: Sequence[tuple[str, str]] = (),
-    excerpts: bool = True,
+    compact: bool = True,
     search_query: str | None = None,
 ) -> Generator[str, None, Answer]:
     """Yield the answer's pieces as they arrive; return the finished, marked :class:`Answer`.
@@ -393,7 +422,7 @@ def stream_answer(
     ``history`` is the thread's earlier (question, answer) pairs, for what the question refers
     to. With ``support`` (the retrieval evidence) the answer also carries its ``verdict``. With
     ``fallback``, a model that is not installed is replaced by an installed chat model.
-    ``excerpts`` and ``search_query`` say how long passages are sent (``build_messages``).
+    ``compact`` and ``search_query`` say how passages are sent (``build_messages``).
     """
     ctx = context_tokens or DEFAULT_CONTEXT_TOKENS
     try:
@@ -402,7 +431,7 @@ def stream_answer(
             hits,
             context_tokens=ctx,
             history=history,
-            excerpts=excerpts,
+            compact=compact,
             search_query=search_query,
         )
     except AnswerError as exc:

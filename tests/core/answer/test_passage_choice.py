@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from app.core.answer.answering import build_messages, estimate_tokens, mark_sentences
-from app.core.answer.passages import choose_passages
+from app.core.answer.passages import SOURCE_TOKENS, choose_passages, excerpt, sent_text
 from app.core.ask import Asker, AskOptions, AskRequest
 from app.core.types import Hit
 from tests.fake_ollama import FakeOllama
@@ -71,7 +71,7 @@ def test_the_model_is_sent_only_the_chosen_passages_and_cites_them_by_rank(
     assert outcome.verdict is not None and outcome.verdict.level == "supported"
 
 
-# -- excerpts: a long passage after the best one is sent as its lines about the question ---
+# -- excerpts: sources over SOURCE_TOKENS are cut to their lines about the question ---------
 ROWS = [
     ("Net income including noncontrolling interest", "5,363", "4,869", "5,058"),
     ("Depreciation and amortization", "1,488", "1,544", "1,474"),
@@ -104,64 +104,81 @@ PROSE = " ".join(
 )
 
 
+QUESTION = "How much went on purchases of property, plant and equipment in 2018?"
+TOP = "Capital spending is reported in the statement of cash flows."
+
+
+def long_hits(*texts: str) -> list[Hit]:
+    """The best passage (short), then ``texts`` as pages of a filing, in rank order."""
+    hits = [hit(1, 0.9, TOP)]
+    for i, text in enumerate(texts, 2):
+        hits.append(Hit(i, f"/d/10-k-{i}.pdf", 50 + i, 0, len(text), text, 0.8, f"c{i}"))
+    return hits
+
+
 def test_a_long_table_passage_is_sent_as_the_row_asked_about_with_its_column_heads() -> None:
-    question = "How much went on purchases of property, plant and equipment in 2018?"
-    top = hit(1, 0.9, "Capital spending is reported in the statement of cash flows.")
-    table = Hit(2, "/d/10-k.pdf", 51, 0, len(CASH_FLOWS), CASH_FLOWS, 0.8, "c2")
-    messages, sources = build_messages(question, [top, table])
-    prompt = messages[-1]["content"]
-    sent = sources[1].prompt_text
-    assert sources[0].sent is None and sources[1].sent is not None
+    ranges = excerpt(QUESTION, CASH_FLOWS, estimate_tokens)
+    sent = sent_text(CASH_FLOWS, ranges)
     assert "Purchases of property, plant and equipment\n(1,577)\n(1,373)\n(1,420)" in sent
     assert "2018\n2017\n2016" in sent  # the column heads say which figure is 2018's
     assert "Depreciation" not in sent and "Changes in inventories" not in sent
-    assert sent in prompt and "Depreciation" not in prompt
     assert estimate_tokens(sent) < 0.5 * estimate_tokens(CASH_FLOWS)
-    # what the person sees, and what marks and highlights index, is the whole page
-    assert sources[1].text == CASH_FLOWS
-    (mark,) = mark_sentences(
-        "In 2018, purchases of property, plant and equipment were (1,577) [2].", sources
-    )
-    assert mark.supported and mark.support_spans
-    n, start, end = mark.support_spans[0]
-    assert n == 2 and "Purchases of property" in CASH_FLOWS[start:end]
 
 
 def test_a_long_prose_passage_is_sent_as_the_sentence_asked_about_and_its_neighbours() -> None:
     question = "What does it cost to photograph documents in the archive?"
-    top = hit(1, 0.9, "The archive is open on weekdays.")
-    prose = Hit(2, "/d/archive.md", None, 0, len(PROSE), PROSE, 0.8, "c2")
-    _, sources = build_messages(question, [top, prose])
-    sent = sources[1].prompt_text
+    sent = sent_text(PROSE, excerpt(question, PROSE, estimate_tokens))
     assert "for a fee of two pounds a day" in sent
     assert "parish registers" in sent and "Microfilm readers" in sent  # its neighbours
     assert "oak shelves" not in sent and "volunteer society" not in sent
     assert sent.startswith("…\n") and sent.endswith("\n…")  # it says lines were left out
 
 
-def test_the_best_passage_a_short_one_and_one_without_the_questions_words_go_whole() -> None:
+def test_sources_over_the_cap_are_excerpted_lowest_ranked_first_then_left_out() -> None:
+    hits = long_hits(CASH_FLOWS, PROSE, PROSE.replace("archive", "library"), CASH_FLOWS)
+    messages, sources = build_messages(QUESTION, hits)
+    prompt = messages[-1]["content"]
+    tags = sum(estimate_tokens(b) + 1 for b in re.findall(r"<source .*?</source>", prompt, re.S))
+    assert tags <= SOURCE_TOKENS
+    assert sources[0].sent is None and sources[0].prompt_text == TOP  # the best goes whole
+    table = next(s for s in sources if s.hit.text == CASH_FLOWS)
+    assert table.sent is not None and "(1,577)" in table.prompt_text
+    assert "Depreciation" not in prompt and table.prompt_text in prompt
+    # what the person sees, and what marks and highlights index, is the whole page
+    assert table.text == CASH_FLOWS
+    claim = "In 2018, purchases of property, plant and equipment were (1,577) [2]."
+    (mark,) = mark_sentences(claim, sources)
+    n, start, end = mark.support_spans[0]
+    assert mark.supported and n == 2 and "Purchases of property" in CASH_FLOWS[start:end]
+    # numbers stay ranks: what is left out is the end of the ranking
+    assert (
+        [s.n for s in sources] == [s.hit.rank for s in sources] == list(range(1, len(sources) + 1))
+    )
+
+
+def test_sources_within_the_cap_the_best_a_short_one_and_one_without_the_words_go_whole() -> None:
     question = "What does it cost to photograph documents in the archive?"
-    best = Hit(1, "/d/archive.md", None, 0, len(PROSE), PROSE, 0.9, "c1")
-    short = hit(2, 0.85, "Photographing documents costs two pounds.")
     unrelated = PROSE.replace("document", "paper").replace("archive", "store")
     unrelated = unrelated.replace("Photograph", "Copy").replace("cost", "charge")
-    found_by_meaning = Hit(3, "/d/store.md", None, 0, len(unrelated), unrelated, 0.8, "c3")
-    _, sources = build_messages(question, [best, short, found_by_meaning])
-    assert [s.sent for s in sources] == [None, None, None]
-    assert [s.prompt_text for s in sources] == [best.text, short.text, unrelated]
-    _, whole = build_messages(
-        question, [hit(1, 0.9), Hit(2, "/d/a", None, 0, 1, PROSE, 0.8, "c")], excerpts=False
-    )
-    assert whole[1].prompt_text == PROSE  # today's prompt, for the benchmark's "today" column
+    within = [Hit(1, "/d/archive.md", None, 0, len(PROSE), PROSE, 0.9, "c1"), hit(2, 0.85)]
+    _, sources = build_messages(question, within)
+    assert [s.prompt_text for s in sources] == [PROSE, within[1].text]
+    # over the cap: the best passage stays whole, and so does one no line of which shares
+    # a word with the question (found by meaning, no line can be told from another)
+    over = [within[0], *long_hits(unrelated, PROSE, PROSE, PROSE)[1:]]
+    _, sources = build_messages(question, over)
+    assert sources[0].sent is None and sources[1].prompt_text == unrelated
+    assert any(s.sent is not None for s in sources[2:])
+    _, today = build_messages(question, over, compact=False)
+    assert [s.prompt_text for s in today] == [h.text for h in over]  # the benchmark's "today"
 
 
 def test_a_follow_up_excerpts_for_its_standalone_question() -> None:
     """ "And the year before?" names nothing in the table: the search query, which the
     follow-up's rewrite made standalone, says which row to send."""
-    top = hit(1, 0.9, "Capital spending is reported in the statement of cash flows.")
-    table = Hit(2, "/d/10-k.pdf", 51, 0, len(CASH_FLOWS), CASH_FLOWS, 0.8, "c2")
+    hits = long_hits(CASH_FLOWS, PROSE, PROSE, CASH_FLOWS)
     query = "purchases of property, plant and equipment in 2017"
-    _, alone = build_messages("And the year before?", [top, table])
-    _, planned = build_messages("And the year before?", [top, table], search_query=query)
-    assert "(1,373)" in planned[1].prompt_text
+    _, alone = build_messages("And the year before?", hits)
+    _, planned = build_messages("And the year before?", hits, search_query=query)
+    assert "(1,373)" in planned[1].prompt_text and planned[1].sent is not None
     assert "Purchases of property" not in alone[1].prompt_text
