@@ -14,7 +14,10 @@ Figures (each "today" beside "now", with the ratio now/today, measured in this r
 - window start -> ready to answer (engine open and model loaded), offscreen, both trees;
 - prompt tokens per question (median, p95) on SQuAD 2.0 paragraphs, the notes corpus and
   (with ``--filings-index``) FinanceBench's questions over the filings: today's fixed eight
-  passages against the passages chosen by evidence (``choose_passages``);
+  passages whole against the passages chosen by evidence (``choose_passages``) and kept to the
+  sources' budget (``build_messages``: excerpts, then the lowest ranked left out), with what
+  that costs: the questions whose gold answer (SQuAD's answers, FinanceBench's figures) is in
+  the text the model reads, and whose FinanceBench evidence page is among the passages sent;
 - question -> first answer token against the project's stand-in server, and against a real
   model when ``--ollama-host`` names one (``../shared/tools/real_ollama.py``), with the share
   of answers holding a gold SQuAD answer for both prompts;
