@@ -45,7 +45,8 @@ class SourceRow:
 
     n: int
     hit: Hit
-    sent: bool = True  # given to the model (False: did not fit its context)
+    sent: bool = True  # given to the model (False: a weaker match, or over the prompt's budget)
+    excerpt: bool = False  # the model read only its lines about the question
     cited: int = 0  # answer sentences citing it
     supports: int = 0  # answer sentences whose support span lies in it
     answered: bool = False  # the answer is finished, so the marks are final
@@ -64,7 +65,7 @@ class SourceRow:
     def mark(self) -> tuple[str, str]:
         """(text, colour name) of the support mark."""
         if not self.sent:
-            return "not sent: the model's context was full", "muted_fg"
+            return "not sent to the model", "muted_fg"
         if not self.answered:
             return "", "muted_fg"
         if self.supports:
@@ -82,6 +83,7 @@ def usage_row(row: SourceRow, usage: SourceUsage) -> SourceRow:
     return replace(
         row,
         sent=row.n <= usage.sent,
+        excerpt=row.n in usage.excerpted,
         cited=usage.cited.get(row.n, 0),
         supports=usage.supports.get(row.n, 0),
         answered=True,
@@ -118,6 +120,8 @@ class SourcesModel(QAbstractListModel):
                 where += f"\nsection: {row.hit.heading}"
             if row.hit.dense_score is not None:  # what the bar on the right shows
                 where += f"\nsimilarity to the question: {row.hit.dense_score:.2f}"
+            if row.excerpt:
+                where += "\nthe model read only its lines about the question"
             return tooltip(where)
         if role == RowRole:
             return row

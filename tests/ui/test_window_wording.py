@@ -66,3 +66,32 @@ def test_the_first_ctrl_h_shows_the_history_tab_behind_folders(qapp, qtbot, tmp_
         assert gui.service.wait_stopped(60)
         window.close()
         window.deleteLater()
+
+
+def test_the_sources_list_says_which_passages_the_model_read_in_part_or_not_at_all(qapp) -> None:
+    """After an answer over a long page cut to its lines about the question, the list says
+    so of that page, and says a passage left out was not sent (not that the context was
+    full, which is seldom why)."""
+    from PySide6.QtCore import Qt
+
+    from app.core.answer.answering import Answer, Source
+    from app.core.ask import source_usage
+    from app.core.types import Hit
+    from app.ui.sources_panel import SourcesModel
+
+    hits = [
+        Hit(i, f"/d/{i}.md", None, 0, 40, f"Passage {i} of the cash flow statement.", 0.9, f"c{i}")
+        for i in (1, 2, 3)
+    ]
+    answer = Answer(
+        "Capital spending rose [2].", "m", [Source(1, hits[0]), Source(2, hits[1], ((0, 9),))]
+    )
+    usage = source_usage(answer, None)
+    assert usage is not None and usage.excerpted == {2}
+    model = SourcesModel()
+    model.set_hits(hits)
+    model.set_usage(usage)
+    tips = [model.data(model.index(i), Qt.ItemDataRole.ToolTipRole) for i in range(3)]
+    assert "read only its lines about the question" in tips[1]
+    assert "read only" not in tips[0] and "read only" not in tips[2]
+    assert model.rows[2].mark()[0] == "not sent to the model"
