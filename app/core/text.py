@@ -114,10 +114,19 @@ def stem(word: str) -> str:
         return str(_PORTER.stemWord(w))
 
 
+# Phrases that link sentences and say nothing themselves: "In addition, ..." does not back
+# an answer that the thing asked about is called "addition".
+_CONNECTIVE = re.compile(
+    r"\b(?:in addition|in fact|in particular|in contrast|in general|in short|in summary"
+    r"|as a result|for example|for instance|of course|on the other hand|in other words)\b",
+    re.IGNORECASE,
+)
+
+
 def claim_terms(text: str) -> set[str]:
-    """Stemmed content words and normalised numbers of ``text``."""
+    """Stemmed content words and normalised numbers of ``text`` (connectives left out)."""
     terms = set()
-    for m in _CLAIM_WORD.finditer(text):
+    for m in _CLAIM_WORD.finditer(_CONNECTIVE.sub(" ", text)):
         tok = m.group().lower()
         if tok[0].isdigit():
             terms.add(tok.replace(",", ""))

@@ -255,10 +255,10 @@ def build_messages(
         if used + cost > budget:
             if sources:
                 break
-            room = budget - used - estimate_tokens(_source_block(n, hit, "\n…"))
+            room = budget - used - estimate_tokens(_source_block(n, hit, "\n…", compact))
             source = Source(n, hit, ((0, len(_trim(hit.text, room))),), truncated=True)
             sources.append(source)
-            blocks.append(_source_block(n, hit, source.prompt_text))
+            blocks.append(_source_block(n, hit, source.prompt_text, compact))
             break
         sources.append(source)
         blocks.append(block)
