@@ -116,10 +116,12 @@ def stem(word: str) -> str:
 
 # Phrases that link sentences and say nothing themselves: "In addition, ..." does not back
 # an answer that the thing asked about is called "addition".
-_CONNECTIVE = re.compile(
-    r"\b(?:in addition|in fact|in particular|in contrast|in general|in short|in summary"
-    r"|as a result|for example|for instance|of course|on the other hand|in other words)\b",
-    re.IGNORECASE,
+_CONNECTIVES = (
+    "in addition|in fact|in particular|in contrast|in general|in short|in summary|as a result"
+    "|for example|for instance|of course|on the other hand|in other words"
+)
+_CONNECTIVE = re.compile(  # any white space between the words: PDFs set no-break spaces
+    r"\b(?:" + _CONNECTIVES.replace(" ", r"\s+") + r")\b", re.IGNORECASE
 )
 
 

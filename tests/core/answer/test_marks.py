@@ -252,7 +252,7 @@ def test_a_word_the_passage_only_uses_to_link_sentences_backs_no_answer() -> Non
     passage's "In addition, ..."."""
     passage = Passage(
         1,
-        "Rates moved in 2020. In addition, the impact of a greater decrease in each spot rate "
+        "Rates moved in 2020. In\u00a0addition, the impact of a greater decrease in each spot rate "
         "would not be proportional to the first decrease.",
     )
     (mark,) = mark_sentences('The answer is: "addition"', [passage])
