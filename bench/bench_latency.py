@@ -27,6 +27,8 @@ Figures (each "today" beside "now", with the ratio now/today, measured in this r
   (now); with a real model, the seconds to a follow-up's first token while the server holds
   turn 1.
 
+SQuAD and FinanceBench questions come from their held-out halves (as ``footnotes eval``
+splits them): the passage choice and the sources' budget were tuned on the other halves.
 The warm indexes are built once under ``--work`` (default: a folder in the system temp dir).
 """
 
@@ -197,9 +199,18 @@ def window_ready(data: Path, old: Path | None, runs: int) -> list[list[object]]:
 
 
 # -- prompts -----------------------------------------------------------------------------
+def held_out(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """The rows of the half nothing was tuned on (as ``footnotes eval`` splits them): the
+    passage choice and the sources' budget were tuned on the other."""
+    from app.evaluation.claims import TUNE_HALF
+    from app.evaluation.support_data import half
+
+    return [r for r in rows if half(str(r[key])) != TUNE_HALF]
+
+
 def squad_questions(limit: int) -> list[dict[str, Any]]:
     rows = [q for q in read_jsonl(require_data("squad2", "questions.jsonl"))]
-    answerable = [q for q in rows if q["kind"] == "answerable"]
+    answerable = held_out([q for q in rows if q["kind"] == "answerable"], "id")
     step = max(1, len(answerable) // limit)
     return answerable[::step][:limit]
 
@@ -527,7 +538,8 @@ def main() -> int:
     if args.filings_index:
         filings_engine = Engine(args.filings_index)
         try:
-            asked = list(read_jsonl(require_data("financebench", "questions.jsonl")))
+            found = list(read_jsonl(require_data("financebench", "questions.jsonl")))
+            asked = held_out(found, "financebench_id")
             questions = [q["question"] for q in asked][: args.questions]
             today, now = prompt_tokens(filings_engine, questions)
             rows.append(row("prompt tokens, filings (median)", today, now))  # type: ignore[arg-type]

@@ -248,4 +248,8 @@ def _print_answer(result: SearchResult, answer: Answer, *, streamed: bool) -> No
         print("\nSources:")
     for s in sources:
         snippet = excerpt(s.hit.text, result.query)
-        print(f"  [{s.n}] {visible(_where(s.hit.path, s.hit.page))}\n      {visible(snippet)}")
+        read = ""
+        if s.sent is not None:  # what the model read of it, when not all of it
+            read = " (cut to fit the model's context)" if s.truncated else " (read in part)"
+        where = visible(_where(s.hit.path, s.hit.page)) + read
+        print(f"  [{s.n}] {where}\n      {visible(snippet)}")

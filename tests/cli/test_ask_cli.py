@@ -140,3 +140,38 @@ def test_doctor_names_a_watched_folder_that_cannot_be_read(
     assert proc.returncode == 1
     (line,) = [ln for ln in proc.stdout.splitlines() if ln.split()[1] == "folders:"]
     assert line.startswith("problem") and str(drive) in line and "stay in the index" in line
+
+
+def test_a_source_the_model_read_in_part_says_so(tmp_path: Path, server: FakeOllama) -> None:
+    """Eight statements of similar score are over the sources' budget: those after the best
+    are sent as their rows about the question, and the text output and the JSON say so."""
+    docs = tmp_path / "statements"
+    docs.mkdir()
+    rows = [
+        "Net income", "Depreciation and amortization", "Stock-based compensation",
+        "Changes in inventories", "Purchases of property, plant and equipment",
+        "Proceeds from sale of property", "Acquisitions, net of cash acquired",
+        "Purchases of marketable securities", "Dividends paid", "Repayment of debt",
+    ]  # fmt: skip
+    for year in range(2011, 2019):
+        cells = [
+            f"{row}\n{(i + 3) * year // 7:,}\n{(i + 5) * year // 9:,}" for i, row in enumerate(rows)
+        ]
+        text = f"Statement of cash flows {year}\n(Millions)\n{year}\n{year - 1}\n" + "\n".join(
+            cells
+        )
+        (docs / f"cash-flows-{year}.txt").write_text(text + "\n", encoding="utf-8")
+    data = tmp_path / "data"
+    assert footnotes("--data-dir", str(data), "index", str(docs)).returncode == 0
+    question = "What were the purchases of property, plant and equipment in the cash flows?"
+    proc = run(data, server.url, "ask", question, "--json")
+    assert proc.returncode == 0, proc.stderr
+    sources = json.loads(proc.stdout)["sources"]
+    assert len(sources) >= 2 and sources[0]["sent"] is None  # the best one goes whole
+    cut = [s for s in sources if s["sent"] is not None]
+    assert cut and all(s["truncated"] is False for s in cut)
+    for s in cut:
+        read = " ".join(s["text"][a:b] for a, b in s["sent"])
+        assert "Purchases of property, plant and equipment" in read and "Dividends" not in read
+    text = run(data, server.url, "ask", question).stdout
+    assert text.count("(read in part)") == len(cut)
