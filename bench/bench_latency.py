@@ -375,8 +375,9 @@ FOLLOW_UPS = [  # a first question over the notes, and a follow-up that leans on
 
 def follow_up_turns(engine: Any, pair: tuple[str, str], answer: str) -> dict[str, Any]:
     """Turn 1's messages, and turn 2's now (sources, then the conversation, then the
-    question) and as today (the earlier turn as chat messages before this turn's sources),
-    with the passages the Asker would send; turn 2 searches as the rewrite's fallback does."""
+    question) and as today (the earlier turn as chat messages before this turn's sources,
+    the passages sent whole), with the passages the Asker would send; turn 2 searches as the
+    rewrite's fallback does."""
     from app.core.answer.answering import build_messages, estimate_tokens
     from app.core.answer.passages import choose_passages
 
@@ -384,6 +385,7 @@ def follow_up_turns(engine: Any, pair: tuple[str, str], answer: str) -> dict[str
     h1 = choose_passages(engine.search(q1, 8).hits, estimate_tokens)
     h2 = choose_passages(engine.search(f"{q1} {q2}", 8).hits, estimate_tokens)
     turn1, _ = build_messages(q1, h1)
+    turn1_today, _ = build_messages(q1, h1, compact=False)
     now, _ = build_messages(q2, h2, history=[(q1, answer)], search_query=f"{q1} {q2}")
     alone, _ = build_messages(q2, h2, compact=False)
     said = " ".join(re.sub(r"\[\d+\]", "", answer).split())
@@ -393,7 +395,7 @@ def follow_up_turns(engine: Any, pair: tuple[str, str], answer: str) -> dict[str
         {"role": "assistant", "content": said},
         alone[-1],
     ]
-    return {"turn1": turn1, "today": today, "now": now}
+    return {"turn1": {"today": turn1_today, "now": turn1}, "today": today, "now": now}
 
 
 def follow_up_reuse(engine: Any) -> list[list[object]]:
@@ -404,8 +406,8 @@ def follow_up_reuse(engine: Any) -> list[list[object]]:
     shares: dict[str, list[float]] = {"today": [], "now": []}
     for pair in FOLLOW_UPS:
         turns = follow_up_turns(engine, pair, a1)
-        cached = render([*turns["turn1"], {"role": "assistant", "content": a1}])
         for label in ("today", "now"):
+            cached = render([*turns["turn1"][label], {"role": "assistant", "content": a1}])
             shared = common_prefix(cached, render(turns[label]))
             shares[label].append(shared / estimate_tokens(render(turns[label])))
     return [row("follow-up prompt reused from cache (share)", shares["today"], shares["now"])]
@@ -428,7 +430,7 @@ def follow_up_first_token(engine: Any, host: str, model: str) -> list[list[objec
     for i, pair in enumerate(FOLLOW_UPS):
         for label in ("today", "now") if i % 2 else ("now", "today"):
             flush(host, model)
-            a1, _ = ask(follow_up_turns(engine, pair, "")["turn1"])  # turn 1, now in the cache
+            a1, _ = ask(follow_up_turns(engine, pair, "")["turn1"][label])  # now in the cache
             _, first = ask(follow_up_turns(engine, pair, a1)[label])
             times[label].append(first)
     return [row(f"follow-up -> first token, {model} (s)", times["today"], times["now"])]
