@@ -80,6 +80,8 @@ def _show(store: ThreadStore, info: ThreadInfo) -> None:
             where = visible(display_path(s.path)) + (f" p.{s.page}" if s.page else "")
             state = source_state(s, turn.created)
             snippet = visible(excerpt(s.text, turn.search_query))
+            if s.sent is not None:
+                where += " (read in part)"
             print(f"  [{s.n}] {where}" + (f"  ({state})" if state else "") + f"\n      {snippet}")
 
 

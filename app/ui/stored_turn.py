@@ -67,7 +67,10 @@ def outcome_from_turn(
     answer = Answer(
         turn.answer,
         turn.model,
-        [Source(h.rank, h) for h in hits],
+        [
+            Source(h.rank, h, tuple((a, b) for a, b in s.sent) if s.sent is not None else None)
+            for h, s in zip(hits, turn.sources, strict=True)
+        ],
         [_mark(m) for m in turn.sentences],
         error=turn.error,
         verdict=verdict,

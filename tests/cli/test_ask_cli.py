@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -175,3 +176,8 @@ def test_a_source_the_model_read_in_part_says_so(tmp_path: Path, server: FakeOll
         assert "Purchases of property, plant and equipment" in read and "Dividends" not in read
     text = run(data, server.url, "ask", question).stdout
     assert text.count("(read in part)") == len(cut)
+    # and the turn, reopened from the history, still says so
+    thread = re.search(r"Thread (\S+), turn 1", text)
+    assert thread is not None, text
+    shown = run(data, server.url, "threads", "show", thread.group(1)).stdout
+    assert shown.count("(read in part)") == len(cut)

@@ -95,3 +95,21 @@ def test_the_sources_list_says_which_passages_the_model_read_in_part_or_not_at_a
     assert "read only its lines about the question" in tips[1]
     assert "read only" not in tips[0] and "read only" not in tips[2]
     assert model.rows[2].mark()[0] == "not sent to the model"
+
+
+def test_a_turn_reopened_from_the_history_knows_which_source_was_read_in_part() -> None:
+    from app.core.answer.threads import StoredSource, Turn
+    from app.core.ask import source_usage
+    from app.ui.stored_turn import outcome_from_turn
+
+    text = "Purchases of property, plant and equipment\n(1,577)\n(1,373)\nDividends paid\n(3,193)"
+    sources = [
+        StoredSource(1, "/d/a.md", None, 0, 20, "The cash flow statement.", "h1"),
+        StoredSource(2, "/d/b.pdf", 51, 0, len(text), text, "h2", None, [[0, 58]]),
+    ]
+    turn = Turn("Capex?", "capex", "It was 1,577 [2].", sources, {"level": "supported"}, n=1)
+    state = outcome_from_turn(turn, "t-1")
+    assert state.answer is not None
+    assert [s.sent for s in state.answer.sources] == [None, ((0, 58),)]
+    usage = source_usage(state.answer, state.verdict)
+    assert usage is not None and usage.excerpted == {2}

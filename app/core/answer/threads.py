@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS sources (
     text TEXT NOT NULL,
     text_hash TEXT NOT NULL,
     heading TEXT,
+    sent TEXT,
     PRIMARY KEY (thread_id, turn, n),
     FOREIGN KEY (thread_id, turn) REFERENCES turns(thread_id, n) ON DELETE CASCADE
 );
@@ -78,6 +79,7 @@ class StoredSource:
     text: str
     text_hash: str
     heading: str | None = None
+    sent: list[list[int]] | None = None  # the [start, end] ranges the model read (None: all)
 
 
 @dataclass
@@ -127,6 +129,7 @@ def turn_from_answer(question: str, search_query: str, answer: Answer) -> Turn:
             s.hit.text,
             s.hit.text_hash or text_hash(s.hit.text),
             s.hit.heading,
+            [list(r) for r in s.sent] if s.sent is not None else None,
         )
         for s in answer.sources
     ]
@@ -160,6 +163,9 @@ class ThreadStore:
             try:
                 conn.execute("PRAGMA foreign_keys = ON")
                 conn.executescript(SCHEMA)
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(sources)")}
+                if "sent" not in columns:  # a history from before sources were excerpted
+                    conn.execute("ALTER TABLE sources ADD COLUMN sent TEXT")
             except sqlite3.Error:
                 conn.close()
                 raise
@@ -275,15 +281,16 @@ class ThreadStore:
             if last is not None:
                 rows = rows[-last:] if last > 0 else []
             srows = conn.execute(
-                "SELECT turn, n, path, page, start, end, text, text_hash, heading FROM sources "
-                "WHERE thread_id = ? ORDER BY turn, n",
+                "SELECT turn, n, path, page, start, end, text, text_hash, heading, sent "
+                "FROM sources WHERE thread_id = ? ORDER BY turn, n",
                 (thread_id,),
             ).fetchall()
         by_turn: dict[int, list[StoredSource]] = {}
-        for t, n, path, page, start, end, text, th, heading in srows:
+        for t, n, path, page, start, end, text, th, heading, sent in srows:
             raw = path if isinstance(path, bytes) else str(path).encode("utf-8", "surrogateescape")
+            ranges = _ranges(_loads(sent, None)) if sent else None
             by_turn.setdefault(int(t), []).append(
-                StoredSource(int(n), os.fsdecode(raw), page, start, end, text, th, heading)
+                StoredSource(int(n), os.fsdecode(raw), page, start, end, text, th, heading, ranges)
             )
         return [
             Turn(
@@ -307,6 +314,15 @@ def _loads(text: str, default: Any) -> Any:
         return json.loads(text)
     except (TypeError, ValueError):
         return default
+
+
+def _ranges(value: Any) -> list[list[int]] | None:
+    """Stored [start, end] ranges, or None when the value is not such a list."""
+    if isinstance(value, list) and all(
+        isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r) for r in value
+    ):
+        return value
+    return None
 
 
 def _title(question: str) -> str:
@@ -354,7 +370,7 @@ def _insert_turn(conn: sqlite3.Connection, thread_id: str, turn: Turn) -> int:
     )
     conn.executemany(
         "INSERT INTO sources (thread_id, turn, n, path, page, start, end, text, "
-        "text_hash, heading) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "text_hash, heading, sent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 thread_id,
@@ -367,6 +383,7 @@ def _insert_turn(conn: sqlite3.Connection, thread_id: str, turn: Turn) -> int:
                 s.text,
                 s.text_hash,
                 s.heading,
+                json.dumps(s.sent) if s.sent is not None else None,
             )
             for s in turn.sources
         ],

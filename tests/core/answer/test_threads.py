@@ -80,6 +80,32 @@ def test_threads_persist_across_a_restart_with_every_field(tmp_path: Path) -> No
     again.close()
 
 
+def test_which_part_of_a_source_the_model_read_is_kept_and_an_older_history_still_opens(
+    tmp_path: Path,
+) -> None:
+    """A turn whose second source was read in part says so when reopened; a history written
+    before sources were excerpted (no such column) opens, its sources read as whole."""
+    import sqlite3
+
+    text = "The chain on a road bicycle should be replaced every three thousand kilometres."
+    db = tmp_path / "old.sqlite3"
+    old = ThreadStore(db)
+    tid = old.create(FIRST_Q)
+    old.add_turn(tid, turn("/docs/bikes.txt", text))
+    old.close()
+    with sqlite3.connect(db) as conn:  # as the store before this change made it
+        conn.execute("ALTER TABLE sources DROP COLUMN sent")
+    store = ThreadStore(db)
+    assert store.turns(tid)[0].sources[0].sent is None
+    cut = turn("/docs/bikes.txt", text, question="Why?", answer="Wear stretches it [1].")
+    cut.sources[0].sent = [[4, 40], [52, len(text)]]
+    store.add_turn(tid, cut)
+    store.close()
+    again = ThreadStore(db)
+    assert [t.sources[0].sent for t in again.turns(tid)] == [None, [[4, 40], [52, len(text)]]]
+    again.close()
+
+
 def test_clear_says_how_many(tmp_path: Path) -> None:
     store = ThreadStore(tmp_path / "t.sqlite3")
     for q in ("one?", "two?", "three?"):
