@@ -21,6 +21,8 @@ Figures (each "today" beside "now", with the ratio now/today, measured in this r
 - question -> first answer token against the project's stand-in server, and against a real
   model when ``--ollama-host`` names one (``../shared/tools/real_ollama.py``), with the share
   of answers holding a gold SQuAD answer for both prompts;
+- with ``--real-tokens`` and a real model: prompt tokens as its tokenizer counts them
+  (``prompt_eval_count``), for the real-model SQuAD questions and the filings;
 - prompt tokens a follow-up can reuse from the previous turn's cache: the longest common
   token prefix of (turn 1's prompt + its answer) and turn 2's prompt, over the rendered chat,
   with the earlier turn as chat messages before this turn's sources (today) and after them
@@ -251,6 +253,28 @@ def prompt_tokens(engine: Any, questions: list[str]) -> tuple[list[int], list[in
     return out["today"], out["now"]
 
 
+def real_tokens(
+    engine: Any, questions: list[str], host: str, model: str, label: str
+) -> list[list[object]]:
+    """Prompt tokens as the real model's tokenizer counts them (the server's
+    ``prompt_eval_count``), median of today's and now's prompts: the estimate reads four
+    characters a token, a tokenizer that reads digits one at a time counts a table higher.
+    An unrelated chat goes first each time, so no prefix of the prompt comes from the cache."""
+    import ollama
+
+    from app.core.answer.answering import DEFAULT_CONTEXT_TOKENS
+
+    client = ollama.Client(host=host, timeout=300)
+    options = {"num_predict": 1, "num_ctx": DEFAULT_CONTEXT_TOKENS}
+    counts: dict[str, list[float]] = {"today": [], "now": []}
+    for q in questions:
+        for when, (messages, _) in prompts(engine, q).items():
+            flush(host, model)
+            reply = client.chat(model=model, messages=messages, options=options)
+            counts[when].append(float(reply.prompt_eval_count or 0))
+    return [row(label, counts["today"], counts["now"])]
+
+
 def answer_sent(
     engine: Any, asked: list[tuple[str, list[str]]], label: str, norm: Callable[[str], str]
 ) -> list[list[object]]:
@@ -468,6 +492,11 @@ def main() -> int:
     parser.add_argument(
         "--answers-only", action="store_true", help="only the prompt and answer figures"
     )
+    parser.add_argument(
+        "--real-tokens",
+        action="store_true",
+        help="with --ollama-host: prompt tokens as the real model counts them (minutes more)",
+    )
     parser.add_argument("--child-ready", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_ready:
@@ -520,6 +549,10 @@ def main() -> int:
             )
             real[0][0] = f"question -> first token, {args.model} (s)"
             rows += real
+            if args.real_tokens:
+                asked = [q["question"] for q in squad[: args.real_questions]]
+                label = f"prompt tokens, SQuAD, {args.model}'s tokenizer (median)"
+                rows += real_tokens(with_engine, asked, args.ollama_host, args.model, label)
             ratio = held["now"] / held["today"] if held["today"] else float("nan")
             rows.append(
                 ["answers holding a gold answer (share)", held["today"], held["now"], ratio]
@@ -551,6 +584,9 @@ def main() -> int:
             golds = [(q["question"], gold_figures(q["answer"])) for q in asked[: args.questions]]
             label = "filings: gold figure in the text sent"
             rows += answer_sent(filings_engine, golds, label, figures)
+            if args.ollama_host and args.real_tokens:
+                label = f"prompt tokens, filings, {args.model}'s tokenizer (median)"
+                rows += real_tokens(filings_engine, questions, args.ollama_host, args.model, label)
         finally:
             filings_engine.close()
     print_table(["figure", "today", "now", "now/today"], rows)
