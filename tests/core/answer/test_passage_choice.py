@@ -1,5 +1,7 @@
 """The passages sent to the model are chosen by evidence: one decisive passage goes alone, an
-answer spread over several passages of similar score gets them all, and numbers stay ranks."""
+answer spread over several passages of similar score gets them all, and numbers stay ranks.
+Over the sources' budget, passages after the best are sent as their lines about the question
+(a table's row with its column heads, a sentence with its neighbours) before any is left out."""
 
 from __future__ import annotations
 
