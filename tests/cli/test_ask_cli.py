@@ -143,6 +143,7 @@ def test_doctor_names_a_watched_folder_that_cannot_be_read(
     assert line.startswith("problem") and str(drive) in line and "stay in the index" in line
 
 
+@pytest.mark.slow  # indexes a folder and runs three processes (about 12 s)
 def test_a_source_the_model_read_in_part_says_so(tmp_path: Path, server: FakeOllama) -> None:
     """Eight statements of similar score are over the sources' budget: those after the best
     are sent as their rows about the question, and the text output and the JSON say so."""
