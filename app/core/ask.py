@@ -140,7 +140,7 @@ class SourceUsage:
     cited: dict[int, int]  # sentences citing each source
     supports: dict[int, int]  # sentences each source backs
     weak: bool  # the verdict is "unsupported": backing a sentence earns no green check
-    excerpted: frozenset[int] = frozenset()  # sources the model read only in part
+    read_in_part: frozenset[int] = frozenset()  # sources excerpted or cut to fit the context
 
 
 @dataclass(frozen=True)
@@ -399,5 +399,5 @@ def source_usage(answer: Answer | None, verdict: Verdict | None) -> SourceUsage 
         for n in {span[0] for span in mark.support_spans}:
             supports[n] = supports.get(n, 0) + 1
     weak = verdict is not None and verdict.level == "unsupported"
-    excerpted = frozenset(s.n for s in answer.sources if s.sent is not None)
-    return SourceUsage(len(answer.sources), cited, supports, weak, excerpted)
+    in_part = frozenset(s.n for s in answer.sources if s.sent is not None)
+    return SourceUsage(len(answer.sources), cited, supports, weak, in_part)

@@ -46,7 +46,7 @@ class SourceRow:
     n: int
     hit: Hit
     sent: bool = True  # given to the model (False: a weaker match, or over the prompt's budget)
-    excerpt: bool = False  # the model read only its lines about the question
+    read_in_part: bool = False  # the model read only part of it (an excerpt, or cut to fit)
     cited: int = 0  # answer sentences citing it
     supports: int = 0  # answer sentences whose support span lies in it
     answered: bool = False  # the answer is finished, so the marks are final
@@ -83,7 +83,7 @@ def usage_row(row: SourceRow, usage: SourceUsage) -> SourceRow:
     return replace(
         row,
         sent=row.n <= usage.sent,
-        excerpt=row.n in usage.excerpted,
+        read_in_part=row.n in usage.read_in_part,
         cited=usage.cited.get(row.n, 0),
         supports=usage.supports.get(row.n, 0),
         answered=True,
@@ -120,8 +120,8 @@ class SourcesModel(QAbstractListModel):
                 where += f"\nsection: {row.hit.heading}"
             if row.hit.dense_score is not None:  # what the bar on the right shows
                 where += f"\nsimilarity to the question: {row.hit.dense_score:.2f}"
-            if row.excerpt:
-                where += "\nthe model read only its lines about the question"
+            if row.read_in_part:
+                where += "\nthe model read only part of it"
             return tooltip(where)
         if role == RowRole:
             return row

@@ -87,12 +87,12 @@ def test_the_sources_list_says_which_passages_the_model_read_in_part_or_not_at_a
         "Capital spending rose [2].", "m", [Source(1, hits[0]), Source(2, hits[1], ((0, 9),))]
     )
     usage = source_usage(answer, None)
-    assert usage is not None and usage.excerpted == {2}
+    assert usage is not None and usage.read_in_part == {2}
     model = SourcesModel()
     model.set_hits(hits)
     model.set_usage(usage)
     tips = [model.data(model.index(i), Qt.ItemDataRole.ToolTipRole) for i in range(3)]
-    assert "read only its lines about the question" in tips[1]
+    assert "read only part of it" in tips[1]
     assert "read only" not in tips[0] and "read only" not in tips[2]
     assert model.rows[2].mark()[0] == "not sent to the model"
 
@@ -112,4 +112,4 @@ def test_a_turn_reopened_from_the_history_knows_which_source_was_read_in_part() 
     assert state.answer is not None
     assert [s.sent for s in state.answer.sources] == [None, ((0, 58),)]
     usage = source_usage(state.answer, state.verdict)
-    assert usage is not None and usage.excerpted == {2}
+    assert usage is not None and usage.read_in_part == {2}
