@@ -232,8 +232,8 @@ def notes_questions(notes: Path, limit: int) -> list[str]:
 def prompts(engine: Any, question: str) -> dict[str, tuple[list[dict[str, str]], list[Any]]]:
     """The messages and sources of a question: the eight passages whole (today), and those
     chosen by evidence with long ones excerpted (now)."""
-    from app.core.answer.answering import build_messages, estimate_tokens
-    from app.core.answer.passages import choose_passages
+    from app.core.prompt.answering import build_messages, estimate_tokens
+    from app.core.prompt.passages import choose_passages
 
     hits = engine.search(question, 8).hits
     return {
@@ -244,7 +244,7 @@ def prompts(engine: Any, question: str) -> dict[str, tuple[list[dict[str, str]],
 
 def prompt_tokens(engine: Any, questions: list[str]) -> tuple[list[int], list[int]]:
     """Prompt tokens per question: the eight passages (today) and those chosen (now)."""
-    from app.core.answer.answering import estimate_tokens
+    from app.core.prompt.answering import estimate_tokens
 
     out: dict[str, list[int]] = {"today": [], "now": []}
     for q in questions:
@@ -262,7 +262,7 @@ def real_tokens(
     An unrelated chat goes first each time, so no prefix of the prompt comes from the cache."""
     import ollama
 
-    from app.core.answer.answering import DEFAULT_CONTEXT_TOKENS
+    from app.core.prompt.answering import DEFAULT_CONTEXT_TOKENS
 
     client = ollama.Client(host=host, timeout=300)
     options = {"num_predict": 1, "num_ctx": DEFAULT_CONTEXT_TOKENS}
@@ -306,8 +306,8 @@ def figures(text: str) -> str:
 def evidence_sent(engine: Any, asked: list[dict[str, Any]]) -> list[list[object]]:
     """FinanceBench questions whose evidence page is among the passages sent: the eight
     (today) and those chosen by evidence (now). What the cut costs where scores are flat."""
-    from app.core.answer.answering import estimate_tokens
-    from app.core.answer.passages import choose_passages
+    from app.core.prompt.answering import estimate_tokens
+    from app.core.prompt.passages import choose_passages
 
     sent = {"today": 0, "now": 0}
     for q in asked:
@@ -337,8 +337,8 @@ def first_token(
     engine: Any, questions: list[dict[str, Any]], host: str, model: str
 ) -> tuple[list[list[object]], dict[str, float]]:
     """Seconds from sending the question to the first piece, and gold answers held."""
-    from app.core.answer.answering import estimate_tokens, stream_answer
-    from app.core.answer.passages import choose_passages
+    from app.core.prompt.answering import estimate_tokens, stream_answer
+    from app.core.prompt.passages import choose_passages
 
     times: dict[str, list[float]] = {"today": [], "now": []}
     right: dict[str, int] = {"today": 0, "now": 0}
@@ -372,8 +372,8 @@ def first_token(
 
 def flush(host: str, model: str) -> None:
     """An unrelated short chat, so the server's cache holds nothing of the next prompt."""
-    from app.core.answer.answering import DEFAULT_CONTEXT_TOKENS
-    from app.core.answer.ollama_client import stream_chat
+    from app.core.ollama.client import stream_chat
+    from app.core.prompt.answering import DEFAULT_CONTEXT_TOKENS
 
     messages = [{"role": "user", "content": f"Say one word. ({time.time()})"}]
     options = {"num_predict": 1, "num_ctx": DEFAULT_CONTEXT_TOKENS}  # no reload at the next ask
@@ -402,8 +402,8 @@ def follow_up_turns(engine: Any, pair: tuple[str, str], answer: str) -> dict[str
     question) and as today (the earlier turn as chat messages before this turn's sources,
     the passages sent whole), with the passages the Asker would send; turn 2 searches as the
     rewrite's fallback does."""
-    from app.core.answer.answering import build_messages, estimate_tokens
-    from app.core.answer.passages import choose_passages
+    from app.core.prompt.answering import build_messages, estimate_tokens
+    from app.core.prompt.passages import choose_passages
 
     q1, q2 = pair
     h1 = choose_passages(engine.search(q1, 8).hits, estimate_tokens)
@@ -424,7 +424,7 @@ def follow_up_turns(engine: Any, pair: tuple[str, str], answer: str) -> dict[str
 
 def follow_up_reuse(engine: Any) -> list[list[object]]:
     """Tokens of turn 2's prompt that a cache holding turn 1 (prompt + answer) can reuse."""
-    from app.core.answer.answering import estimate_tokens
+    from app.core.prompt.answering import estimate_tokens
 
     a1 = "The note says to run the command it shows, and why [1]."
     shares: dict[str, list[float]] = {"today": [], "now": []}
@@ -439,8 +439,8 @@ def follow_up_reuse(engine: Any) -> list[list[object]]:
 
 def follow_up_first_token(engine: Any, host: str, model: str) -> list[list[object]]:
     """Seconds to a follow-up's first token on a real server that holds turn 1 in its cache."""
-    from app.core.answer.answering import DEFAULT_CONTEXT_TOKENS
-    from app.core.answer.ollama_client import stream_chat
+    from app.core.ollama.client import stream_chat
+    from app.core.prompt.answering import DEFAULT_CONTEXT_TOKENS
 
     def ask(messages: list[dict[str, str]]) -> tuple[str, float]:
         started, first, text = time.perf_counter(), None, []
@@ -466,7 +466,7 @@ def render(messages: list[dict[str, str]]) -> str:
 
 
 def common_prefix(a: str, b: str) -> int:
-    from app.core.answer.answering import estimate_tokens
+    from app.core.prompt.answering import estimate_tokens
 
     n = 0
     for x, y in zip(a, b, strict=False):

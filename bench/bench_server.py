@@ -41,8 +41,9 @@ from _common import peak_rss_mb, print_table
 from bench_dense import percentile, questions
 
 from app.core.engine import Engine
+from app.core.errors import StoreError
 from app.core.index.namespace import data_dir_namespace
-from app.core.index.store import StoreError, check_server, collection_name
+from app.core.index.store import check_server, collection_name
 
 COPY_BATCH = 4096
 T = TypeVar("T")

@@ -16,8 +16,6 @@ from app.cli.common import (
     say_failed,
     visible,
 )
-from app.core.answer.answering import Answer, Source
-from app.core.answer.verdict import Verdict
 from app.core.ask import (
     Asker,
     AskEvent,
@@ -29,13 +27,15 @@ from app.core.ask import (
     Piece,
     Planned,
     SearchFn,
-    UnknownThread,
     open_store,
 )
 from app.core.engine import Engine
+from app.core.errors import UnknownThread
+from app.core.prompt.answering import Answer, Source
 from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
 from app.core.types import Support
+from app.core.verdict.judge import Verdict
 
 _LEVEL_WORDS = {
     "supported": "Supported",

@@ -15,11 +15,9 @@ from typing import Any, BinaryIO
 
 from app.core.config import host_problem
 from app.core.engine import Engine
-from app.core.index.damage import DamagedError
+from app.core.errors import DamagedError, LockedError, QueryError, StoreError
 from app.core.index.indexer import Progress
-from app.core.index.store import StoreError
-from app.core.locking import LockedError
-from app.core.search.query import MAX_QUERY_CHARS, QueryError
+from app.core.search.query import MAX_QUERY_CHARS
 from app.core.text import WORD, query_terms, sentence_spans, stem
 
 SNIPPET = 300  # characters of each passage in the text output

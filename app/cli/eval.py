@@ -301,6 +301,10 @@ def _answers(args: argparse.Namespace, engine: Engine, data: Path) -> int:
     from app.core.ask import AskOptions
     from app.evaluation import answers as ans
 
+    if getattr(args, "replay", None) or getattr(args, "write_prompts", None):
+        from app.cli import replay
+
+        return replay.run(args, engine, data, _answer_sets(getattr(args, "sets", None)), _asked)
     names = _answer_sets(getattr(args, "sets", None))
     to_file = isinstance(args.json, str) and args.json != "-"
     table = not args.json or to_file

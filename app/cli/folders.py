@@ -6,8 +6,8 @@ import argparse
 
 from app.cli.common import HandledError, print_json, visible
 from app.core.engine import Engine
+from app.core.errors import LockedError
 from app.core.ingest.scanning import is_within
-from app.core.locking import LockedError
 from app.core.watch.status import plural
 
 

@@ -38,7 +38,7 @@ def _address(text: str) -> str:
 
 def _ollama_address(text: str) -> str:
     """--ollama-host: checked as the Settings window checks it."""
-    from app.core.answer.ollama_host import host_problem  # light: no client, no network
+    from app.core.ollama.address import host_problem  # light: no client, no network
 
     why = host_problem(text)
     if why:
@@ -196,6 +196,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="answers: passages the model reads (default: setting)",
     )
     p.add_argument("--model", default=None, help="answers: Ollama model (default: setting)")
+    p.add_argument(
+        "--replay",
+        metavar="FILE",
+        help='answers: judge given answers instead of asking a model, one {"question" or "id", '
+        '"answer", "label"} a line, citations as [[file:NAME]]',
+    )
+    p.add_argument(
+        "--ablate",
+        action="store_true",
+        help="answers --replay: also what switching off each check of the verdict changes",
+    )
+    p.add_argument(
+        "--write-prompts",
+        metavar="FILE",
+        help="answers: write each question with the sources ask sends (to answer for --replay)",
+    )
+    p.add_argument(
+        "--half",
+        choices=["dev", "held_out", "both"],
+        default="dev",
+        help="answers --write-prompts: the questions of this half (default: dev)",
+    )
     p.add_argument(
         "--work",
         metavar="DIR",

@@ -8,11 +8,12 @@ import time
 from pathlib import Path
 
 from app.cli.common import HandledError, excerpt, print_json, visible
-from app.core.answer.export import source_state, thread_markdown
-from app.core.answer.threads import HistoryError, ThreadInfo, ThreadStore
 from app.core.config import atomic_write_text
 from app.core.engine import Engine
+from app.core.errors import HistoryError
 from app.core.text import display_path
+from app.core.threads.export import source_state, thread_markdown
+from app.core.threads.store import ThreadInfo, ThreadStore
 from app.core.watch.status import plural
 
 

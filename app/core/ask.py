@@ -30,19 +30,17 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from app.core.answer.answering import Answer, AnswerError, Source, estimate_tokens, stream_answer
-from app.core.answer.conversation import Plan, UnknownThread, open_store, plan_turn, record_turn
-from app.core.answer.models import resolve_model
-from app.core.answer.passages import choose_passages
-from app.core.answer.threads import ThreadStore
-from app.core.answer.verdict import Verdict, judge
 from app.core.config import Settings
-from app.core.host.client import HostError
-from app.core.index.store import StoreError
-from app.core.search.query import QueryError
+from app.core.errors import AnswerError, HostError, QueryError, StoreError, UnknownThread
+from app.core.ollama.models import resolve_model
+from app.core.prompt.answering import Answer, Reply, Source, estimate_tokens, stream_answer
+from app.core.prompt.passages import choose_passages
 from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
+from app.core.threads.conversation import Plan, open_store, plan_turn, record_turn
+from app.core.threads.store import ThreadStore
 from app.core.types import Support
+from app.core.verdict.judge import Verdict, judge
 
 __all__ = [
     "AskEvent",
@@ -204,10 +202,18 @@ AskEvent = Planned | Searched | Piece | Done
 class Asker:
     """The owner of asking: one per front end, over one search function and thread store."""
 
-    def __init__(self, search: SearchFn, store: ThreadStore | None, options: AskOptions) -> None:
+    def __init__(
+        self,
+        search: SearchFn,
+        store: ThreadStore | None,
+        options: AskOptions,
+        *,
+        reply: Reply | None = None,
+    ) -> None:
         self.search = search
         self.store = store
         self.options = options
+        self.reply = reply  # writes the answers instead of Ollama (a replay of given answers)
 
     def settle_model(self) -> str | None:
         """Decide now which model answers (once for a batch): the configured one, or an
@@ -263,6 +269,7 @@ class Asker:
                 fallback=o.fallback,
                 history=plan.prompt_history,
                 search_query=plan.search_query,  # what a long passage is excerpted for
+                reply=self.reply,
             )
         )
         if answer.cancelled:

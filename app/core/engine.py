@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from app.core.config import DataDir, Settings
+from app.core.errors import NamespaceError, StoreError
 from app.core.index import damage, meta
 from app.core.index.indexer import Embedder, Indexer, IndexReport, ProgressFn
 from app.core.index.manifest import Manifest
 from app.core.index.matrix_cache import CACHE_FILE, store_fingerprint
 from app.core.index.meta import ModelRecord
-from app.core.index.namespace import NamespaceError, data_dir_namespace
-from app.core.index.store import StoreError, VectorStore, check_server
+from app.core.index.namespace import data_dir_namespace
+from app.core.index.store import VectorStore, check_server
 from app.core.ingest.parsing import ParseLimits
 from app.core.ingest.scanning import IgnoreRules, normalize
 from app.core.locking import WriterLock

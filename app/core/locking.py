@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from app.core.errors import LockedError
+
 try:
     import fcntl
 except ImportError:  # Windows
@@ -26,14 +28,6 @@ except ImportError:  # POSIX
     msvcrt = None  # type: ignore[assignment]
 
 FAR_BYTE = 1 << 30  # the byte locked where there is no flock: past any note ever written
-
-
-class LockedError(Exception):
-    """Another process is writing this index; the message names it, ``holder`` says who."""
-
-    def __init__(self, message: str, holder: str = "another Footnotes process") -> None:
-        super().__init__(message)
-        self.holder = holder
 
 
 def _try_lock(fh: IO[str]) -> bool:

@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.answer.answering import Answer
-from app.core.answer.ollama_client import AnswerFailure
 from app.core.ask import Asker, AskOptions, AskOutcome, AskRequest, Ending
 from app.core.config import DataDir
 from app.core.engine import Engine
+from app.core.errors import AnswerFailure
 from app.core.index.indexer import ProgressFn
+from app.core.prompt.answering import Answer
 from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
 from app.core.text import query_terms, stem, strip_citations
@@ -379,7 +379,7 @@ class Row:
         return out
 
 
-def _search(engine: Engine) -> Callable[[str, int, Scope | None], SearchResult]:
+def search_of(engine: Engine) -> Callable[[str, int, Scope | None], SearchResult]:
     """The engine's one search entrance, as the command line hands it to the Asker."""
 
     def search(query: str, k: int, scope: Scope | None) -> SearchResult:
@@ -454,7 +454,7 @@ def ask_all(
     note: str | None = None
     settled = False
     for s in sets:
-        asker = Asker(_search(s.engine), None, options)
+        asker = Asker(search_of(s.engine), None, options)
         if not settled:
             note = asker.settle_model()
             options, settled = asker.options, True

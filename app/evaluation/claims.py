@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.core.answer.claims import mark_sentences
 from app.core.text import STOPWORDS, sentence_spans
+from app.core.verdict.marks import mark_sentences
 from app.evaluation.datasets import read_jsonl
 from app.evaluation.support import title_half
 

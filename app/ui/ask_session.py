@@ -17,10 +17,10 @@ from app.core.ask import AskRequest, Done, Ending, Piece, Planned, Searched, Sou
 from app.core.ask import source_usage as core_source_usage
 
 if TYPE_CHECKING:
-    from app.core.answer.answering import Answer
-    from app.core.answer.verdict import Verdict
+    from app.core.prompt.answering import Answer
     from app.core.search.retrieval import SearchResult
     from app.core.search.scope import Scope
+    from app.core.verdict.judge import Verdict
     from app.ui.answer_view import AnswerView
     from app.ui.payloads import AskUpdate
     from app.ui.service import Service

@@ -88,10 +88,10 @@ class EngineProcess:
         C extensions (pydantic-core in the ollama client) hold the GIL while they initialise:
         better now, while the window shows "loading", than in the middle of the first answer.
         """
-        from app.core.host.client import HostError
+        from app.core.errors import HostError
         from app.ui.markup import render_answer
 
-        importlib.import_module("app.core.answer.answering")
+        importlib.import_module("app.core.prompt.answering")
         render_answer("**warm** [1]", 1)
         if not self.ready.wait(READY_WAIT_S) or self.host is None or self.lanes.closed:
             return
@@ -112,7 +112,7 @@ class EngineProcess:
 
     def search(self, request: Search, cancel: threading.Event) -> SearchResult:
         """Search in the process; raises HostError (also when ``cancel`` is set meanwhile)."""
-        from app.core.host.client import HostError
+        from app.core.errors import HostError
 
         if self.host is None:
             raise HostError("The indexing process is not running.")
@@ -120,7 +120,7 @@ class EngineProcess:
 
     def send(self, request: Request) -> None:
         """Send ``request`` to the process; raises HostError if there is none or it is gone."""
-        from app.core.host.client import HostError
+        from app.core.errors import HostError
 
         if self.host is None:
             raise HostError("The indexing process is not running.")
@@ -128,7 +128,7 @@ class EngineProcess:
 
     def tell(self, request: Request) -> None:
         """Send ``request`` if a process is there to hear it (best effort)."""
-        from app.core.host.client import HostError
+        from app.core.errors import HostError
 
         with contextlib.suppress(HostError):
             self.send(request)

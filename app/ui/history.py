@@ -13,9 +13,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from app.core.answer.export import source_state, thread_markdown
-from app.core.answer.threads import HistoryError, ThreadInfo, ThreadStore, Turn
 from app.core.config import DataDir, Settings, atomic_write_text
+from app.core.errors import HistoryError
+from app.core.threads.export import source_state, thread_markdown
+from app.core.threads.store import ThreadInfo, ThreadStore, Turn
 from app.ui.background import Lanes
 
 

@@ -206,7 +206,7 @@ class Indexing:
             self.lanes.submit("reader", self._snapshot)
 
     def _to_writer(self, request: Request, *, refusal: str) -> bool:
-        from app.core.host.client import HostError
+        from app.core.errors import HostError
 
         if self.engine.host is None or not self.state.value.writable:
             if refusal:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.answer.ollama_client import AnswerFailure
+from app.core.errors import AnswerFailure
 from app.core.index.report import counted
 from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (

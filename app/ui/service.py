@@ -192,7 +192,7 @@ class Service(QObject):
         there, or when ``cancel`` is set meanwhile)."""
 
         def search(query: str, k: int, scope: Scope | None) -> SearchResult:
-            from app.core.host.client import HostError
+            from app.core.errors import HostError
 
             if not self.engine.wait_ready():
                 raise HostError("The index is not open.")
@@ -247,8 +247,8 @@ class Service(QObject):
         self._lanes.submit("probe", self._list_models, host)
 
     def _list_models(self, host: str) -> None:
-        from app.core.answer.answering import AnswerError
-        from app.core.answer.ollama_client import probe_server
+        from app.core.errors import AnswerError
+        from app.core.ollama.client import probe_server
 
         try:
             probe = probe_server(host, timeout_s=5.0)

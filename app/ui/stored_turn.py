@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.answer.answering import Answer, Source
-from app.core.answer.claims import SentenceMark
-from app.core.answer.threads import Turn
-from app.core.answer.verdict import LEVELS, Verdict
+from app.core.prompt.answering import Answer, Source
 from app.core.search.retrieval import SearchResult
+from app.core.threads.store import Turn
 from app.core.types import Hit, Support
+from app.core.verdict.judge import LEVELS, Verdict
+from app.core.verdict.marks import SentenceMark
 from app.ui.ask_session import AskState
 
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.answer.threads import ThreadInfo, Turn
+from app.core.threads.store import ThreadInfo, Turn
 from app.ui.widgets import plain_label, tooltip
 
 _ID = Qt.ItemDataRole.UserRole

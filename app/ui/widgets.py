@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.answer.verdict import CHECKING, Verdict
 from app.core.text import display_path
+from app.core.verdict.judge import CHECKING, Verdict
 from app.ui.theme import colors
 
 

@@ -75,7 +75,7 @@ def test_a_query_over_the_cap_is_a_usage_error_naming_the_cap(cli_data_dir: Path
 
 def test_search_refuses_a_long_query_with_a_sentence(make_engine) -> None:
     """The core entrance itself refuses, so every front end (batch, window) gets the cap."""
-    from app.core.search.query import QueryError
+    from app.core.errors import QueryError
 
     engine = make_engine()
     with pytest.raises(QueryError, match=f"at most {MAX_QUERY_CHARS:,}"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.answer.threads import StoredSource, ThreadStore, Turn
+from app.core.threads.store import StoredSource, ThreadStore, Turn
 from tests.helpers import footnotes
 
 IMG = '<img src=x onerror="alert(1)">'

@@ -74,7 +74,7 @@ def test_json_output_keeps_the_exact_text(planted: tuple[Path, Path]) -> None:
 
 
 def test_threads_list_and_show_print_a_planted_answer_visibly(cli_data_dir: Path) -> None:
-    from app.core.answer.threads import ThreadStore, Turn
+    from app.core.threads.store import ThreadStore, Turn
 
     store = ThreadStore(cli_data_dir / "threads.sqlite3")
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.core.ask import Asker, AskOptions, AskRequest, Done, Ending
-from app.core.search.query import QueryError
+from app.core.errors import QueryError
 
 
 def test_a_question_past_the_query_cap_ends_with_the_sentence_not_an_exception() -> None:

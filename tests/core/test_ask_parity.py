@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.core.answer.threads import ThreadStore
 from app.core.config import Settings
+from app.core.threads.store import ThreadStore
 from tests.fake_ollama import FakeOllama
 from tests.helpers import footnotes
 from tests.ui_fixtures import *  # noqa: F403 - the fixtures

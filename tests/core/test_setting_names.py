@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.answer.answering import AnswerError, build_messages
 from app.core.config import Settings
+from app.core.errors import AnswerError
+from app.core.prompt.answering import build_messages
 from app.core.types import Hit
 
 CORE = Path(__file__).resolve().parents[2] / "app" / "core"

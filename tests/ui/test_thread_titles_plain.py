@@ -9,7 +9,7 @@ from tests.ui.test_plain_text_dialogs import HIDING, next_box_format
 
 
 def test_a_thread_title_keeps_its_own_role_and_an_escaped_tooltip(qtbot: Any) -> None:
-    from app.core.answer.threads import ThreadInfo
+    from app.core.threads.store import ThreadInfo
     from app.ui.threads_panel import TITLE, ThreadsPanel
 
     panel = ThreadsPanel()

@@ -74,8 +74,8 @@ def test_the_sources_list_says_which_passages_the_model_read_in_part_or_not_at_a
     full, which is seldom why)."""
     from PySide6.QtCore import Qt
 
-    from app.core.answer.answering import Answer, Source
     from app.core.ask import source_usage
+    from app.core.prompt.answering import Answer, Source
     from app.core.types import Hit
     from app.ui.sources_panel import SourcesModel
 
@@ -98,8 +98,8 @@ def test_the_sources_list_says_which_passages_the_model_read_in_part_or_not_at_a
 
 
 def test_a_turn_reopened_from_the_history_knows_which_source_was_read_in_part() -> None:
-    from app.core.answer.threads import StoredSource, Turn
     from app.core.ask import source_usage
+    from app.core.threads.store import StoredSource, Turn
     from app.ui.stored_turn import outcome_from_turn
 
     text = "Purchases of property, plant and equipment\n(1,577)\n(1,373)\nDividends paid\n(3,193)"

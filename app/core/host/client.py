@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from app.core.config import Settings
+from app.core.errors import HostError
 from app.core.host.messages import Call, Event, Exited, Reply, Request, Search, Stop, Warm
 from app.core.host.server import HostServer
 from app.core.ingest.parsing import start_method
@@ -56,10 +57,6 @@ PRELOAD = [
     "app.core.index.onnx_runner",
 ]
 MessageFn = Callable[[Event], None]
-
-
-class HostError(Exception):
-    """The child could not answer: it failed, exited, or took too long; the message says so."""
 
 
 _context_lock = threading.Lock()

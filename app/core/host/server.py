@@ -153,7 +153,8 @@ class HostServer:
     # -- opening and closing ---------------------------------------------------------------
     def _open(self) -> bool:
         from app.core.engine import Engine
-        from app.core.locking import LockedError, read_only_message
+        from app.core.errors import LockedError
+        from app.core.locking import read_only_message
 
         try:
             engine = Engine(self.data_dir, settings=self.settings)

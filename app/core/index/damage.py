@@ -19,13 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from app.core.config import DataDir
+from app.core.errors import DamagedError
 from app.core.index.matrix_cache import CACHE_FILE
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-class DamagedError(Exception):
-    """A file of the data directory that cannot be used; the message says what to do."""
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ from typing import Any, Protocol
 import numpy as np
 
 from app.core.config import DEFAULT_MODEL, DataDir, resolve_data_dir
+from app.core.errors import EmbeddingError
 from app.core.index.int8_export import (
     export_int8,
     export_marker,
     installed_export,
     int8_export_dir,
 )
-from app.core.index.model_source import EmbeddingError, model_key, open_model, resolve_source
+from app.core.index.model_source import model_key, open_model, resolve_source
 from app.core.index.onnx_runner import (
     OnnxEmbedder,
     onnx_embedder,

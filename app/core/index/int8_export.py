@@ -36,7 +36,8 @@ from typing import Any
 
 from app.core import testhooks
 from app.core.config import DEFAULT_MODEL
-from app.core.index.model_source import EmbeddingError, model_key, open_model
+from app.core.errors import EmbeddingError
+from app.core.index.model_source import model_key, open_model
 
 log = logging.getLogger(__name__)
 

@@ -14,13 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from app.core.config import DEFAULT_MODEL
+from app.core.errors import EmbeddingError
 from app.core.text import text_hash
 
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
-
-
-class EmbeddingError(RuntimeError):
-    """The embedding model could not be loaded or exported; the message says what to do."""
 
 
 def default_model_path() -> Path:

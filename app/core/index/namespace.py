@@ -13,11 +13,9 @@ import secrets
 import tempfile
 from pathlib import Path
 
+from app.core.errors import NamespaceError
+
 NAMESPACE_FILE = "chroma-server-id"  # in the data directory; names this directory's collection
-
-
-class NamespaceError(OSError):
-    """The namespace file cannot be kept in the data directory."""
 
 
 def data_dir_namespace(root: Path) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.index.model_source import EmbeddingError
+from app.core.errors import EmbeddingError
 from app.core.text import well_formed
 
 # Each text runs alone. Activations are quantised per run (dynamic int8), so a text run

@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from app.core.errors import NotOnDiskYet, StoreError
 from app.core.index.matrix_cache import MatrixCache
 from app.core.index.vectors import VectorMatrix
 from app.core.locking import held
@@ -40,14 +41,6 @@ LOW_SPACE_BYTES = 8 * 1024 * 1024
 OPEN_LOCK = ".open-lock"  # beside the store: taken while it is opened (``_local_client``)
 EXACT_LIMIT = 500_000  # vectors searched exactly in memory (~750 MB); beyond, the HNSW graph
 T = TypeVar("T")
-
-
-class StoreError(Exception):
-    """The vector store cannot be reached or written; the message says what to do."""
-
-
-class NotOnDiskYet(StoreError):
-    """The embedded store's first vectors are being written by another process."""
 
 
 NOT_ON_DISK = "Nothing found on disk"  # Chroma's words for a segment not yet written

@@ -7,15 +7,12 @@ book is refused with a sentence instead of being embedded and matched for minute
 
 from __future__ import annotations
 
+from app.core.errors import QueryError
 from app.core.text import well_formed
 
 # Far above any question a person types (a long paragraph is ~1,000 characters); a passage of
 # the index is ~1,200. Longer text gains nothing: the model reads 256 word pieces of it.
 MAX_QUERY_CHARS = 2_000
-
-
-class QueryError(ValueError):
-    """A query retrieval refuses; its message is one sentence a person can act on."""
 
 
 def checked_query(query: str) -> str:

@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 
-from app.core.index.store import StoreError
+from app.core.errors import StoreError
 
 FIRST_S = 5.0
 CAP_S = 300.0

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from app.core.config import Settings
-from app.core.host.client import EngineHost, HostError
+from app.core.errors import HostError
+from app.core.host.client import EngineHost
 from app.core.host.messages import AddFolder, Event, Exited, Failed, IndexProgress, Opened, Search
 
 

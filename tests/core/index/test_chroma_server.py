@@ -20,8 +20,9 @@ import numpy as np
 import pytest
 
 from app.core.engine import Engine
+from app.core.errors import StoreError
 from app.core.index.namespace import data_dir_namespace
-from app.core.index.store import StoreError, VectorStore
+from app.core.index.store import VectorStore
 from tests.helpers import eventually, footnotes, long_markdown, make_corpus
 
 CHROMA = Path(sys.executable).with_name("chroma")

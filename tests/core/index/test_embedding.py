@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from app.core import testhooks
+from app.core.errors import EmbeddingError
 from app.core.index import embedding, int8_export
 from app.core.index.embedding import load_embedder
 from app.core.index.int8_export import int8_export_dir
-from app.core.index.model_source import EmbeddingError
 from app.core.text import text_hash
 
 REPO = Path(__file__).resolve().parents[3]

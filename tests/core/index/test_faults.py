@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
-from app.core.answer.answering import answer_question
 from app.core.config import DEFAULT_MODEL
 from app.core.index.manifest import Manifest
 from app.core.index.store import VectorStore
+from app.core.prompt.answering import answer_question
 from app.core.types import Hit
 from tests.fake_ollama import _TOKEN, FakeOllama
 from tests.helpers import eventually, footnotes

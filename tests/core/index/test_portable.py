@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 
 from app.core.config import Settings
+from app.core.errors import LockedError
 from app.core.host.client import EngineHost
 from app.core.host.messages import AddFolder, Exited, IndexProgress, Opened, Search
 from app.core.ingest.parsing import START_METHOD_ENV, ParseLimits, start_method
 from app.core.ingest.reader_pool import ParserPool
-from app.core.locking import LockedError, WriterLock
+from app.core.locking import WriterLock
 from tests.core.host.test_engine_host import Inbox, data_dir, indexed
 
 ROOT = Path(__file__).resolve().parents[3]

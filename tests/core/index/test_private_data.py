@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.answer.threads import ThreadStore
 from app.core.config import DataDir
+from app.core.threads.store import ThreadStore
 from tests.helpers import footnotes
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")

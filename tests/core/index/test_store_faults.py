@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from app.core.engine import Engine
-from app.core.index.store import StoreError
+from app.core.errors import StoreError
 from tests.helpers import long_markdown
 
 REPO = Path(__file__).resolve().parents[3]

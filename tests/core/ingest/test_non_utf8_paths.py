@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.answer.answering import answer_question
+from app.core.prompt.answering import answer_question
 from tests.fake_ollama import FakeOllama
 
 NAME = b"caf\xe9 notes.md"  # Latin-1 "café notes.md": not UTF-8

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.answer.answering import estimate_tokens
-from app.core.answer.passages import choose_passages
+from app.core.prompt.answering import estimate_tokens
+from app.core.prompt.passages import choose_passages
 from tests.helpers import make_pdf
 
 CONTENTS = "\n".join(

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from app.cli.watch import run_watch
+from app.core.errors import StoreError
 from app.core.index.report import Progress
-from app.core.index.store import StoreError, VectorStore
+from app.core.index.store import VectorStore
 from app.core.watch.backoff import (
     Backoff,
     OutageKind,

@@ -17,20 +17,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from app.core.answer.answering import Answer
-from app.core.answer.followup import Rewrite, standalone_query
-from app.core.answer.threads import HistoryError, ThreadStore, Turn, turn_from_answer
 from app.core.config import DataDir, Settings
+from app.core.errors import HistoryError, UnknownThread
+from app.core.prompt.answering import Answer
+from app.core.threads.followup import Rewrite, standalone_query
+from app.core.threads.store import ThreadStore, Turn, turn_from_answer
 
 PROMPT_TURNS = 4  # earlier turns offered to the answer prompt (then cut to its token budget)
-
-
-class UnknownThread(Exception):
-    """No thread has this id."""
-
-    def __init__(self, thread_id: str) -> None:
-        super().__init__(thread_id)
-        self.thread_id = thread_id
 
 
 @dataclass

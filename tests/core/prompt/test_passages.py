@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.core.answer.answering import build_messages, estimate_tokens, mark_sentences
-from app.core.answer.passages import SOURCE_TOKENS, choose_passages, excerpt, sent_text
 from app.core.ask import Asker, AskOptions, AskRequest
+from app.core.prompt.answering import build_messages, estimate_tokens, mark_sentences
+from app.core.prompt.passages import SOURCE_TOKENS, choose_passages, excerpt, sent_text
 from app.core.types import Hit
 from tests.fake_ollama import FakeOllama
 

@@ -22,26 +22,21 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from app.core.answer.claims import SentenceMark, mark_sentences, to_json_sentences
-from app.core.answer.models import installed_models, resolve_model
-from app.core.answer.ollama_client import (
-    AnswerError,
-    AnswerFailure,
-    list_models,
-    model_context_length,
-    server_version,
-    stream_chat,
-)
-from app.core.answer.passages import SOURCE_TOKENS, Ranges, excerpt, sent_text
-from app.core.answer.verdict import Verdict, judge
+from app.core.errors import AnswerError, AnswerFailure
 from app.core.ingest.context import SEPARATOR
+from app.core.ollama.client import list_models, model_context_length, server_version, stream_chat
+from app.core.ollama.models import installed_models, resolve_model
+from app.core.prompt.passages import SOURCE_TOKENS, Ranges, excerpt, sent_text
 from app.core.text import display_path, strip_citations
 from app.core.types import Hit, Support
+from app.core.verdict.judge import Verdict, judge
+from app.core.verdict.marks import SentenceMark, mark_sentences, to_json_sentences
 
 __all__ = [
     "Answer",
     "AnswerError",
     "AnswerFailure",
+    "Reply",
     "SentenceMark",
     "Source",
     "Verdict",
@@ -56,6 +51,9 @@ __all__ = [
     "stream_chat",
     "to_json_sentences",
 ]
+
+# Writes an answer's pieces from the prompt and its numbered sources, in place of Ollama.
+Reply = Callable[[list[dict[str, str]], list["Source"]], Iterator[str]]
 
 DEFAULT_CONTEXT_TOKENS = 4096
 # Another installed chat model may answer instead.
@@ -416,6 +414,7 @@ def stream_answer(
     history: Sequence[tuple[str, str]] = (),
     compact: bool = True,
     search_query: str | None = None,
+    reply: Reply | None = None,
 ) -> Generator[str, None, Answer]:
     """Yield the answer's pieces as they arrive; return the finished, marked :class:`Answer`.
 
@@ -423,6 +422,8 @@ def stream_answer(
     to. With ``support`` (the retrieval evidence) the answer also carries its ``verdict``. With
     ``fallback``, a model that is not installed is replaced by an installed chat model.
     ``compact`` and ``search_query`` say how passages are sent (``build_messages``).
+    ``reply`` writes the answer instead of Ollama (``eval answers --replay``: given answers
+    judged through the same prompt, sources and marks, with no model).
     """
     ctx = context_tokens or DEFAULT_CONTEXT_TOKENS
     try:
@@ -442,15 +443,20 @@ def stream_answer(
     pieces: list[str] = []
 
     def stream(name: str) -> Iterator[str]:
-        for piece in stream_chat(
-            messages,
-            host=host,
-            model=name,
-            options={"num_ctx": ctx},
-            timeout_s=timeout_s,
-            connect_timeout_s=connect_timeout_s,
-            cancel=cancel,
-        ):
+        chunks = (
+            reply(messages, sources)
+            if reply is not None
+            else stream_chat(
+                messages,
+                host=host,
+                model=name,
+                options={"num_ctx": ctx},
+                timeout_s=timeout_s,
+                connect_timeout_s=connect_timeout_s,
+                cancel=cancel,
+            )
+        )
+        for piece in chunks:
             pieces.append(piece)
             yield piece
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from app.core.answer.answering import SYSTEM_PROMPT, build_messages
+from app.core.prompt.answering import SYSTEM_PROMPT, build_messages
 from app.core.types import Hit
 
 BLOCK = re.compile(r'<source n="(\d+)"[^>]*>\n(.*?)\n</source>', re.DOTALL)

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.core.answer.followup import merge_query, standalone_query, validate
-from app.core.answer.threads import Turn
+from app.core.threads.followup import merge_query, standalone_query, validate
+from app.core.threads.store import Turn
 from tests.fake_ollama import FakeOllama
 
 QUESTION = "What tariff did the US put on steel imports?"

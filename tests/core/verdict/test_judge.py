@@ -13,9 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.core.answer.answering import Source, answer_question
-from app.core.answer.claims import SentenceMark, mark_sentences
-from app.core.answer.models import (
+from app.core.errors import AnswerError
+from app.core.ollama.models import (
     ModelInfo,
     PullProgress,
     installed_models,
@@ -23,9 +22,10 @@ from app.core.answer.models import (
     pull_model,
     resolve_model,
 )
-from app.core.answer.ollama_client import AnswerError
-from app.core.answer.verdict import judge
+from app.core.prompt.answering import Source, answer_question
 from app.core.types import Hit, Support
+from app.core.verdict.judge import judge
+from app.core.verdict.marks import SentenceMark, mark_sentences
 from tests.fake_ollama import FakeOllama
 
 ARCHIVE = (

@@ -15,14 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from app.core.answer.ollama_client import (
-    AnswerError,
-    _SocketGuard,
-    describe_error,
-    has_model,
-    make_client,
-)
-from app.core.answer.ollama_host import import_ollama
+from app.core.errors import AnswerError
+from app.core.ollama.address import import_ollama
+from app.core.ollama.client import _SocketGuard, describe_error, has_model, make_client
 
 if TYPE_CHECKING:
     import ollama

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from app.core.answer.answering import build_messages
-from app.core.answer.export import thread_markdown
-from app.core.answer.followup import merge_query, standalone_query, validate
-from app.core.answer.threads import HistoryError, StoredSource, ThreadStore, Turn
+from app.core.errors import HistoryError
+from app.core.prompt.answering import build_messages
 from app.core.text import text_hash
+from app.core.threads.export import thread_markdown
+from app.core.threads.followup import merge_query, standalone_query, validate
+from app.core.threads.store import StoredSource, ThreadStore, Turn
 from tests.fake_ollama import FakeOllama
 
 FIRST_Q = "How often should the chain on a road bicycle be replaced?"
@@ -251,9 +252,9 @@ def test_export_of_a_non_utf8_path_is_legible(tmp_path: Path) -> None:
 def test_a_locked_database_does_not_stop_an_answer(tmp_path: Path) -> None:
     import sqlite3
 
-    from app.core.answer.answering import Answer
-    from app.core.answer.conversation import plan_turn, record_turn
     from app.core.config import Settings
+    from app.core.prompt.answering import Answer
+    from app.core.threads.conversation import plan_turn, record_turn
 
     db = tmp_path / "threads.sqlite3"
     store = ThreadStore(db, busy_timeout_s=0.2)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.core.answer.claims import mark_sentences
-from app.core.answer.verdict import RESTATES, Verdict, judge
 from app.core.types import Support
+from app.core.verdict.judge import RESTATES, Verdict, judge
+from app.core.verdict.marks import mark_sentences
 
 STRONG = Support(True, 0.9, "A passage in your files closely matches the question.")
 

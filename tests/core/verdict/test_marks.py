@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.core.answer.claims import mark_sentences
-from app.core.answer.verdict import judge
 from app.core.text import is_toc_like
 from app.core.types import Support
+from app.core.verdict.judge import judge
+from app.core.verdict.marks import mark_sentences
 from app.evaluation import claims as cases
 
 STRONG = Support(True, 0.9, "A passage in your files closely matches the question.")

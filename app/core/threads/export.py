@@ -23,8 +23,8 @@ import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.core.answer.threads import StoredSource, Turn
 from app.core.text import CITATION, citations, display_path
+from app.core.threads.store import StoredSource, Turn
 
 _CITED = re.compile(r"[ \t]*" + CITATION.pattern, CITATION.flags)  # with the space before it
 UNSUPPORTED_MARK = " ⚠ *(not supported by the cited passages)*"

@@ -23,8 +23,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.answer.facts import facts, tokens
 from app.core.text import STOPWORDS, claim_terms, stem, strip_citations
+from app.core.verdict.figures import facts, tokens
 
 
 def _split(words: str) -> list[str]:

@@ -25,10 +25,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from app.core.answer.asks import asked, mislabelled, missing_names, supplies
-from app.core.answer.claims import SentenceMark
-from app.core.answer.shapes import NOT_A_CLAIM
 from app.core.types import Support
+from app.core.verdict.kinds import NOT_A_CLAIM
+from app.core.verdict.marks import SentenceMark
+from app.core.verdict.question import asked, mislabelled, missing_names, supplies
 
 LEVELS = ("supported", "partly_supported", "unsupported", "no_answer")
 CHECKING = "Checking the answer against your files…"

@@ -24,8 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.core.answer.facts import Facts, conflicts, facts, merge
-from app.core.answer.shapes import (
+from app.core.text import citations, claim_terms, sentence_spans, strip_citations, toc_lines
+from app.core.verdict.copies import find_code, find_copy
+from app.core.verdict.figures import Facts, conflicts, facts, merge
+from app.core.verdict.kinds import (
     NOT_A_CLAIM,
     in_code_block,
     is_meta,
@@ -33,8 +35,6 @@ from app.core.answer.shapes import (
     looks_like_code,
     sentence_kind,
 )
-from app.core.answer.verbatim import find_code, find_copy
-from app.core.text import citations, claim_terms, sentence_spans, strip_citations, toc_lines
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
 

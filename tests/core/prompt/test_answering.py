@@ -13,9 +13,10 @@ from pathlib import Path
 import ollama
 import pytest
 
-from app.core.answer.answering import (
+from app.core.errors import AnswerError
+from app.core.ollama.client import has_model
+from app.core.prompt.answering import (
     NO_ANSWER,
-    AnswerError,
     Source,
     answer_question,
     build_messages,
@@ -24,7 +25,6 @@ from app.core.answer.answering import (
     model_context_length,
     server_version,
 )
-from app.core.answer.ollama_client import has_model
 from app.core.types import Hit
 from tests.fake_ollama import _TOKEN, FakeOllama
 
@@ -110,7 +110,7 @@ def test_list_models_and_version(server: FakeOllama) -> None:
 
 
 def test_host_is_completed_like_ollama_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.core.answer.ollama_host import display_host
+    from app.core.ollama.address import display_host
 
     assert display_host("0.0.0.0") == "http://0.0.0.0:11434"
     assert display_host("localhost:1234/") == "http://localhost:1234"
@@ -325,7 +325,7 @@ def sources() -> list[Source]:
 
 
 def test_supported_sentence_points_at_passage_sentence() -> None:
-    from app.core.answer.answering import mark_sentences
+    from app.core.prompt.answering import mark_sentences
 
     answer = "The Eiffel Tower was finished in 1889 [1]. The Seine flows through Paris.[2]"
     first, second = mark_sentences(answer, sources())
@@ -341,7 +341,7 @@ def test_supported_sentence_points_at_passage_sentence() -> None:
 
 
 def test_fabricated_and_wrong_number_sentences_are_unsupported() -> None:
-    from app.core.answer.answering import mark_sentences
+    from app.core.prompt.answering import mark_sentences
 
     answer = "Paris has twelve million cats [1]. The Seine is 900 kilometres long [2]."
     cats, length = mark_sentences(answer, sources())
@@ -350,7 +350,7 @@ def test_fabricated_and_wrong_number_sentences_are_unsupported() -> None:
 
 
 def test_bad_citation_number_is_caught() -> None:
-    from app.core.answer.answering import mark_sentences
+    from app.core.prompt.answering import mark_sentences
 
     (mark,) = mark_sentences("Paris is the capital of France [7].", sources())
     assert not mark.supported and mark.bad_citations == [7]
@@ -358,7 +358,7 @@ def test_bad_citation_number_is_caught() -> None:
 
 
 def test_meta_sentences_and_miscitations() -> None:
-    from app.core.answer.answering import mark_sentences, to_json_sentences
+    from app.core.prompt.answering import mark_sentences, to_json_sentences
 
     answer = (
         "Paris is the capital of France [2]. "

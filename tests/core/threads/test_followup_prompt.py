@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.answer.threads import ThreadStore
 from app.core.ask import Asker, AskOptions, AskRequest, Done
+from app.core.threads.store import ThreadStore
 from tests.fake_ollama import FakeOllama
 
 

@@ -21,8 +21,9 @@ from typing import Any
 
 import pytest
 
-from app.core.answer.ollama_client import AnswerError, probe_server, stream_chat
-from app.core.answer.ollama_host import is_local_host, plain_http_warning
+from app.core.errors import AnswerError
+from app.core.ollama.address import is_local_host, plain_http_warning
+from app.core.ollama.client import probe_server, stream_chat
 from tests.fake_ollama import FakeOllama
 from tests.helpers import make_corpus
 

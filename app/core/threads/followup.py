@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.core.answer.ollama_client import AnswerError, stream_chat
+from app.core.errors import AnswerError
+from app.core.ollama.client import stream_chat
 from app.core.text import CITATION, query_terms, strip_citations
 
 REWRITE_TURNS = 3  # earlier turns shown to the rewrite

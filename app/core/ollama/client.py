@@ -9,13 +9,13 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pydantic
 
-from app.core.answer.ollama_host import display_host, import_ollama, plain_http_warning
+from app.core.errors import AnswerError
+from app.core.ollama.address import display_host, import_ollama, plain_http_warning
 
 if TYPE_CHECKING:
     import ollama
@@ -23,34 +23,6 @@ else:  # not ``import ollama``: a bad $OLLAMA_HOST must not crash the import
     ollama = import_ollama()
 
 _CANCEL_POLL_S = 0.05
-
-
-class AnswerFailure(StrEnum):
-    """Why no (whole) answer came back: front ends decide by this, never by the wording."""
-
-    ERROR = "error"  # anything not named below
-    NOT_RUNNING = "not_running"
-    UNKNOWN_HOST = "unknown_host"
-    CONNECT_TIMEOUT = "connect_timeout"
-    TIMEOUT = "timeout"
-    INTERRUPTED = "interrupted"
-    MALFORMED = "malformed"
-    HTTP = "http"
-    SERVER = "server"
-    REDIRECT = "redirect"
-    MODEL_MISSING = "model_missing"
-    MODEL_CANNOT_CHAT = "model_cannot_chat"
-    PULL_FAILED = "pull_failed"
-    TOO_LONG = "too_long"
-
-
-class AnswerError(Exception):
-    """A failure to get an answer from Ollama, worded as a sentence a person can act on."""
-
-    def __init__(self, message: str, kind: AnswerFailure | str = AnswerFailure.ERROR) -> None:
-        super().__init__(message)
-        self.message = message
-        self.kind = AnswerFailure(kind)
 
 
 class _Client(ollama.Client):

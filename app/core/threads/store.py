@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.answer.answering import Answer
+from app.core.errors import HistoryError
+from app.core.prompt.answering import Answer
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (
@@ -61,10 +62,6 @@ CREATE TABLE IF NOT EXISTS sources (
 );
 """
 _TITLE_CHARS = 80
-
-
-class HistoryError(Exception):
-    """The thread database could not be used; the message says why and what to do."""
 
 
 @dataclass
@@ -114,9 +111,9 @@ class ThreadInfo:
 
 def turn_from_answer(question: str, search_query: str, answer: Answer) -> Turn:
     """The storable turn for a finished answer."""
-    from app.core.answer.claims import to_json_sentences
-    from app.core.answer.verdict import judge
     from app.core.text import text_hash
+    from app.core.verdict.judge import judge
+    from app.core.verdict.marks import to_json_sentences
 
     verdict = answer.verdict or judge(None, answer.sentences, error=answer.error)
     sources = [
