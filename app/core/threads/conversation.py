@@ -61,8 +61,10 @@ def new_topic_note(title: str) -> str:
     short = " ".join(title.split())
     if len(short) > 60:
         short = short[:59].rstrip() + "…"
-    return f"A new topic, so a new thread (not a follow-up of “{short}”)." if short else (
-        "A new topic, so a new thread."
+    return (
+        f"A new topic, so a new thread (not a follow-up of “{short}”)."
+        if short
+        else ("A new topic, so a new thread.")
     )
 
 

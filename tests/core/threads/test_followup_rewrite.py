@@ -88,7 +88,9 @@ def test_a_rewrite_that_loses_the_follow_ups_words_or_changes_its_year_is_refuse
     assert changed.method == "fallback" and "“2023”" in changed.note
     assert "2023" not in changed.query and not changed.query.startswith("Q:")
     server.rewrite_reply = "Q: Ulta Beauty net income fiscal 2022"
-    kept = standalone_query("and what about net income?", history, host=server.url, model="llama3.2")
+    kept = standalone_query(
+        "and what about net income?", history, host=server.url, model="llama3.2"
+    )
     assert (kept.method, kept.query) == ("model", "Ulta Beauty net income fiscal 2022")
 
 
@@ -103,7 +105,7 @@ def test_labels_are_taken_off_however_many(reply: str) -> None:
 
 
 def test_the_fallback_merge_keeps_version_numbers_whole() -> None:
-    """"and in 4.8?" after a question about sed 4.9 was searched as "and in 4.8? changed sed
+    """ "and in 4.8?" after a question about sed 4.9 was searched as "and in 4.8? changed sed
     9": the merge split 4.9 and kept its stray 9."""
     history = [Turn("What changed in sed 4.9?", "What changed in sed 4.9?", "x", n=1)]
     assert merge_query("and in 4.8?", history) == "and in 4.8? changed sed"
