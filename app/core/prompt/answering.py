@@ -26,7 +26,7 @@ from typing import Any
 from app.core.errors import AnswerError, AnswerFailure
 from app.core.ingest.context import SEPARATOR
 from app.core.ollama.client import list_models, model_context_length, server_version, stream_chat
-from app.core.ollama.models import installed_models, resolve_model
+from app.core.ollama.models import installed_models, missing_model_message, resolve_model
 from app.core.prompt.cleaning import AnswerCleaner, clean, instruction_sentences
 from app.core.prompt.passages import SOURCE_TOKENS, Ranges, excerpt, sent_text
 from app.core.text import display_path, strip_citations
@@ -490,7 +490,7 @@ def stream_answer(
             if exc.kind not in _NO_MODEL or pieces:
                 raise
             if not fallback:  # the person named this model: that one, or say what there is
-                raise _naming_installed(exc, host, min(timeout_s, 10.0)) from exc
+                raise _naming_installed(exc, host, model, min(timeout_s, 10.0)) from exc
             choice = resolve_model(host, model, timeout_s=min(timeout_s, 10.0))
             if choice.model is None or not choice.fallback:
                 raise AnswerError(choice.note or exc.message, exc.kind) from exc
@@ -510,11 +510,16 @@ def stream_answer(
     return result
 
 
-def _naming_installed(exc: AnswerError, host: str | None, timeout_s: float) -> AnswerError:
-    """The missing-model error, with the chat models that are installed (to choose from)."""
+def _naming_installed(
+    exc: AnswerError, host: str | None, model: str, timeout_s: float
+) -> AnswerError:
+    """The missing-model error, with the chat models that are installed (to choose from) and,
+    first, the one whose name the person may have meant."""
     try:
         names = [m.name for m in installed_models(host, timeout_s) if m.chat]
     except AnswerError:
         return exc
+    if exc.kind is AnswerFailure.MODEL_MISSING:
+        return AnswerError(missing_model_message(model, names), exc.kind)
     there = f"Installed: {', '.join(names)}." if names else "No chat model is installed."
     return AnswerError(f"{exc.message} {there}", exc.kind)
