@@ -111,7 +111,7 @@ class PassageView(QWidget):
         """Show source ``n``: request its text around the passage, and its page if paged."""
         self.n, self.hit, self._strong = n, hit, []
         page = f"  ·  page {hit.page}" if hit.page else ""
-        self.title.setText(f"[{n}]  {os.path.basename(shown_path(hit.path))}{page}")
+        self.title.set_parts(f"[{n}]  {os.path.basename(shown_path(hit.path))}", page)
         self.where.setText(short_folder(os.path.dirname(shown_path(hit.path))))
         for b in (self.open_button, self.reveal_button):
             b.setEnabled(True)
@@ -140,7 +140,7 @@ class PassageView(QWidget):
 
     def clear(self) -> None:
         self.hit, self.n = None, 0
-        self.title.setText("No source selected")
+        self.title.set_parts("No source selected", "")
         self.where.clear()
         self.warning.hide()
         self.text.clear()

@@ -13,6 +13,9 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSizePolicy,
+    QStyle,
+    QStyleOptionButton,
+    QStylePainter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -43,9 +46,15 @@ class ElidedLabel(QLabel):
     ) -> None:
         super().__init__(parent)
         self.mode = mode
+        self.tail = ""  # the end that is never elided ("  ·  page 2"), see ``set_parts``
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setText(text)
+
+    def set_parts(self, text: str, tail: str) -> None:
+        """Show ``text`` then ``tail``, eliding only ``text`` (a file's name, its page kept)."""
+        self.tail = tail
+        self.setText(text + tail)
 
     def minimumSizeHint(self) -> QSize:
         return QSize(0, super().minimumSizeHint().height())
@@ -57,7 +66,12 @@ class ElidedLabel(QLabel):
     def shown_text(self) -> str:
         """The text as drawn at the label's current width (elided when it does not fit)."""
         width = self.contentsRect().width()
-        return self.fontMetrics().elidedText(self.text(), self.mode, max(width, 0))
+        fm = self.fontMetrics()
+        text, tail = self.text(), self.tail if self.text().endswith(self.tail) else ""
+        if tail and fm.horizontalAdvance(text) > width:
+            head = text[: len(text) - len(tail)]
+            return fm.elidedText(head, self.mode, max(width - fm.horizontalAdvance(tail), 0)) + tail
+        return fm.elidedText(text, self.mode, max(width, 0))
 
     def paintEvent(self, event: QPaintEvent) -> None:
         shown = self.shown_text()
@@ -74,6 +88,31 @@ class ElidedLabel(QLabel):
             shown,
             self.foregroundRole(),
         )
+
+
+class ElidedButton(QPushButton):
+    """A push button whose long label (a suggested question) is elided to the button's width
+    rather than widening its pane; ``text()`` stays whole and is the tooltip when cut."""
+
+    MIN_WIDTH = 120
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), self.MIN_WIDTH), hint.height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        option = QStyleOptionButton()
+        self.initStyleOption(option)
+        style = self.style()
+        room = style.subElementRect(QStyle.SubElement.SE_PushButtonContents, option, self)
+        shown = self.fontMetrics().elidedText(
+            self.text(), Qt.TextElideMode.ElideRight, max(room.width() - 8, 0)
+        )
+        tip = tooltip(self.text()) if shown != self.text() else ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
+        option.text = shown
+        QStylePainter(self).drawControl(QStyle.ControlElement.CE_PushButton, option)
 
 
 def tooltip(text: str) -> str:
