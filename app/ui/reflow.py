@@ -36,10 +36,13 @@ class Reflowed:
         return self.offsets[max(0, min(old, len(self.offsets) - 1))]
 
 
-def _is_prose(line: str) -> bool:
-    """A line that may be joined to its neighbours: not code, a table, a list or a heading."""
+def _is_prose(line: str, control: bool = False) -> bool:
+    """A line that may be joined to its neighbours: not code, a table, a list or a heading.
+    In a control file (``control``) indentation is the field's margin, never code."""
     stripped = line.strip()
-    if not stripped or line.startswith("\t") or len(line) - len(line.lstrip()) >= 4:
+    if not stripped:
+        return False
+    if not control and (line.startswith("\t") or len(line) - len(line.lstrip()) >= 4):
         return False
     if stripped[0] in "#>|" or stripped.startswith(FENCE) or stripped.count("|") >= 2:
         return False
@@ -72,6 +75,7 @@ def _joins(lines: list[str]) -> set[int]:
             fenced[i] = True
         else:
             fenced[i] = inside
+    control = any(_dot(line) for line in lines)  # a Debian copyright or control file
     start = 0
     while start < len(lines):
         end = start
@@ -90,7 +94,7 @@ def _joins(lines: list[str]) -> set[int]:
                 if len(a.rstrip()) >= max(MIN_JOINED, 0.6 * width) and not a.endswith("  "):
                     joins.add(i)  # a list item's wrapped line, indented under its text
                 continue
-            if not (_is_prose(a) and _is_prose(b)):
+            if not (_is_prose(a, control) and _is_prose(b, control)):
                 continue
             if RULE.fullmatch(lines[i + 2].strip() if i + 2 < end else "x"):
                 continue  # b is a heading underlined by the next line

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,13 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.theme import colors
-from app.ui.widgets import shown_path, tooltip
+from app.ui.widgets import elide_name, shown_path, tooltip
 
 if TYPE_CHECKING:
     from app.core.types import Hit
     from app.ui.ask_session import SourceUsage
 
-_MIN_HEAD = 4  # characters of a name's start kept when its end is kept whole
 RowRole = Qt.ItemDataRole.UserRole + 1
 NARROW_ROW = 300  # below this a row drops its similarity bar, so the name and page fit
 Index = QModelIndex | QPersistentModelIndex
@@ -94,26 +92,10 @@ def usage_row(row: SourceRow, usage: SourceUsage) -> SourceRow:
     )
 
 
-_NAME_PARTS = re.compile(r"[_\-\s.]+")  # where a file name's words meet
-
-
 def fit_name(name: str, metrics: QFontMetrics, page_width: int, width: int) -> str:
-    """A file's name as it fits ``width`` beside its page, which is never cut: elided in the
-    middle, keeping whole the last words and the extension that tell one file from its
-    siblings ("ULTA…EARNINGS.pdf", not "ULTABE…GS.pdf") when they fit with a start."""
-    room = max(0, width - page_width)
-    if metrics.horizontalAdvance(name) <= room:
-        return name
-    stem_end = name.rfind(".") if "." in name[1:] else len(name)
-    for m in _NAME_PARTS.finditer(name, 1, stem_end):  # the longest tail that fits first
-        tail = name[m.end() :]
-        if not tail:
-            continue
-        rest = room - metrics.horizontalAdvance("…" + tail)
-        head = metrics.elidedText(name[: m.start()], Qt.TextElideMode.ElideRight, rest)
-        if len(head) - 1 >= _MIN_HEAD and head.endswith("…"):
-            return head + tail
-    return metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, room)
+    """A file's name as it fits ``width`` beside its page, which is never cut (see
+    ``widgets.elide_name``: "ULTA…EARNINGS.pdf", not "ULTABE…GS.pdf")."""
+    return elide_name(name, metrics, max(0, width - page_width))
 
 
 def short_folder(folder: str) -> str:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import html
+import re
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QFontMetrics, QKeyEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -34,9 +35,32 @@ def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     return label
 
 
+_NAME_PARTS = re.compile(r"[_\-\s./]+")  # where the words of a file's name or path meet
+_MIN_HEAD = 4  # characters of a name's start kept when its end is kept whole
+
+
+def elide_name(name: str, metrics: QFontMetrics, width: int) -> str:
+    """``name`` as it fits ``width``: elided in the middle, keeping whole the last words and
+    the extension that tell a file from its siblings ("ULTA…EARNINGS.pdf", not
+    "ULTABE…GS.pdf") when they fit with a start; else Qt's middle elision."""
+    if metrics.horizontalAdvance(name) <= width:
+        return name
+    stem_end = name.rfind(".") if "." in name[1:] else len(name)
+    for m in _NAME_PARTS.finditer(name, 1, max(stem_end, 1)):  # the longest tail that fits
+        tail = name[m.end() :]
+        if not tail:
+            continue
+        rest = width - metrics.horizontalAdvance("…" + tail)
+        head = metrics.elidedText(name[: m.start()], Qt.TextElideMode.ElideRight, rest)
+        if len(head) - 1 >= _MIN_HEAD and head.endswith("…"):
+            return head + tail
+    return metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, max(width, 0))
+
+
 class ElidedLabel(QLabel):
     """One line of plain text that never widens its pane: what does not fit is elided
-    (in the middle, keeping a file's extension) and the whole text is the tooltip."""
+    (in the middle by default, keeping a file's last words and extension: ``elide_name``)
+    and the whole text is the tooltip."""
 
     def __init__(
         self,
@@ -70,8 +94,13 @@ class ElidedLabel(QLabel):
         text, tail = self.text(), self.tail if self.text().endswith(self.tail) else ""
         if tail and fm.horizontalAdvance(text) > width:
             head = text[: len(text) - len(tail)]
-            return fm.elidedText(head, self.mode, max(width - fm.horizontalAdvance(tail), 0)) + tail
-        return fm.elidedText(text, self.mode, max(width, 0))
+            return self._elided(head, width - fm.horizontalAdvance(tail)) + tail
+        return self._elided(text, width)
+
+    def _elided(self, text: str, width: int) -> str:
+        if self.mode == Qt.TextElideMode.ElideMiddle:
+            return elide_name(text, self.fontMetrics(), max(width, 0))
+        return self.fontMetrics().elidedText(text, self.mode, max(width, 0))
 
     def paintEvent(self, event: QPaintEvent) -> None:
         shown = self.shown_text()

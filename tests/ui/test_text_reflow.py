@@ -116,6 +116,9 @@ COPYRIGHT = (  # the shape of /usr/share/doc/*/copyright (Debian's machine-reada
     " .\n"
     " 1. Redistributions of source code must retain the above copyright\n"
     "    notice, this list of conditions and the following disclaimer.\n"
+    " .\n"
+    "    somewhere reasonably visible in your documentation and in any relevant\n"
+    "    files or online help data or similar, as the PCRE licence says of itself.\n"
 )
 
 
@@ -130,6 +133,7 @@ def test_a_debian_copyright_file_reads_as_paragraphs() -> None:
         "permission notice appear in all copies.\n\n 1. Redistributions"
     ) in shown
     assert "must retain the above copyright notice, this list of conditions" in shown
+    assert "in any relevant files or online help" in shown  # indented: a margin, not code
     assert "<ljb@debian.org>\n 2005, Luk Claes <luk@debian.org>\nLicense: curl\n" in shown
     assert "All rights reserved.\n\n Permission" in shown and " .\n" not in shown
     dots = {m.start() + 1 for m in re.finditer(r"(?m)^ \.$", COPYRIGHT)}
