@@ -505,7 +505,7 @@ def stream_answer(
     result.cancelled = cancel is not None and cancel.is_set()
     if pieces and not result.text and result.error is None and not result.cancelled:
         result.error, result.error_kind = ECHO_ONLY, AnswerFailure.ECHOED
-    result.sentences = mark_sentences(result.text, sources)
+    result.sentences = mark_sentences(result.text, sources, question=question)
     result.judge(support)
     return result
 

@@ -32,7 +32,7 @@ from typing import Protocol
 
 from app.core.errors import AnswerError
 from app.core.ollama.client import stream_chat
-from app.core.text import CITATION, STOPWORDS, claim_terms, query_terms, strip_citations
+from app.core.text import CITATION, STOPWORDS, query_terms, stem, strip_citations
 
 REWRITE_TURNS = 3  # earlier turns shown to the rewrite
 _ANSWER_CHARS = 400  # of each earlier answer, in the rewrite prompt
@@ -88,6 +88,21 @@ _LABEL = re.compile(
 _TERM = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _SAME_TOPIC = 0.5  # more than this share of a question's words in the last turn: its topic
+# Words a follow-up leans with, which a rewrite need not keep ("and also?", "what else?").
+_LOOSE = frozenset(["also", "else", "instead", "please", "tell", "anything", "something"])
+
+
+def question_terms(text: str) -> set[str]:
+    """The stems of ``text``'s content words and its numbers, whole and without separators:
+    what a rewrite must keep of a follow-up, and what two questions of one topic share."""
+    terms = set()
+    for m in _TERM.finditer(text.lower()):
+        tok = m.group()
+        if tok[0].isdigit():
+            terms.add(tok.replace(",", ""))
+        elif tok not in STOPWORDS and tok not in _LOOSE and len(tok) > 1:
+            terms.add(stem(tok))
+    return terms
 
 
 class PriorTurn(Protocol):
@@ -169,7 +184,7 @@ def refusal(
         return generic
     if not reads_as_query(text) or any(copies(text, answer) for answer in previous):
         return generic
-    kept = claim_terms(text)
+    kept = question_terms(text)
     lost = [w for w in _own_words(question) if _key(w) not in kept]
     if lost:
         return f"the model's rewrite left out {_listed(lost)}"
@@ -188,12 +203,12 @@ def _own_words(question: str) -> list[str]:
         word = m.group()
         if word.lower() not in STOPWORDS and (len(word) > 1 or word.isdigit()):
             out.setdefault(word, None)
-    return [w for w in out if claim_terms(w)]  # not the words an answer uses of its sources
+    return [w for w in out if question_terms(w)]  # not the words it leans with ("also")
 
 
 def _key(word: str) -> str:
-    """How :func:`claim_terms` writes ``word`` (its stem; a number without separators)."""
-    terms = claim_terms(word)
+    """How :func:`question_terms` writes ``word`` (its stem; a number without separators)."""
+    terms = question_terms(word)
     return next(iter(terms)) if terms else word.lower()
 
 
@@ -239,8 +254,8 @@ def leans_on_history(question: str) -> bool:
 def shares_topic(question: str, turn: PriorTurn) -> bool:
     """Whether most of ``question``'s words were in ``turn``'s question or query: the same
     topic asked again ("… net sales for fiscal 2023?" after "… for fiscal 2022?")."""
-    own = claim_terms(question)
-    before = claim_terms(f"{turn.question} {turn.search_query}")
+    own = question_terms(question)
+    before = question_terms(f"{turn.question} {turn.search_query}")
     return bool(own) and len(own & before) > _SAME_TOPIC * len(own)
 
 

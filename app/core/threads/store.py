@@ -154,7 +154,7 @@ def readable(turn: Turn) -> Turn:
         return turn
     from app.core.verdict.marks import mark_sentences, to_json_sentences
 
-    marks = to_json_sentences(mark_sentences(text, turn.sources))
+    marks = to_json_sentences(mark_sentences(text, turn.sources, question=turn.question))
     return dataclasses.replace(turn, answer=text, sentences=marks)
 
 
