@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -49,6 +50,7 @@ def test_a_long_folder_status_leaves_the_answer_most_of_the_window(qtbot: Any, m
     )  # the guide never scrolls sideways
 
 
+@pytest.mark.slow  # starts the app twice
 def test_the_widths_a_person_drags_to_are_kept_across_a_restart(qtbot: Any, make_gui) -> None:
     gui = make_gui("remember")
     w = gui.window
