@@ -40,6 +40,7 @@ from app.core.search.scope import Scope
 from app.core.threads.conversation import Plan, open_store, plan_turn, record_turn
 from app.core.threads.store import ThreadStore
 from app.core.types import Support
+from app.core.verdict import parse
 from app.core.verdict.judge import Level, Verdict, judge
 
 __all__ = [
@@ -236,6 +237,7 @@ class Asker:
         cancel = cancel or threading.Event()
         o = self.options
         question = request.question.strip()
+        parse.warm()  # the verdict's parser loads while the question is searched and answered
         plan = self._plan(request, question, cancel)
         r = plan.rewrite
         yield Planned(r.query, r.method, r.note, plan.turn, plan.warning)

@@ -539,3 +539,14 @@ def to_json_sentences(marks: Sequence[SentenceMark]) -> list[dict[str, object]]:
         }
         for m in marks
     ]
+
+
+def prepare(sources: Sequence[Passage]) -> None:
+    """Read the sources' sentences ahead (parse them and their arcs) while the answer streams,
+    so that marking the finished answer only reads the answer's own sentences."""
+    texts = [src.text[s:e] for src in sources for s, e in sentence_spans(src.text)]
+    from app.core.verdict.parse import parse_all
+
+    parse_all(texts)
+    for text in texts:
+        read_text(text)
