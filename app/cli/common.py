@@ -14,8 +14,16 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from app.core.config import host_problem
+from app.core.diskfull import disk_full_message, is_disk_full
 from app.core.engine import Engine
-from app.core.errors import DamagedError, LockedError, QueryError, StoreError
+from app.core.errors import (
+    DamagedError,
+    DiskFullError,
+    LockedError,
+    QueryError,
+    StoreError,
+)
+from app.core.faults import NO_FAULTS, Faults
 from app.core.index.indexer import Progress
 from app.core.search.query import MAX_QUERY_CHARS
 from app.core.text import WORD, query_terms, sentence_spans, stem
@@ -210,13 +218,15 @@ def ollama_host_arg(args: argparse.Namespace) -> str | None:
     return None
 
 
-def open_engine(args: argparse.Namespace) -> Engine:
+def open_engine(args: argparse.Namespace, faults: Faults = NO_FAULTS) -> Engine:
     """The engine for the data directory; each problem with its settings.json is one line on
-    stderr (the command goes on with the defaults for those keys)."""
+    stderr (the command goes on with the defaults for those keys). ``faults``: a fault test's
+    plan for the indexer (none otherwise)."""
     engine = Engine(
         data_dir_arg(args),
         chroma_url=getattr(args, "chroma_url", None),
         ollama_host=ollama_host_arg(args),
+        faults=faults,
     )
     for problem in engine.settings.problems:
         print(f"footnotes: {visible(problem)}", file=sys.stderr)
@@ -226,16 +236,22 @@ def open_engine(args: argparse.Namespace) -> Engine:
 Command = Callable[[argparse.Namespace, Engine], int]
 
 
-def dispatch(args: argparse.Namespace, handler: Command) -> int:
+def dispatch(args: argparse.Namespace, handler: Command, faults: Faults = NO_FAULTS) -> int:
     """Run a command on an engine for the data directory; handled errors exit 1, Ctrl-C 130."""
     engine = None
     try:
-        engine = open_engine(args)
+        engine = open_engine(args, faults)
         return handler(args, engine)
-    except (HandledError, LockedError, StoreError, QueryError, DamagedError) as exc:
+    except (HandledError, LockedError, StoreError, QueryError, DamagedError, DiskFullError) as exc:
         print(f"footnotes: {visible(exc)}", file=sys.stderr)
         return 1
-    except sqlite3.OperationalError as exc:
+    except (sqlite3.OperationalError, OSError) as exc:
+        root = data_dir_arg(args)
+        if is_disk_full(root, exc):  # a write no engine call turned into DiskFullError
+            print(f"footnotes: {visible(disk_full_message(root))}", file=sys.stderr)
+            return 1
+        if not isinstance(exc, sqlite3.OperationalError):
+            raise
         print(f"footnotes: {visible(database_message(exc, args))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from app import __version__
 from app.cli.scope import add_scope_flags, scope_from_args
+from app.core.faults import NO_FAULTS, Faults
 from app.core.search.query import MAX_QUERY_CHARS
 
 # Each command's module; it has ``run(args, engine) -> int``. Imported on use, so that starting
@@ -235,7 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, faults: Faults | None = None) -> int:
+    """Run the command line; ``faults`` is a fault test's plan for the indexer (none when
+    shipped: ``footnotes`` itself never passes one)."""
     # In a PyInstaller build the parser and engine processes re-run this executable:
     # freeze_support turns such a run into the worker it should be (a no-op otherwise).
     multiprocessing.freeze_support()
@@ -274,7 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.cli.common import dispatch
 
     try:
-        return dispatch(args, importlib.import_module(COMMANDS[args.command]).run)
+        run = importlib.import_module(COMMANDS[args.command]).run
+        return dispatch(args, run, faults or NO_FAULTS)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit's flush of stdout cannot fail

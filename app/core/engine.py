@@ -9,12 +9,20 @@ import shutil
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from app.core.config import DataDir, Settings
+from app.core.diskfull import (
+    FULL_BELOW_BYTES,
+    disk_full_error,
+    disk_full_message,
+    free_bytes,
+    is_disk_full,
+)
 from app.core.errors import NamespaceError, StoreError
+from app.core.faults import NO_FAULTS, Faults
 from app.core.index import damage, meta
 from app.core.index.indexer import Embedder, Indexer, IndexReport, ProgressFn
 from app.core.index.manifest import Manifest
@@ -45,8 +53,10 @@ class Engine:
         chroma_url: str | None = None,
         ollama_host: str | None = None,
         embedder: Embedder | None = None,
+        faults: Faults = NO_FAULTS,
     ) -> None:
         self.data = DataDir(data_dir).ensure()
+        self.faults = faults  # the indexer's fault plan: none, except in a fault test
         self.settings = (settings or self.data.load_settings()).with_overrides(
             ollama_host=ollama_host, chroma_url=chroma_url
         )
@@ -189,6 +199,7 @@ class Engine:
                 ),
                 max_file_bytes=int(s.max_file_mb * 1_000_000),
                 fingerprint=self._store_fingerprint,
+                faults=self.faults,
             )
         if progress is not None:
             self._indexer.progress = progress
@@ -229,6 +240,20 @@ class Engine:
         if self._writer is None:
             self._writer = WriterLock(self.data.lock_path, what).acquire()
 
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Around a write of the index: a full disk, wherever it stopped the write (SQLite,
+        the vector store, the lock's note, a cache), is raised as ``DiskFullError``, whose
+        sentence says how much room is left and that nothing was lost (every write is one
+        transaction, rolled back; vectors not stored wait in the manifest's list)."""
+        try:
+            yield
+        except (OSError, sqlite3.Error) as exc:
+            full = disk_full_error(self.data.root, exc)
+            if full is None:
+                raise
+            raise full from None
+
     def index(
         self,
         paths: Iterable[str],
@@ -237,10 +262,11 @@ class Engine:
         cancel: threading.Event | None = None,
     ) -> IndexReport:
         """Bring the index up to date for these files and folders."""
-        self.acquire_writer("footnotes index")
-        indexer = self.indexer(progress)
-        indexer.vectors.repair()
-        report = indexer.sync(paths, cancel=cancel)
+        with self.writing():
+            self.acquire_writer("footnotes index")
+            indexer = self.indexer(progress)
+            indexer.vectors.repair()
+            report = indexer.sync(paths, cancel=cancel)
         if cancel is None or not cancel.is_set():
             self.refresh_calibration()
         return report
@@ -283,8 +309,13 @@ class Engine:
             return probes.refresh(
                 self.manifest, self.embedder, self.store, self.data.root, force=force
             )
-        except Exception:
-            log.exception("calibrating the support flag failed")
+        except Exception as exc:
+            if is_disk_full(self.data.root, exc):  # the index is written; this is derived
+                log.warning(
+                    "the support flag was not measured again: %s", disk_full_message(self.data.root)
+                )
+            else:
+                log.exception("calibrating the support flag failed")
             return calibration.load(self.data.root)
 
     # -- reading ---------------------------------------------------------------------------
@@ -339,7 +370,8 @@ class Engine:
             raise FileNotFoundError(f"{path} does not exist")
         if not os.path.isdir(folder):
             raise NotADirectoryError(f"{path} is a file, not a folder (index it with `index`)")
-        self.manifest.add_folder(folder)
+        with self.writing():
+            self.manifest.add_folder(folder)
         return folder
 
     def close(self) -> None:
@@ -367,16 +399,8 @@ def _reading(s: Settings) -> tuple[Any, ...]:
     )
 
 
-# SQLite's words when it cannot create or grow a file for want of space.
-_NO_ROOM = ("disk i/o error", "database or disk is full")
-FULL_BELOW_BYTES = 1 << 20  # less free space than this is a full disk for the index
-
-
 def disk_full(root: Path, exc: BaseException) -> bool:
-    """Whether ``exc`` (from opening the manifest) comes of the disk under ``root`` being full."""
-    if not any(words in str(exc).lower() for words in _NO_ROOM):
-        return False
-    try:
-        return shutil.disk_usage(root).free < FULL_BELOW_BYTES
-    except OSError:
-        return False
+    """Whether ``exc`` (from opening the manifest) comes of the disk under ``root`` being full:
+    SQLite's words for it, and less than ``FULL_BELOW_BYTES`` left."""
+    free = free_bytes(root)
+    return is_disk_full(root, exc) and free is not None and free < FULL_BELOW_BYTES

@@ -34,7 +34,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from app.core import testhooks
 from app.core.config import DEFAULT_MODEL
 from app.core.errors import EmbeddingError
 from app.core.index.model_source import model_key, open_model
@@ -156,7 +155,6 @@ def export_int8(name: str, source: str, target: Path, models: Path) -> None:
         except OSError:
             if export_marker(target) is None:
                 raise
-        testhooks.MODEL_EXPORTS.add()
     except EmbeddingError:
         raise
     except Exception as exc:

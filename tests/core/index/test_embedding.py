@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core import testhooks
 from app.core.errors import EmbeddingError
 from app.core.index import embedding, int8_export
 from app.core.index.embedding import load_embedder
@@ -42,12 +41,10 @@ FIRST_USE = textwrap.dedent(
     import json, sys
     from pathlib import Path
     import numpy as np
-    from app.core import testhooks
     from app.core.index import embedding
     emb = embedding.load_embedder(backend="onnx-int8", models_dir=Path(sys.argv[1]))
     np.save(sys.argv[2], emb.encode(json.loads(sys.argv[3])))
-    print(json.dumps({"model_id": emb.model_id, "exported": emb.exported,
-                      "count": testhooks.MODEL_EXPORTS.count}))
+    print(json.dumps({"model_id": emb.model_id, "exported": emb.exported}))
     """
 )
 
@@ -128,7 +125,7 @@ def test_results_keep_input_order_across_batches(fp32: embedding.SentenceEmbedde
 @pytest.mark.slow
 def test_first_int8_use_exports_and_writes_nothing_under_home(first_use: dict) -> None:
     target = int8_export_dir(first_use["models"])
-    assert first_use["exported"] and first_use["count"] == 1
+    assert first_use["exported"]
     assert first_use["model_id"] == "all-MiniLM-L6-v2-int8"
     assert (target / int8_export.EXPORT_MARKER).is_file()
     assert not (target / "onnx" / "junk.onnx").exists()  # the stale folder was replaced
@@ -140,9 +137,8 @@ def test_first_int8_use_exports_and_writes_nothing_under_home(first_use: dict) -
 def test_second_load_reuses_the_export(first_use: dict) -> None:
     target = int8_export_dir(first_use["models"])
     before = file_times(target)
-    count = testhooks.MODEL_EXPORTS.count
     emb = load_embedder(backend="auto", models_dir=first_use["models"])
-    assert not emb.exported and testhooks.MODEL_EXPORTS.count == count
+    assert not emb.exported  # and the export's files were not touched:
     assert file_times(target) == before
     assert emb.model_id == "all-MiniLM-L6-v2-int8" and emb.backend == "onnx-int8"
     np.testing.assert_allclose(emb.encode(TEXTS), first_use["vectors"], atol=1e-4)
@@ -181,8 +177,7 @@ def test_the_installs_export_is_used_without_exporting_into_the_data_folder(
     load_embedder(models_dir=models_dir)  # the session's export: stands in for the install's
     monkeypatch.setenv("FOOTNOTES_INSTALLED_MODELS", str(models_dir))
     fresh = tmp_path / "fresh-models"
-    count = testhooks.MODEL_EXPORTS.count
     emb = load_embedder(backend="auto", models_dir=fresh)
-    assert not emb.exported and testhooks.MODEL_EXPORTS.count == count
+    assert not emb.exported
     assert not int8_export_dir(fresh).exists()
     assert emb.backend == "onnx-int8" and emb.encode(TEXTS).shape[0] == len(TEXTS)
