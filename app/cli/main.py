@@ -151,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     command("doctor", "check Ollama, the model, the index and disk space")
     command(
         "repair",
-        "set damaged files aside; rebuild the vector cache, full-text rows and vector store",
+        "set damaged files aside; rebuild the manifest from your files (every folder it "
+        "indexed), the vector cache, full-text rows and vector store",
     )
 
     p = command(

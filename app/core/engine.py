@@ -21,7 +21,7 @@ from app.core.diskfull import (
     free_bytes,
     is_disk_full,
 )
-from app.core.errors import NamespaceError, StoreError
+from app.core.errors import DamagedError, NamespaceError, StoreError
 from app.core.faults import NO_FAULTS, Faults
 from app.core.index import damage, meta
 from app.core.index.indexer import Embedder, Indexer, IndexReport, ProgressFn
@@ -29,6 +29,8 @@ from app.core.index.manifest import Manifest
 from app.core.index.matrix_cache import CACHE_FILE, store_fingerprint
 from app.core.index.meta import ModelRecord
 from app.core.index.namespace import data_dir_namespace
+from app.core.index.report import counted
+from app.core.index.roots import RootsFile, salvage
 from app.core.index.store import VectorStore, check_server
 from app.core.ingest.parsing import ParseLimits
 from app.core.ingest.scanning import IgnoreRules, normalize
@@ -271,10 +273,16 @@ class Engine:
             self.refresh_calibration()
         return report
 
-    def repair(self) -> list[str]:
-        """Set damaged files aside and rebuild what is derived from the manifest: the vector
-        cache (deleted, rebuilt by the next search), the FTS rows, and the vector store (a
-        damaged one is set aside and every passage embedded again). One line per action."""
+    def repair(self, progress: ProgressFn | None = None) -> list[str]:
+        """Set damaged files aside and rebuild what can be rebuilt: a damaged manifest from
+        the files themselves (every folder it indexed, from ``roots.json``; every vector the
+        store holds is reused), the vector cache (deleted, rebuilt by the next search), the
+        FTS rows, and the vector store (a damaged one is set aside and every passage embedded
+        again). One line per action."""
+        with self.writing():
+            return self._repair(progress)
+
+    def _repair(self, progress: ProgressFn | None) -> list[str]:
         self.acquire_writer("footnotes repair")
         done: list[str] = []
         if damage.sqlite_problem(self.data.threads_path, deep=True):
@@ -285,7 +293,7 @@ class Engine:
             cache.unlink()
             done.append(f"vector cache: {CACHE_FILE} removed; the next search rebuilds it")
         if why := damage.manifest_problem(self.data, creating=False):
-            raise damage.refuse_manifest(self.data, why)
+            done += self._rebuild_manifest(why, progress)
         with self.manifest.transaction() as c:
             c.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
         done.append("full-text rows: rebuilt from the manifest's passages")
@@ -301,6 +309,46 @@ class Engine:
         vectors.collect_garbage()
         done.append(f"vector store: {encoded:,} passages embedded; it holds every passage")
         return done
+
+    def _rebuild_manifest(self, why: str, progress: ProgressFn | None) -> list[str]:
+        """Set the damaged manifest aside and build a new one from the files: the folders
+        ``roots.json`` remembers (or, without it, what can still be read of the damaged one),
+        read again with their vectors reused. Raises ``DamagedError`` when nothing says which
+        folders it indexed."""
+        if self._indexer is not None:  # built on the damaged manifest's connection
+            self._indexer.close()
+            self._indexer = None
+        if self._manifest is not None:
+            self._manifest.close()
+            self._manifest = None
+        if self.data.manifest_path.exists():
+            aside = damage.set_aside(self.data.manifest_path)
+        else:
+            aside = damage.set_aside_manifests(self.data)[-1]
+        roots = RootsFile(self.data.root).load() or salvage(aside)
+        if not roots:
+            raise DamagedError(
+                f"the index database {self.data.manifest_path} was damaged ({why}) and is kept "
+                f"as {aside.name}, but nothing records which folders it indexed; index them "
+                "again with `footnotes index FOLDER...` (passages already embedded are reused)."
+            )
+        lines = [f"index database: damaged ({why}), set aside as {aside.name}"]
+        manifest = self.manifest  # a new one, with the watched folders roots.json remembers
+        for folder in roots.watched:
+            manifest.add_folder(folder)
+        present = [p for p in roots.all() if os.path.lexists(p)]
+        report = self.indexer(progress).sync(present)
+        missing = len(roots.all()) - len(present)
+        gone = f"; {counted(missing, 'folder')} no longer there" if missing else ""
+        lines.append(
+            "index database: rebuilt from your files: "
+            f"{counted(len(roots.watched), 'watched folder')} and "
+            f"{counted(len(roots.indexed), 'other path')} read again{gone}; "
+            f"{counted(report.files_indexed, 'file')} indexed, "
+            f"{counted(report.chunks_total, 'passage')} ({report.chunks_reused:,} vectors reused, "
+            f"{report.chunks_embedded:,} embedded)"
+        )
+        return lines
 
     def refresh_calibration(self, *, force: bool = False) -> Calibration | None:
         """Measure the support flag on this index again if it has grown (see ``probes``);

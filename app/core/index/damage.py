@@ -179,10 +179,9 @@ def refuse_manifest(data: DataDir, why: str) -> DamagedError:
     beside = f" beside {', '.join(kept)}" if kept else ""
     return DamagedError(
         f"the index database {data.manifest_path} is damaged ({why}){beside}, so it was not "
-        f"taken for a new index (that would forget your watched folders). It is kept as "
-        f"{aside.name}. Build the index again with `footnotes index FOLDER...` on your folders "
-        "(passages already embedded are reused, not computed again), or put a backup of "
-        f"{data.manifest_path.name} back in its place."
+        f"taken for a new index; it is kept as {aside.name}. Run `footnotes repair` to "
+        "rebuild it from your files (every folder it indexed comes back, and passages already "
+        f"embedded are reused), or put a backup of {data.manifest_path.name} back in its place."
     )
 
 
@@ -194,7 +193,7 @@ def survey(data: DataDir) -> list[Damage]:
             Damage(
                 data.manifest_path,
                 why,
-                "`footnotes repair` (sets it aside), then `footnotes index FOLDER...`",
+                "`footnotes repair` (sets it aside and rebuilds it from your files)",
             )
         )
     if why := sqlite_problem(data.threads_path, deep=True):

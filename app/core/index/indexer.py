@@ -129,8 +129,11 @@ class Indexer:
         """Make the index match these files/folders as they are now (removals included);
         ``drain``: compute every waiting vector before returning (else the caller does, in
         slices: ``vectors.embed_pending``)."""
+        paths = [normalize(r) for r in roots]
         with self.lock:
-            return self._sync([normalize(r) for r in roots], cancel, True, drain)
+            # a rebuilt manifest reads them again (a path not there adds nothing to it)
+            self.manifest.roots.indexed(p for p in paths if os.path.lexists(p))
+            return self._sync(paths, cancel, True, drain)
 
     def update_paths(
         self, paths: Iterable[str], *, cancel: threading.Event | None = None, drain: bool = True
@@ -156,6 +159,7 @@ class Indexer:
         with self.lock:
             paths: list[str] = []
             folders = [os.path.abspath(root) for root in roots]
+            self.manifest.roots.forget(folders)  # left on purpose: a rebuild leaves them out
             self.manifest.forget_skipped(folders=folders)
             for root in folders:
                 paths += list(self.manifest.files_under(root))
