@@ -144,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--search", default="", metavar="TEXT", help="list: only threads asking this")
     p.add_argument("--turn", type=int, default=None, metavar="N", help="export: only this answer")
     p.add_argument("-o", "--output", metavar="FILE", help="export: write here, not to stdout")
+    p.add_argument("--force", action="store_true", help="export: replace FILE if it exists")
 
     p = command("status", "counts, and every file that failed with its reason")
     p.add_argument("--json", action="store_true")
