@@ -19,6 +19,7 @@ from app.core.engine import Engine
 from app.core.errors import (
     DamagedError,
     DiskFullError,
+    EmbeddingError,
     LockedError,
     QueryError,
     StoreError,
@@ -36,6 +37,9 @@ class HandledError(Exception):
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# What JSON may carry raw but a terminal would obey: C1 controls (0x9B is CSI on some), bidi
+# overrides, isolates and marks (they reorder what follows), line and paragraph separators.
+_STEERING = re.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 def _visible_table(newlines: bool) -> dict[int, str]:
@@ -70,11 +74,14 @@ def visible(text: object, *, newlines: bool = False) -> str:
 
 
 def print_json(obj: Any) -> None:
-    """One line of JSON on stdout; non-UTF-8 file names survive as \\u escapes."""
+    """One line of JSON on stdout; non-UTF-8 file names survive as \\u escapes, and so does
+    every character that would steer a terminal (``_STEERING``): the text loads back the same."""
     text = json.dumps(obj, ensure_ascii=False)
     # Non-UTF-8 file names arrive as lone surrogates (os.fsdecode); JSON carries them as
     # \u escapes, which json.loads turns back into the same str (os.fsencode -> the bytes).
     text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    # Printed on a terminal they would act; as \u escapes json.loads gives the same text back.
+    text = _STEERING.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
@@ -242,7 +249,15 @@ def dispatch(args: argparse.Namespace, handler: Command, faults: Faults = NO_FAU
     try:
         engine = open_engine(args, faults)
         return handler(args, engine)
-    except (HandledError, LockedError, StoreError, QueryError, DamagedError, DiskFullError) as exc:
+    except (
+        HandledError,
+        LockedError,
+        StoreError,
+        QueryError,
+        DamagedError,
+        DiskFullError,
+        EmbeddingError,
+    ) as exc:
         print(f"footnotes: {visible(exc)}", file=sys.stderr)
         return 1
     except (sqlite3.OperationalError, OSError) as exc:

@@ -238,6 +238,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _say_if_not_utf8(text: str, what: str) -> None:
+    """One line on stderr when the terminal sent bytes that are not UTF-8 (a Latin-1 locale):
+    the question is read as search and ask read it, and the person sees how."""
+    from app.cli.common import visible
+    from app.core.text import well_formed
+
+    read = well_formed(text)
+    if read != text:
+        print(
+            f"footnotes: the {what} held bytes that are not UTF-8 text; read as "
+            f"“{visible(read)}” (set your terminal to UTF-8 to type it as meant)",
+            file=sys.stderr,
+        )
+
+
 def main(argv: Sequence[str] | None = None, *, faults: Faults | None = None) -> int:
     """Run the command line; ``faults`` is a fault test's plan for the indexer (none when
     shipped: ``footnotes`` itself never passes one)."""
@@ -265,6 +280,8 @@ def main(argv: Sequence[str] | None = None, *, faults: Faults | None = None) -> 
             usage.error(f"give a {what} or --batch FILE.jsonl, not both")
         if text and len(text) > MAX_QUERY_CHARS:
             usage.error(f"the {what} is {len(text):,} characters; at most {MAX_QUERY_CHARS:,}")
+        if text:
+            _say_if_not_utf8(text, what)
     if args.command == "threads" and args.action != "list" and not args.id:
         usage.error(f"threads {args.action} needs an ID (footnotes threads list shows them)")
     if args.command == "ask" and args.batch and getattr(args, "thread", None):

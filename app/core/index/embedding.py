@@ -30,7 +30,7 @@ from app.core.index.int8_export import (
     installed_export,
     int8_export_dir,
 )
-from app.core.index.model_source import model_key, open_model, resolve_source
+from app.core.index.model_source import model_key, open_model, resolve_source, unknown_model
 from app.core.index.onnx_runner import (
     OnnxEmbedder,
     onnx_embedder,
@@ -107,6 +107,8 @@ def load_embedder(
     models = Path(models_dir) if models_dir else DataDir(resolve_data_dir()).models_path
     models.mkdir(parents=True, exist_ok=True)
     _offline_env(models)
+    if (unknown := unknown_model(name, models)) is not None:
+        raise unknown  # before any export or fallback is tried with it
     if backend == "auto":
         backend = "onnx-int8" if _onnx_available() else "torch"
         if backend == "onnx-int8":

@@ -156,8 +156,9 @@ def test_text_hash_is_stable_blake2b_of_exact_text() -> None:
 
 
 def test_unknown_model_error_says_what_to_do(tmp_path: Path) -> None:
-    with pytest.raises(EmbeddingError, match="not a folder on this computer"):
+    with pytest.raises(EmbeddingError, match="not a model folder on this computer") as err:
         load_embedder("no-such-org/no-such-model", backend="torch", models_dir=tmp_path)
+    assert "('all-MiniLM-L6-v2')" in str(err.value)  # which names exist
 
 
 def test_unknown_backend_is_rejected(tmp_path: Path) -> None:
