@@ -130,6 +130,9 @@ def test_first_int8_use_exports_and_writes_nothing_under_home(first_use: dict) -
     assert (target / int8_export.EXPORT_MARKER).is_file()
     assert not (target / "onnx" / "junk.onnx").exists()  # the stale folder was replaced
     assert [p.name for p in first_use["models"].iterdir() if p.name.startswith(".tmp-")] == []
+    # nothing temporary inside the export either (optimum's fp32 graph was left in a tmp* folder)
+    assert [p.name for p in target.iterdir() if p.name.startswith(("tmp", "scratch"))] == []
+    assert not list(target.rglob("model.onnx")), list(target.rglob("*.onnx"))
     assert list(first_use["home"].rglob("*")) == []  # no ~/.cache, nothing else either
 
 
