@@ -177,6 +177,8 @@ def main(spec_path: str, out_path: str) -> int:
         started = time.monotonic()
         try:
             failed = forked(index_filling_at, str(data), docs, point, str(filler))
+            # repair on the full disk: a sentence too (it printed a traceback from the lock)
+            full_repair = forked(cli, ["--data-dir", str(data), "repair"]) if not point else None
             filler.unlink(missing_ok=True)
             after = forked(look, str(data), query)
             again = forked(cli, ["--data-dir", str(data), "index", docs, "--json"])
@@ -192,6 +194,7 @@ def main(spec_path: str, out_path: str) -> int:
             "again": again,
             "final": final,
             "doctor": doctor,
+            "full_repair": full_repair,
             "seconds": time.monotonic() - started,
         }
     results["times"] = TIMES

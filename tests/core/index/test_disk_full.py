@@ -154,6 +154,9 @@ def test_a_real_disk_filling_at_ten_points_of_index_loses_nothing(
         where = f"disk filled after write {point}: {failed['written'][-3:]}"
         assert failed["rc"] == 1 and not failed["stdout"], (where, failed)
         full_sentence(failed["stderr"])
+        if got["full_repair"] is not None:
+            assert got["full_repair"]["rc"] == 1, got["full_repair"]
+            full_sentence(got["full_repair"]["stderr"])
         # space is back: the previous index, whole, searchable, nothing set aside
         assert after["damaged"] == [] and after["aside"] == [], (where, after)
         assert after["problems"] == [] and after["unbacked"] == 0, (where, after)
