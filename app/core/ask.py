@@ -41,7 +41,7 @@ from app.core.text import well_formed
 from app.core.threads.conversation import Plan, open_store, plan_turn, record_turn
 from app.core.threads.store import ThreadStore
 from app.core.types import Support
-from app.core.verdict.judge import Verdict, judge
+from app.core.verdict.judge import Level, Verdict, judge
 
 __all__ = [
     "AskEvent",
@@ -394,7 +394,7 @@ def _verdict(
     if ending is Ending.SEARCH_FAILED:
         return judge(None, [], error=error)
     if ending is Ending.EMPTY_INDEX:
-        return Verdict("no_answer", f"{EMPTY_INDEX_REASON} The model was not asked.")
+        return Verdict(Level.NO_ANSWER, f"{EMPTY_INDEX_REASON} The model was not asked.")
     return judge(s, [], answered=False)  # empty scope, nothing found, refused: not asked
 
 
@@ -409,6 +409,6 @@ def source_usage(answer: Answer | None, verdict: Verdict | None) -> SourceUsage 
             cited[n] = cited.get(n, 0) + 1
         for n in {span[0] for span in mark.support_spans}:
             supports[n] = supports.get(n, 0) + 1
-    weak = verdict is not None and verdict.level == "unsupported"
+    weak = verdict is not None and verdict.level is Level.UNSUPPORTED
     in_part = frozenset(s.n for s in answer.sources if s.sent is not None)
     return SourceUsage(len(answer.sources), cited, supports, weak, in_part)

@@ -38,6 +38,7 @@ from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
 from app.core.prompt.answering import Source
 from app.core.text import display_path
+from app.core.verdict.judge import Level
 from app.evaluation import answers as ans
 from app.evaluation.datasets import EvalDataError
 
@@ -100,15 +101,16 @@ class ReplayRow:
     answer: str  # with the citations as numbers
     sentences: list[dict[str, Any]] = field(default_factory=list)
     unmapped: list[str] = field(default_factory=list)  # cited files no source came from
+    sources: list[dict[str, Any]] = field(default_factory=list)  # what the answer was judged on
 
     @property
     def right(self) -> bool:
         want = LABELS[self.line.label].want if self.line.label in LABELS else ""
         if want == "green":
-            return self.level == "supported"
+            return self.level == Level.SUPPORTED
         if want == "grey":
-            return self.level == "no_answer"
-        return self.level != "supported"
+            return self.level == Level.NO_ANSWER
+        return self.level != Level.SUPPORTED
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +127,7 @@ class ReplayRow:
             "note": self.line.note,
             "unmapped": self.unmapped,
             "sentences": self.sentences,
+            "sources": self.sources,
         }
 
 
@@ -293,6 +296,10 @@ def row_of(line: ReplayLine, outcome: AskOutcome, replier: Replier) -> ReplayRow
         replier.text,
         sentences,
         list(replier.unmapped),
+        [
+            {"n": s.n, "file": PurePath(display_path(s.hit.path)).name, "text": s.text}
+            for s in replier.sources
+        ],
     )
 
 

@@ -477,7 +477,7 @@ def stream_answer(
         result.error, result.error_kind = exc.message, exc.kind
     result.text = "".join(pieces)
     result.cancelled = cancel is not None and cancel.is_set()
-    result.sentences = mark_sentences(result.text, sources)
+    result.sentences = mark_sentences(result.text, sources, question=question)
     result.judge(support)
     return result
 
