@@ -37,6 +37,7 @@ from app.core.prompt.answering import Answer, Reply, Source, estimate_tokens, st
 from app.core.prompt.passages import choose_passages
 from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
+from app.core.text import well_formed
 from app.core.threads.conversation import Plan, open_store, plan_turn, record_turn
 from app.core.threads.store import ThreadStore
 from app.core.types import Support
@@ -236,7 +237,10 @@ class Asker:
         (raises UnknownThread first, for an unknown thread that must exist)."""
         cancel = cancel or threading.Event()
         o = self.options
-        question = request.question.strip()
+        # As search reads it: a stray byte of a non-UTF-8 terminal (``caf\xe9``) as its
+        # Windows-1252 letter, a lone surrogate as U+FFFD; the model's JSON and the history's
+        # SQLite refuse them as they are.
+        question = well_formed(request.question).strip()
         parse.warm()  # the verdict's parser loads while the question is searched and answered
         plan = self._plan(request, question, cancel)
         r = plan.rewrite
