@@ -119,8 +119,10 @@ class Source:
 
     @property
     def label(self) -> str:
-        """The file name and heading: an answer may name a passage by them."""
-        name = PurePath(display_path(self.hit.path)).stem.replace("_", " ").replace("-", " ")
+        """The file's folder, name and heading: an answer may name a passage by them (a note
+        in ``typescript/`` is about TypeScript)."""
+        path = PurePath(display_path(self.hit.path))
+        name = f"{path.parent.name} {path.stem}".replace("_", " ").replace("-", " ")
         return f"{name} {self.hit.heading or ''}".strip()
 
     def to_json(self) -> dict[str, object]:

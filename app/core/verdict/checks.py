@@ -193,6 +193,22 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "computed",
+        "a figure the passage does not give, worked out from figures it does (a sum, a "
+        "difference, a ratio, a percentage or its change), where the sentence says it computes",
+        "the passage does not say 1832 (it has 1196, 636)",
+        Effect.BACKS,
+        "en",
+        (
+            _E(
+                "Operating income of $1,196M plus depreciation and amortization of $636M gives "
+                "$1,832M [1].",
+                "Operating income was 1,196 and depreciation and amortization was 636.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "figure_place",
         "a figure the passage gives, but not in the sentence the claim rests on",
         "the passage says 1850, but not in the sentence closest to this",
