@@ -52,7 +52,10 @@ def load_seconds() -> float:
         "parse.parser(); print(time.perf_counter() - t)"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         cwd=Path(__file__).resolve().parents[1],
     )
     return float(out.stdout.strip())

@@ -157,9 +157,7 @@ def tokens(text: str) -> list[_Token]:
         content = short and low not in STOPWORDS and low not in ANSWER_FILLER
         key = low if low[0].isdigit() else stem(low)
         hyphened = "-" in (before, after)
-        out.append(
-            _Token(raw, key, content, broke, stop, glued and not low[0].isdigit(), hyphened)
-        )
+        out.append(_Token(raw, key, content, broke, stop, glued and not low[0].isdigit(), hyphened))
     return out
 
 
