@@ -184,7 +184,7 @@ def _contradiction(arc: Arc, pool: Sequence[Reading]) -> Finding | None:
                     f"'{arc.head.text}', not {_named(arc.dep)}",
                 )
     together = any(s.find(arc.dep) and s.find(arc.head) for s in pool)
-    if arc.dep.kind == "number" and _telling(arc.dep) and together:
+    if arc.dep.kind == "number" and _telling(arc.dep) and not _year(arc.dep) and together:
         return Finding(
             "figure_elsewhere",
             f"the passage gives {arc.dep.text}, but not for '{arc.head.text}'",
@@ -198,6 +198,11 @@ def _telling(figure: Word) -> bool:
         return abs(float(figure.key)) >= 10
     except ValueError:
         return False
+
+
+def _year(figure: Word) -> bool:
+    """A year ("1759"): a date hangs from whichever verb a paraphrase puts it on."""
+    return figure.key.isdigit() and 1000 <= int(figure.key) <= 2100
 
 
 def _named(w: Word) -> str:
