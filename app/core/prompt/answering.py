@@ -352,8 +352,9 @@ class Answer:
         """True when the text is the start of an answer that stopped (error or cancel)."""
         return bool(self.text) and (self.error is not None or self.cancelled)
 
-    def judge(self, support: Support | None, *, answered: bool = True) -> Verdict:
-        """The headline verdict from these sentence marks and the retrieval evidence."""
+    def judge(self, support: Support | None, *, answered: bool = True, note: str = "") -> Verdict:
+        """The headline verdict from these sentence marks and the retrieval evidence (``note``
+        says what else checked them: a grounding model)."""
         self.verdict = judge(
             support,
             self.sentences,
@@ -362,6 +363,7 @@ class Answer:
             partial=self.partial,
             question=self.question,
             passages={s.n: (s.text, s.label) for s in self.sources},
+            note=note,
         )
         return self.verdict
 

@@ -327,8 +327,8 @@ CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E(
-                "The tower opened in 1887 [1].",
-                "The tower, begun in 1887, opened two years later.",
+                "The company employs 4,500 people [1].",
+                "The company, founded by 4,500 shareholders, employs people in Ohio.",
                 "flagged",
             ),
         ),
@@ -347,6 +347,14 @@ CHECKS: tuple[Check, ...] = (
                 "flagged",
             ),
         ),
+    ),
+    Check(
+        "grounding",
+        "the grounding model's Yes or No to the sentence against its passage, where Settings "
+        "name one (bespoke-minicheck in Ollama); it then decides every claim sentence",
+        "bespoke-minicheck finds no support for this in [n]",
+        Effect.FLAGS,
+        "any",
     ),
     # -- the answer as a whole ------------------------------------------------------------
     Check(
