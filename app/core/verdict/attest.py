@@ -8,12 +8,13 @@ the sources it cites (or of every source). Each of its arcs is looked for in eve
   (``relations.MAX_HOPS``) with no arc that links them otherwise, nor another name or figure
   in the same slot; a verb the passage words differently is attested through its arguments,
   when two of them fill the same roles of one passage verb;
-- it is **contradicted**, only where no sentence attests it, when a sentence holds the same
-  words in conflicting roles (the subject made the one something is done to: ``role``), or
-  fills the same slot of the same word with another name (``filler``) or figure
-  (``slot_figure``), or when a sentence holds the figure and its word but attaches the figure
-  to another word (``figure_elsewhere``); an attested arc is contradicted when every sentence
-  attesting it negates the word the claim affirms, or the reverse (``arc_negation``).
+- it is **contradicted**, only where no sentence attests it, when a sentence about the claim
+  (one that attests another of its arcs) holds the same words in conflicting roles (the
+  subject made the one something is done to: ``role``), or fills the same slot of the same
+  word with another name (``filler``) or figure (``slot_figure``), or holds the figure and its
+  word but attaches the figure to another word (``figure_elsewhere``); an attested arc is
+  contradicted when every sentence attesting it negates the word the claim affirms, or the
+  reverse (``arc_negation``).
 
 What a passage says elsewhere in another sentence is no contradiction: passages state several
 things. Arcs that are neither attested nor contradicted are left to the word checks (a claim
@@ -53,7 +54,10 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
             continue
         if arc.head.i in muddled:
             continue  # the parse gave this word two subjects: its roles say nothing
-        found = _contradiction(arc, pool)
+        # a sentence contradicts only when it is about the claim: it attests another of its
+        # arcs ("Of the 129 MSPs, 73 ..." is not contradicted by "the number of MPs ...")
+        about = [s for s in pool if any(s in got for m, got in attested.items() if m != n)]
+        found = _contradiction(arc, about)
         if found is not None:
             out.append(found)
     return list(dict.fromkeys(f for f in out if on(f.check)))
