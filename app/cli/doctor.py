@@ -13,13 +13,13 @@ from app.core.engine import Engine
 from app.core.errors import AnswerError
 from app.core.index import damage, pending
 from app.core.index.availability import folder_problem
-from app.core.index.report import counted
 from app.core.ollama.address import display_host
 from app.core.ollama.client import has_model
 from app.core.ollama.models import ModelInfo, installed_models, pick_chat_model
 from app.core.private import too_open
 from app.core.prompt.answering import server_version
 from app.core.search import probes
+from app.core.wording import counted
 
 MIN_FREE_BYTES = 500_000_000  # below this, indexing a few large PDFs can fill the disk
 

@@ -14,7 +14,7 @@ from app.core.text import display_path
 from app.core.threads.export import source_state, thread_markdown
 from app.core.threads.export_file import ExportError, write_export
 from app.core.threads.store import ThreadInfo, ThreadStore
-from app.core.watch.status import plural
+from app.core.wording import counted
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         info = _thread(store, args.id)
         if args.action == "delete":
             store.delete(info.id)
-            turns = plural(info.turns, "turn")
+            turns = counted(info.turns, "turn")
             print(f"Deleted thread {visible(info.id)} ({turns}): {visible(info.title)}")
         elif args.action == "show":
             _show(store, info)
