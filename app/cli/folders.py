@@ -8,7 +8,7 @@ from app.cli.common import HandledError, print_json, visible
 from app.core.engine import Engine
 from app.core.errors import LockedError
 from app.core.ingest.scanning import is_within
-from app.core.watch.status import plural
+from app.core.wording import counted
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     doomed = no_longer_watched(folder, engine.manifest.folders(), known)
     removed = engine.indexer().remove(doomed) if doomed else 0
     kept = " (a watched folder around it keeps them)" if not doomed and known else ""
-    gone = plural(removed, "file")
+    gone = counted(removed, "file")
     print(f"Stopped watching {visible(folder)}; removed {gone} from the index{kept}.")
     return 0
 

@@ -8,10 +8,10 @@ import sys
 from app.cli.common import ProgressBar, print_json, visible
 from app.core.engine import Engine
 from app.core.index.indexer import Cancelled
-from app.core.index.report import counted
 from app.core.index.skipped import headline
 from app.core.ingest.scanning import normalize
 from app.core.ingest.skips import sentence
+from app.core.wording import counted
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:

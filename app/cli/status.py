@@ -9,9 +9,9 @@ from app.cli.common import print_json, visible
 from app.core.engine import Engine
 from app.core.index import file_warnings
 from app.core.index.availability import folder_problem
-from app.core.index.report import counted
 from app.core.index.skipped import headline
 from app.core.watch.retrying import read_state
+from app.core.wording import counted
 
 
 def run(args: argparse.Namespace, engine: Engine) -> int:

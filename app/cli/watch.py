@@ -11,8 +11,9 @@ from contextlib import contextmanager
 
 from app.cli.common import visible
 from app.core.engine import Engine
-from app.core.index.report import Progress, counted
+from app.core.index.report import Progress
 from app.core.watch.watcher import Watcher, WatchState, WatchStatus
+from app.core.wording import counted
 
 QUIET_STATES: frozenset[WatchState] = frozenset({"updating", "starting"})  # too chatty for a log
 

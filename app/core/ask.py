@@ -40,6 +40,7 @@ from app.core.prompt.answering import Answer, Reply, Source, estimate_tokens, st
 from app.core.prompt.passages import choose_passages
 from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
+from app.core.text import well_formed
 from app.core.threads.conversation import (
     Plan,
     new_topic_note,
@@ -49,6 +50,8 @@ from app.core.threads.conversation import (
 )
 from app.core.threads.store import ThreadStore
 from app.core.types import Support
+from app.core.verdict import parse
+from app.core.verdict.grounding import ground
 from app.core.verdict.judge import Level, Verdict, judge
 
 __all__ = [
@@ -108,6 +111,7 @@ class AskOptions:
     timeout_s: float = 120.0
     rewrite_followups: bool = True
     rewrite_timeout_s: float = 8.0
+    grounding_model: str = ""  # judges the sentences instead of the built-in checks (optional)
 
     @classmethod
     def from_settings(
@@ -123,6 +127,7 @@ class AskOptions:
             timeout_s=settings.request_timeout_s,
             rewrite_followups=settings.rewrite_followups,
             rewrite_timeout_s=settings.rewrite_timeout_s,
+            grounding_model=settings.grounding_model.strip(),
         )
 
 
@@ -253,7 +258,11 @@ class Asker:
         (raises UnknownThread first, for an unknown thread that must exist)."""
         cancel = cancel or threading.Event()
         o = self.options
-        question = request.question.strip()
+        # As search reads it: a stray byte of a non-UTF-8 terminal (``caf\xe9``) as its
+        # Windows-1252 letter, a lone surrogate as U+FFFD; the model's JSON and the history's
+        # SQLite refuse them as they are.
+        question = well_formed(request.question).strip()
+        parse.warm()  # the verdict's parser loads while the question is searched and answered
         plan = self._plan(request, question, cancel)
         r = plan.rewrite
         yield Planned(r.query, r.method, r.note, plan.turn, plan.warning, *_new_topic(plan))
@@ -290,6 +299,17 @@ class Asker:
                 reply=self.reply,
             )
         )
+        if o.grounding_model and answer.text and not answer.cancelled and answer.error is None:
+            checked = ground(
+                answer.sentences,
+                answer.sources,
+                host=o.host,
+                model=o.grounding_model,
+                timeout_s=o.timeout_s,
+                cancel=cancel,
+            )
+            answer.verdict = None
+            answer.judge(result.support, note=checked.words())
         if answer.cancelled:
             yield Done(finish(Ending.CANCELLED, result, answer))
         elif answer.error is not None:

@@ -25,6 +25,7 @@ held-out apart.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import Counter
@@ -39,6 +40,7 @@ from app.core.index.indexer import ProgressFn
 from app.core.prompt.answering import Source
 from app.core.text import display_path
 from app.core.verdict.judge import Level
+from app.core.verdict.marks import mark_sentences
 from app.evaluation import answers as ans
 from app.evaluation.datasets import EvalDataError
 
@@ -377,3 +379,35 @@ def write_prompts(
             if each is not None:
                 each(i, len(chosen))
     return len(chosen)
+
+
+def ablate(done: Sequence[tuple[ReplayRow, AskOutcome]]) -> dict[str, Any]:
+    """Per check of the verdict (``checks.CHECKS``): the answers of each half it gets right
+    with that check switched off alone, beside all checks on. The answers are judged again
+    from the same sources (no search, no model), so only the verdict changes."""
+    from app.core.verdict import checks
+
+    def right_per_half(rows: Sequence[ReplayRow]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in rows:
+            out[r.line.half] = out.get(r.line.half, 0) + r.right
+        return out
+
+    def rejudged() -> list[ReplayRow]:
+        rows = []
+        for row, outcome in done:
+            answer, result = outcome.answer, outcome.result
+            if answer is None or not answer.text:
+                rows.append(row)
+                continue
+            answer.sentences = mark_sentences(answer.text, answer.sources, question=answer.question)
+            answer.verdict = None
+            verdict = answer.judge(result.support if result is not None else None)
+            rows.append(dataclasses.replace(row, level=verdict.level, reason=verdict.reason))
+        return rows
+
+    report: dict[str, Any] = {"all": right_per_half(rejudged()), "checks": {}}
+    for check in checks.CHECKS:
+        with checks.off([check.name]):
+            report["checks"][check.name] = right_per_half(rejudged())
+    return report

@@ -80,11 +80,6 @@ CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E(
-                "None of the passages mention fossils found in China.",
-                "Coal is mined.",
-                "not a claim",
-            ),
-            _E(
                 "Pedro's year of birth isn't given anywhere in the provided passages.",
                 "Pedro sailed in 1565.",
                 "not a claim",
@@ -109,7 +104,7 @@ CHECKS: tuple[Check, ...] = (
         Effect.FLAGS,
         "any",
         (
-            _E("Paris is the capital of France [1].", "Paris is the capital of France.", "backed"),
+            _E("France's capital city is Paris [1].", "Paris is the capital of France.", "backed"),
             _E("Tomatoes need full sun [1].", "Paris is the capital of France.", "flagged"),
         ),
     ),
@@ -152,7 +147,14 @@ CHECKS: tuple[Check, ...] = (
         "only a table of contents or an index in [n] lists this",
         Effect.FLAGS,
         "any",
-        (_E("Chapter 3 covers pruning [1].", "1 Sowing 3\n2 Watering 7\n3 Pruning 12", "flagged"),),
+        (
+            _E(
+                "Pruning roses is covered in chapter 3 [1].",
+                "Contents\n1 Sowing seeds ........ 3\n2 Watering ........ 7\n"
+                "3 Pruning roses, covered in chapter 3 ........ 12",
+                "flagged",
+            ),
+        ),
     ),
     Check(
         "planted",
@@ -184,8 +186,24 @@ CHECKS: tuple[Check, ...] = (
                 "flagged",
             ),
             _E(
-                "Revenue was about $5,466 million [1].",
-                "Total revenue (in thousands) 5,466,312",
+                "Total revenue was about $5,466 million [1].",
+                "Total revenue (in thousands) was 5,466,312.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
+        "computed",
+        "a figure the passage does not give, worked out from figures it does (a sum, a "
+        "difference, a ratio, a percentage or its change), where the sentence says it computes",
+        "the passage does not say 1832 (it has 1196, 636)",
+        Effect.BACKS,
+        "en",
+        (
+            _E(
+                "Operating income of $1,196M plus depreciation and amortization of $636M gives "
+                "$1,832M [1].",
+                "Operating income was 1,196 and depreciation and amortization was 636.",
                 "backed",
             ),
         ),
@@ -212,7 +230,11 @@ CHECKS: tuple[Check, ...] = (
         Effect.FLAGS,
         "any",
         (
-            _E("Quillfeather designed the bridge [1].", "Smith designed the bridge.", "flagged"),
+            _E(
+                "The bridge was designed by Quillfeather [1].",
+                "The bridge was designed by Smith.",
+                "flagged",
+            ),
             _E("The EU signed the treaty [1].", "The European Union signed the treaty.", "backed"),
         ),
     ),
@@ -224,8 +246,8 @@ CHECKS: tuple[Check, ...] = (
         "any",
         (
             _E(
-                "Charles founded the abbey [1].",
-                "Rollo founded the abbey. The town grew. Charles later visited.",
+                "The abbey was founded by Charles [1].",
+                "The abbey was founded by Rollo. The town grew. Charles later visited.",
                 "flagged",
             ),
         ),
@@ -275,8 +297,8 @@ CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E(
-                "Dodge ended production of its large sedans in 1981 [1].",
-                "Chrysler ended production of its large sedans in 1981, except the Dodge Diplomat.",
+                "In 1981 production was ended by Dodge [1].",
+                "In 1981 production was ended by Chrysler. Dodge kept its Diplomat.",
                 "flagged",
             ),
         ),
@@ -305,8 +327,8 @@ CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E(
-                "The Yuan empire was founded in 1368 [1].",
-                "The Ming dynasty, founded in 1368, overthrew the Yuan empire.",
+                "The company employs 4,500 people [1].",
+                "The company, founded by 4,500 shareholders, employs people in Ohio.",
                 "flagged",
             ),
         ),
@@ -320,11 +342,19 @@ CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E(
-                "Kublai was elected by the kurultai [1].",
-                "Kublai was not elected by the kurultai.",
+                "The plan was approved by the committee [1].",
+                "The plan, which the committee had debated for months, was never approved.",
                 "flagged",
             ),
         ),
+    ),
+    Check(
+        "grounding",
+        "the grounding model's Yes or No to the sentence against its passage, where Settings "
+        "name one (bespoke-minicheck in Ollama); it then decides every claim sentence",
+        "bespoke-minicheck finds no support for this in [n]",
+        Effect.FLAGS,
+        "any",
     ),
     # -- the answer as a whole ------------------------------------------------------------
     Check(

