@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from app.cli.common import HandledError, visible
+from app.core.api import Footnotes
 from app.core.diskfull import FULL_BELOW_BYTES
 from app.core.engine import Engine
 from app.core.errors import AnswerError
@@ -189,7 +190,8 @@ def _check_reading(engine: Engine) -> list[tuple[bool, str]]:
     ]
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
+    engine = fn.engine
     """One line per check, ``ok`` or ``problem``; exit 1 if anything is wrong."""
     checks = [
         *_check_files(engine),

@@ -9,15 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.text import counted, display_path
+from app.core.diskfull import disk_full_message
+from app.core.index.skipped import headline as skipped_headline
+from app.core.ingest.skips import sentence as skip_sentence
+from app.core.text import WORD, counted, display_path, query_terms, sentence_spans, stem
 from app.core.verdict.judge import Level, Verdict
+
+SNIPPET = 300  # characters of a passage shown on one line
 
 __all__ = [
     "LEVEL_WORDS",
+    "SNIPPET",
     "counted",
+    "disk_full_message",
     "display_path",
+    "excerpt",
     "level_words",
     "read_in_part",
+    "skip_sentence",
+    "skipped_headline",
     "source_where",
     "verdict_line",
 ]
@@ -56,3 +66,25 @@ def read_in_part(sent: Sequence[Sequence[int]] | None, truncated: bool = False) 
     if sent is None:
         return ""
     return " (cut to fit the model's context)" if truncated else " (read in part)"
+
+
+def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
+    """About ``width`` characters of a passage on one line, from the sentence that holds most
+    of the query's words (a passage's first lines are often a heading or a table's header)."""
+    terms = {stem(w) for w in query_terms(query)}
+    best, start = 0, 0
+    for s, e in sentence_spans(text):
+        found = len(terms & {stem(w) for w in WORD.findall(text[s:e])})
+        if found > best:
+            best, start = found, s
+    whole = " ".join(text.split())
+    if len(whole) <= width:
+        return whole
+    before = " ".join(text[:start].split())
+    offset = min(len(before) + bool(before), len(whole) - width)  # near the end: what precedes
+    cut = whole[offset : offset + width]
+    if offset:  # from a word's start
+        cut = "…" + (cut if whole[offset - 1] == " " else cut.split(" ", 1)[-1])
+    if offset + width < len(whole):
+        cut = cut.rsplit(" ", 1)[0] + "…"
+    return cut
