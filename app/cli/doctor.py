@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from app.cli.common import HandledError, visible
+from app.core.api import Footnotes
 from app.core.diskfull import FULL_BELOW_BYTES
 from app.core.engine import Engine
 from app.core.errors import AnswerError
@@ -205,9 +206,10 @@ def _level(ok: bool | str) -> str:
     return ok if isinstance(ok, str) else (OK if ok else PROBLEM)
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
     """One line per check, ``ok``, ``warning`` or ``problem``; exit 1 if anything is wrong
     (a warning is not)."""
+    engine = fn.engine
     checks: list[Check] = [
         *_check_files(engine),
         *_check_ollama(engine),

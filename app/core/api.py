@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,12 +41,14 @@ if TYPE_CHECKING:
     from app.core.prompt.answering import Reply
     from app.core.search.retrieval import SearchResult
     from app.core.threads.store import ThreadStore
-    from app.core.watch.watcher import Watcher
+    from app.core.watch.watcher import Watcher, WatchStatus
 
 __all__ = [
     "CHECKING",
+    "NO_FAULTS",
     "AddedFolder",
     "DataDir",
+    "Faults",
     "Footnotes",
     "Hit",
     "Level",
@@ -216,12 +218,15 @@ class Footnotes:
     def watch(
         self,
         *,
-        on_progress: Any = None,
-        on_status: Any = None,
+        on_progress: Callable[[Any], None] | None = None,
+        on_status: Callable[[WatchStatus], None] | None = None,
     ) -> Watcher:
-        """A watcher over the watched folders (``start`` it; it syncs, then follows changes)."""
+        """A watcher over the watched folders (``start`` it: it syncs, then follows changes),
+        holding the data directory's writer lock from now on (LockedError names the process
+        that holds it)."""
         from app.core.watch.watcher import Watcher
 
+        self.engine.acquire_writer("footnotes watch")
         return Watcher(self.engine, on_progress=on_progress, on_status=on_status)
 
     def status(self) -> dict[str, Any]:
