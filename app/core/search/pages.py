@@ -1,0 +1,269 @@
+"""Ranking the pages of the best-ranked long documents again, against the whole question.
+
+A filing's passages score flat against a question (a cash-flow row, a note about the same
+line item, the outline of the section): the right filing is found, its page is the miss. So
+the paged documents (PDF, EPUB) that lead the fused ranking have every one of their pages
+scored against the question, each page as a whole and by its best line:
+
+- ``words``: BM25 of the question's stemmed words over the page (its passages and their
+  heading path, so a statement's title counts), with the rarity of a word measured among the
+  document's own pages: the company's name, on every page, weighs nothing, "inventories" on
+  four pages weighs much;
+- ``line``: the best single line of the page, its words and the table's column heads above
+  it (a passage's heading path ends with them): the row that names the line item and the
+  period the question asks about, "Inventories | 2,721 | 2,667" under "2019 | 2018";
+- ``meaning``: the dense similarity of the page's best passage (stored vectors).
+
+Each is scaled by the best page of the document, and the mix ranks the document's pages.
+Its best ``PAGES`` pages take the leading places of the ranking, each as its best passage (by
+the same mix, for that passage alone), in the order of the pages' scores, then the hits
+follow as they were. The documents that lead: the paged files among the first ``LOOK`` hits,
+at most ``DOCS`` of them, the second only if its first hit is in the first ``SECOND_WITHIN``.
+Only passages already found are promoted unless a page scores best on every count, so a
+question the fused ranking answers at rank 1 keeps its answer there.
+
+Tuned on the dev half of FinanceBench (29 questions with their filing present) over the
+whole corpus index; see the report of issue 38 for the figures.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from app.core.index.records import ChunkRow
+from app.core.search.fusion import without_bonus
+from app.core.text import query_terms, stem
+from app.core.types import Hit
+
+# The statements of a filing: what a question says to name one (or a line item only it
+# holds), and what the statement's page title says. A page whose heading path names the
+# statement a question names is that statement: "relying on the cash flow statement" is
+# answered by "Consolidated Statements of Cash Flows", whatever words the rows use.
+STATEMENTS = (
+    (
+        r"cash ?flows? statements?|statements? of cash ?flows?|cash ?flows? from|capital"
+        r" expenditures?|capex|free cash ?flow|dividends? paid|\bd&a\b",
+        r"cash ?flows?",
+    ),
+    (
+        r"balance sheets?|statements? of financial (?:position|condition)|working capital"
+        r"|quick ratio|current ratio|current (?:assets|liabilities)|total assets|\bnet ar\b"
+        r"|accounts (?:payable|receivable)|\bpp&?n?e\b|inventor(?:y|ies) turnover",
+        r"balance sheets?|financial (?:position|condition)",
+    ),
+    (
+        r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss"
+        r"|operating (?:income|margin)|gross (?:margin|profit)|\bcogs\b|cost of (?:goods|sales)",
+        r"statements? of (?:\w+ )?(?:income|operations|earnings)|income statements?",
+    ),
+)
+_STATEMENTS = [
+    (re.compile(q, re.IGNORECASE), re.compile(t, re.IGNORECASE)) for q, t in STATEMENTS
+]
+# Words a question uses for a line item, and the words a statement's row uses for it.
+SYNONYMS = (
+    (r"capital expenditures?|capex", "purchases property plant equipment capital expenditures"),
+    (r"\bpp&?n?e\b", "property plant equipment"),
+    (r"\bcogs\b", "cost sales goods sold revenue"),
+    (r"\bnet ar\b|accounts receivable", "receivables accounts receivable"),
+    (r"\brevenues?\b|topline|top line", "revenues net sales total"),
+    (r"\bd&a\b", "depreciation amortization"),
+)
+_SYNONYMS = [(re.compile(q, re.IGNORECASE), w) for q, w in SYNONYMS]
+
+LOOK = 10  # the hits whose paged files are re-ranked
+DOCS = 2  # at most this many files
+SECOND_WITHIN = 5  # a second file only if it has a hit this high
+PAGES = 4  # the pages of the files put first
+W_WORDS = 0.25
+W_LINE = 0.25
+W_MEANING = 0.2
+W_FOUND = 0.3  # the fused score of the page's best passage among the hits (0 if none)
+W_STATEMENT = 0.4  # the page is the statement the question names
+K1 = 1.2
+B = 0.5
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass
+class _Page:
+    number: int
+    rows: list[ChunkRow]
+    counts: Counter[str]
+    length: int
+    words: float = 0.0
+    line: float = 0.0
+    meaning: float = 0.0
+    found: float = 0.0
+    statement: float = 0.0
+    score: float = 0.0
+    best: ChunkRow | None = None
+
+
+def stems(text: str) -> list[str]:
+    """The stemmed words of a text, lower case, in order (numbers kept whole)."""
+    return [stem(w) for w in _WORD.findall(text.lower())]
+
+
+def question_stems(question: str) -> list[str]:
+    """The question's content words, stemmed, each once; "FY2019" also as "2019"."""
+    out: list[str] = []
+    for term in query_terms(question):
+        out.append(stem(term))
+        out += [p for p in re.findall(r"\d{4}", term) if p != term]
+    for pattern, words in _SYNONYMS:
+        if pattern.search(question):
+            out += stems(words)
+    return list(dict.fromkeys(out))
+
+
+def named_statements(question: str) -> list[re.Pattern[str]]:
+    """The title patterns of the statements the question names or implies."""
+    return [title for asked, title in _STATEMENTS if asked.search(question)]
+
+
+def rerank(
+    question: str,
+    qvec: np.ndarray | None,
+    hits: Sequence[Hit],
+    pages_of: Callable[[str], list[ChunkRow]],
+    vectors: Callable[[set[str]], dict[str, np.ndarray]],
+) -> list[Hit]:
+    """``hits`` with the best pages of their leading paged files first (ranks renumbered)."""
+    terms = question_stems(question)
+    if not hits or not terms:
+        return list(hits)
+    docs = _leading_docs(hits)
+    if not docs:
+        return list(hits)
+    found = {h.chunk_id: h for h in hits}
+    promoted: list[tuple[float, Hit]] = []
+    for rank, path in enumerate(docs):
+        rows = pages_of(path)
+        pages = _score_pages(terms, rows, qvec, vectors, found, named_statements(question))
+        if not pages:
+            continue
+        weight = 1.0 if rank == 0 else 0.5
+        for page in pages[:PAGES]:
+            if page.best is None:
+                continue
+            hit = found.get(page.best.chunk_id) or _hit_of(page.best)
+            promoted.append((weight * page.score, hit))
+    promoted.sort(key=lambda sh: -sh[0])
+    first = list(dict.fromkeys(h.chunk_id for _, h in promoted))
+    by_id = {h.chunk_id: h for _, h in promoted}
+    ordered = [by_id[c] for c in first] + [h for h in hits if h.chunk_id not in by_id]
+    return [replace(h, rank=n) for n, h in enumerate(ordered, start=1)]
+
+
+def _leading_docs(hits: Sequence[Hit]) -> list[str]:
+    """The paged files among the first ``LOOK`` hits, at most ``DOCS``, in rank order."""
+    docs: list[str] = []
+    for i, h in enumerate(hits[:LOOK]):
+        if h.page is None or h.path in docs:
+            continue
+        if docs and i >= SECOND_WITHIN:
+            break
+        docs.append(h.path)
+        if len(docs) == DOCS:
+            break
+    return docs
+
+
+def _score_pages(
+    terms: list[str],
+    rows: list[ChunkRow],
+    qvec: np.ndarray | None,
+    vectors: Callable[[set[str]], dict[str, np.ndarray]],
+    found: dict[str, Hit] | None = None,
+    statements: Sequence[re.Pattern[str]] = (),
+) -> list[_Page]:
+    """The file's pages, best first, each with its scores and its best passage."""
+    by_page: dict[int, list[ChunkRow]] = defaultdict(list)
+    for row in rows:
+        if row.page is not None:
+            by_page[row.page].append(row)
+    if not by_page:
+        return []
+    wanted = set(terms)
+    pages: list[_Page] = []
+    for number, page_rows in by_page.items():
+        words = stems(" ".join(r.text for r in page_rows) + " " + (page_rows[0].heading or ""))
+        counts = Counter(w for w in words if w in wanted)
+        pages.append(_Page(number, page_rows, counts, len(words)))
+    n = len(pages)
+    df = Counter(t for p in pages for t in p.counts)
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
+    mean_len = sum(p.length for p in pages) / n or 1.0
+    cosine: dict[str, float] = {}
+    if qvec is not None:
+        stored = vectors({r.text_hash for r in rows})
+        cosine = {h: float(np.dot(v, qvec)) for h, v in stored.items()}
+    best_rows: dict[int, tuple[float, float]] = {}  # a passage's best line and fused score
+    for p in pages:
+        norm = K1 * (1 - B + B * p.length / mean_len)
+        p.words = sum(idf[t] * c * (K1 + 1) / (c + norm) for t, c in p.counts.items())
+        for row in p.rows:
+            line = _best_line(row, idf)
+            meaning = cosine.get(row.text_hash, 0.0)
+            p.line = max(p.line, line)
+            p.meaning = max(p.meaning, meaning)
+            hit = (found or {}).get(row.chunk_id)
+            fused = without_bonus(hit.score) if hit is not None else 0.0
+            p.found = max(p.found, fused)
+            best_rows[id(row)] = (line, fused)
+        title = p.rows[0].heading or ""
+        p.statement = float(any(s.search(title) for s in statements))
+    fields = ("words", "line", "meaning", "found")
+    top = [max(getattr(p, f) for p in pages) or 1.0 for f in fields]
+    for p in pages:
+        p.score = (
+            W_WORDS * p.words / top[0]
+            + W_LINE * p.line / top[1]
+            + W_MEANING * p.meaning / top[2]
+            + W_FOUND * p.found / top[3]
+            + W_STATEMENT * p.statement
+        )
+        p.best = max(
+            p.rows,
+            key=lambda r: (
+                W_LINE * best_rows[id(r)][0] / top[1]
+                + W_MEANING * cosine.get(r.text_hash, 0.0) / top[2]
+                + W_FOUND * best_rows[id(r)][1] / top[3]
+            ),
+        )
+    pages.sort(key=lambda p: (-p.score, p.number))
+    return pages
+
+
+def _best_line(row: ChunkRow, idf: dict[str, float]) -> float:
+    """The weight of the question's words on the passage's best line, with the words of the
+    last part of its heading path (a table's column heads, a statement's title) beside it."""
+    heads = set(stems((row.heading or "").rsplit(" › ", 1)[-1]))
+    best = 0.0
+    for line in row.text.splitlines():
+        here = set(stems(line)) | heads
+        best = max(best, sum(w for t, w in idf.items() if t in here))
+    return best
+
+
+def _hit_of(row: ChunkRow) -> Hit:
+    return Hit(
+        rank=0,
+        path=row.path,
+        page=row.page,
+        start=row.start,
+        end=row.end,
+        text=row.text,
+        score=0.0,
+        chunk_id=row.chunk_id,
+        heading=row.heading,
+        text_hash=row.text_hash,
+    )
