@@ -92,6 +92,21 @@ def is_figure(text: str) -> bool:
     return bool(_FIGURE.match(" ".join(text.split())))
 
 
+def is_head_line(line: str) -> bool:
+    """A table's line of column heads as the text sets it: periods ("2019 | 2018",
+    "(Millions) | 2018 | 2017", "FY2022"), cells joined by ``CELL_SEP``."""
+    cells = [" ".join(c.split()) for c in line.split(CELL_SEP.strip())]
+    cells = [c for c in cells if c]
+    return bool(cells) and any(_PERIOD.match(c) for c in cells) and _head_texts(cells)
+
+
+def _head_texts(texts: Sequence[str]) -> bool:
+    """Cells that are all periods or parenthesised units, or several short heads."""
+    if all(_PERIOD.match(t) or t.startswith("(") for t in texts):
+        return True
+    return len(texts) >= 2 and all(len(t.split()) <= 4 and not is_figure(t) for t in texts)
+
+
 def layout(lines: Sequence[Line], page_height: float) -> Layout:
     """The page's blocks in reading order, tables set as rows (see the module)."""
     edges = _edge_lines(lines)
@@ -220,11 +235,7 @@ def _kind(lines: Sequence[Line], row: list[int], cells: dict[int, list[tuple[int
     texts = [" ".join(lines[i].text[a:b].split()) for i in row for a, b in cells[i]]
     if len(texts) >= 2 and any(is_figure(t) and not _PERIOD.match(t) for t in texts):
         return "figures"
-    if all(_PERIOD.match(t) or t.startswith("(") for t in texts):
-        return "head"
-    if len(texts) >= 2 and all(len(t.split()) <= 4 for t in texts):
-        return "head"
-    return "text"
+    return "head" if _head_texts(texts) else "text"
 
 
 def _row_cells(

@@ -28,6 +28,7 @@ whole corpus index; see the report of issue 38 for the figures.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter, defaultdict
@@ -195,9 +196,13 @@ def _score_pages(
     wanted = set(terms)
     pages: list[_Page] = []
     for number, page_rows in by_page.items():
-        words = stems(" ".join(r.text for r in page_rows) + " " + (page_rows[0].heading or ""))
-        counts = Counter(w for w in words if w in wanted)
-        pages.append(_Page(number, page_rows, counts, len(words)))
+        counts: Counter[str] = Counter()
+        length = 0
+        for text in [*(r.text for r in page_rows), page_rows[0].heading or ""]:
+            words = _counted(text)
+            length += words.total()
+            counts.update({w: c for w, c in words.items() if w in wanted})
+        pages.append(_Page(number, page_rows, counts, length))
     n = len(pages)
     df = Counter(t for p in pages for t in p.counts)
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
@@ -241,6 +246,13 @@ def _score_pages(
         )
     pages.sort(key=lambda p: (-p.score, p.number))
     return pages
+
+
+@functools.lru_cache(maxsize=50_000)
+def _counted(text: str) -> Counter[str]:
+    """The stemmed words of a passage, counted (a document's pages are read again for each
+    question about it: their passages' words are kept)."""
+    return Counter(stems(text))
 
 
 def _best_line(row: ChunkRow, idf: dict[str, float]) -> float:
