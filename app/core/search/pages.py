@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from app.core.index.records import ChunkRow
+from app.core.ingest.pdflayout import CELL_SEP, is_figure, is_head_line
 from app.core.search.fusion import without_bonus
 from app.core.text import query_terms, stem
 from app.core.types import Hit
@@ -256,14 +257,26 @@ def _counted(text: str) -> Counter[str]:
 
 
 def _best_line(row: ChunkRow, idf: dict[str, float]) -> float:
-    """The weight of the question's words on the passage's best line, with the words of the
-    last part of its heading path (a table's column heads, a statement's title) beside it."""
+    """The weight of the question's words on the passage's best line. A table's row (cells
+    with a figure) is read with its table's heads: the lines of column heads in the passage
+    and the last part of its heading path (a statement's title, or the heads of a long
+    table's earlier part), so "Inventories | 4,310" under "2019 | 2018" holds "2019"."""
+    lines = row.text.splitlines()
     heads = set(stems((row.heading or "").rsplit(" › ", 1)[-1]))
+    heads.update(w for line in lines if is_head_line(line) for w in stems(line))
     best = 0.0
-    for line in row.text.splitlines():
-        here = set(stems(line)) | heads
+    for line in lines:
+        here = set(stems(line))
+        if _is_row(line):
+            here |= heads
         best = max(best, sum(w for t, w in idf.items() if t in here))
     return best
+
+
+def _is_row(line: str) -> bool:
+    """A table's row as the text sets it: cells joined by " | ", one of them a figure."""
+    cells = line.split(CELL_SEP)
+    return len(cells) >= 2 and any(is_figure(c.strip().lstrip("$ ")) for c in cells[1:])
 
 
 def _hit_of(row: ChunkRow) -> Hit:
