@@ -14,9 +14,8 @@ from typing import Any
 
 from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
-from app.core.search.retrieval import Candidates
+from app.core.search.retrieval import Candidates, page_reader
 from app.core.search.retrieval import candidates as gather
-from app.core.search.retrieval import page_reader
 from app.core.text import sentence_spans
 from app.core.types import Hit
 from app.evaluation.datasets import (
@@ -27,6 +26,7 @@ from app.evaluation.datasets import (
     write_docs,
 )
 from app.evaluation.metrics import ndcg_at_k, recall_at_k
+from app.evaluation.support_data import DEV_HALF, half
 
 MODES = ("dense", "lexical", "hybrid")
 
@@ -111,10 +111,7 @@ HALVES = ("dev", "held_out")
 def half_of(key: str) -> str:
     """The half a question (or a group) falls in, as every ``eval`` splits them: tune on
     "dev", report "held_out"."""
-    from app.evaluation.claims import TUNE_HALF  # (claims imports this module's neighbours)
-    from app.evaluation.support_data import half
-
-    return "dev" if half(key) == TUNE_HALF else "held_out"
+    return "dev" if half(key) == DEV_HALF else "held_out"
 
 
 def eval_financebench(

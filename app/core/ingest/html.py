@@ -52,6 +52,7 @@ class _HTMLText(HTMLParser):
         self.row_head = True  # the row being read has only header cells so far
         self.in_thead = False
         self.body_seen = False  # a row with a data cell was read
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """Enter skipped elements, owe breaks for blocks and spaces for cells."""
         if tag in _SKIP:

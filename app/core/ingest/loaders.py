@@ -38,8 +38,8 @@ from app.core.ingest.html import html_tables, html_to_text
 from app.core.ingest.images import IMAGE_SUFFIXES, image_pdf
 from app.core.ingest.ocr import PageOcr, needs_ocr, ocr_page_text
 from app.core.ingest.pdftext import pdf_page_chars, pdf_page_layout, pdf_page_text
-from app.core.ingest.tables import delimited_table, markdown_tables
 from app.core.ingest.skips import SkipReason, known_binary
+from app.core.ingest.tables import delimited_table, markdown_tables
 from app.core.types import Document, Page, TableSpan
 
 READ_EVERY = 10  # pages between two reports of a long document being read
@@ -212,13 +212,13 @@ def load_bytes(
     if kind in ("pdf", "epub", "image"):
         pages, title, unread = _paged_pages(data, kind, max_pages, ocr, on_read)
     elif kind == "docx":
-        text, title, tables = _docx_text(data)
-        pages = [Page(None, text, tables=tables)]
+        text, title, docx_tables = _docx_text(data)
+        pages = [Page(None, text, tables=docx_tables)]
     elif kind == "html":
         decoded = decode_markup(data)
         html, warning = decoded.text, decoded.warning
-        text, tables = html_tables(html)
-        pages, title = [Page(None, text, tables=tables)], html_title(html)
+        text, html_spans = html_tables(html)
+        pages, title = [Page(None, text, tables=html_spans)], html_title(html)
     elif kind == SNIFFED:
         decoded = decode_sniffed(data)
         kind, pages = "text", [Page(None, decoded.text)]

@@ -142,7 +142,7 @@ def layout(lines: Sequence[Line], page_height: float) -> Layout:
 def _furniture(line: Line, page_height: float, edge: bool) -> bool:
     """A page number or running head alone: the first or last line of the page, or in the
     top or bottom band of it."""
-    x0, y0, x1, y1 = line.bbox
+    _, y0, _, y1 = line.bbox
     banded = page_height > 0 and (y1 <= page_height * MARGIN or y0 >= page_height * (1 - MARGIN))
     return (edge or banded) and bool(_FURNITURE.match(" ".join(line.text.split())))
 
@@ -165,7 +165,7 @@ def _rows(lines: Sequence[Line], keep: list[int]) -> list[list[int]]:
     rows: list[list[int]] = []
     top = bottom = 0.0
     for i in order:
-        x0, y0, x1, y1 = lines[i].bbox
+        _, y0, _, y1 = lines[i].bbox
         if rows and (top <= _mid(lines[i]) <= bottom) and _beside(lines, rows[-1], i):
             rows[-1].append(i)
             top, bottom = min(top, y0), max(bottom, y1)
@@ -230,7 +230,7 @@ def _head_start(kinds: list[str], first: int, floor: int) -> int:
 
 
 def _kind(lines: Sequence[Line], row: list[int], cells: dict[int, list[tuple[int, int]]]) -> str:
-    """"figures" (a figure beside another cell), "head" (periods or short heads side by
+    """ "figures" (a figure beside another cell), "head" (periods or short heads side by
     side, or a period alone), or "text"."""
     texts = [" ".join(lines[i].text[a:b].split()) for i in row for a, b in cells[i]]
     if len(texts) >= 2 and any(is_figure(t) and not _PERIOD.match(t) for t in texts):

@@ -74,7 +74,7 @@ def pdf_page_layout(page: pymupdf.Page) -> tuple[str, str | None, tuple[TableSpa
         for line in block:
             text = clean("".join(span["text"] for span in line["spans"]))
             if text.strip():
-                lines.append(Line(number, tuple(line["bbox"]), text))  # type: ignore[arg-type]
+                lines.append(Line(number, tuple(line["bbox"]), text))
                 lines_seen.append(_title_line(line, text))
     built, _, tables = _build(layout(lines, page.rect.height), lines, None)
     return built, page_title(lines_seen, page.rect.height), tables
@@ -108,7 +108,7 @@ def pdf_page_chars(page: pymupdf.Page) -> tuple[str, list[BBox | None]]:
                     boxes.extend([(x0, y0, x1, y1)] * len(c))
             text = clean("".join(chars))
             if text.strip():
-                lines.append(Line(number, tuple(line["bbox"]), text))  # type: ignore[arg-type]
+                lines.append(Line(number, tuple(line["bbox"]), text))
                 line_boxes.append(boxes)
     text, boxes_out, _ = _build(layout(lines, page.rect.height), lines, line_boxes)
     return text, boxes_out or []

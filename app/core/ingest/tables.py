@@ -38,7 +38,9 @@ def markdown_tables(text: str) -> tuple[TableSpan, ...]:
             and _DELIMITER.match(text[slice(*lines[i + 1])])
         ):
             j = i + 2
-            while j < len(lines) and "|" in text[slice(*lines[j])] and text[slice(*lines[j])].strip():
+            while (
+                j < len(lines) and "|" in text[slice(*lines[j])] and text[slice(*lines[j])].strip()
+            ):
                 j += 1
             out.append(TableSpan(s, lines[j - 1][1], lines[i + 1][1]))
             i = j

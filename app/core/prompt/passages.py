@@ -19,18 +19,18 @@ gold paragraph kept against the median prompt (system prompt included) of today'
 share 0.50 -> 0.995 kept, 52% of the tokens; 0.55 -> 0.995, 46%; 0.60 -> 0.986, 43%;
 0.65 -> 0.981, 37%. Held-out half (184) at 0.55: 0.983 kept, 47% of the tokens.
 
-Where scores are flat (a filing's pages: 0.26, 0.26, 0.25... of the best) the choice keeps
-most of the eight, each a dense table page. So the sources of one prompt also have a budget,
+Where scores are flat (a filing's pages: 0.26, 0.26, 0.25... of the best) the choice keeps most
+of the eight, each a dense table page. So the sources of one prompt also have a budget,
 ``SOURCE_TOKENS`` (``answering.build_messages`` keeps to it): while they are over it, each
 passage after the best one is cut to its ``excerpt`` about the question (the row asked about
-with its column heads, the sentence with its neighbours), the lowest ranked first, then to
-its best line alone; only then are the lowest ranked left out. A table's row is one line
-(``ingest.pdflayout``), so the row asked about goes with its figures; the heads of a part of
-a long table that does not hold them are in its source tag (the end of its heading path). Sources within it go whole, so
-a question over a few short paragraphs loses nothing. Tuned on the dev halves (blake2b of the
-question id), median prompt tokens against today's eight passages whole, and the gold answer
-in the text the model reads (SQuAD: 300 answerable; FinanceBench: its 37 questions' evidence
-page, and an evidence line, among the passages read):
+with its column heads, the sentence with its neighbours), the lowest ranked first, then to its
+best line alone; only then are the lowest ranked left out. A table's row is one line
+(``ingest.pdflayout``), so the row asked about goes with its figures; the heads of a part of a
+long table that does not hold them are in its source tag (the end of its heading path). Sources
+within it go whole, so a question over a few short paragraphs loses nothing. Tuned on the dev
+halves (blake2b of the question id), median prompt tokens against today's eight passages whole,
+and the gold answer in the text the model reads (SQuAD: 300 answerable; FinanceBench: its 37
+questions' evidence page, and an evidence line, among the passages read):
 
     budget       SQuAD tokens  SQuAD gold read  filings tokens  evidence page  evidence line
     today's 8    1.00          288              1.00            17             15

@@ -65,9 +65,7 @@ STATEMENTS = (
         r"statements? of (?:\w+ )?(?:income|operations|earnings)|income statements?",
     ),
 )
-_STATEMENTS = [
-    (re.compile(q, re.IGNORECASE), re.compile(t, re.IGNORECASE)) for q, t in STATEMENTS
-]
+_STATEMENTS = [(re.compile(q, re.IGNORECASE), re.compile(t, re.IGNORECASE)) for q, t in STATEMENTS]
 # Words a question uses for a line item, and the words a statement's row uses for it.
 SYNONYMS = (
     (r"capital expenditures?|capex", "purchases property plant equipment capital expenditures"),

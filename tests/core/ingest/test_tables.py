@@ -99,7 +99,10 @@ def test_a_table_is_chunked_at_its_edges(tmp_path: Path) -> None:
 
 
 def test_a_long_table_repeats_its_column_heads_on_every_part(tmp_path: Path) -> None:
-    rows = [(f"Line item number {i} of the schedule", f"{i},{i:03d}", f"{i + 7},{i:03d}") for i in range(1, 50)]
+    rows = [
+        (f"Line item number {i} of the schedule", f"{i},{i:03d}", f"{i + 7},{i:03d}")
+        for i in range(1, 50)
+    ]
     doc = load_document(statement_pdf(tmp_path / "long.pdf", rows))
     page = doc.pages[0]
     (table,) = page.tables
