@@ -18,9 +18,12 @@ Each is scaled by the best page of the document, and the mix ranks the document'
 Its best ``PAGES`` pages take the leading places of the ranking, each as its best passage (by
 the same mix, for that passage alone), in the order of the pages' scores, then the hits
 follow as they were. The documents that lead: the paged files among the first ``LOOK`` hits,
-at most ``DOCS`` of them, the second only if its first hit is in the first ``SECOND_WITHIN``.
-Only passages already found are promoted unless a page scores best on every count, so a
-question the fused ranking answers at rank 1 keeps its answer there.
+at most ``DOCS`` of them, the second only if its first hit is in the first ``SECOND_WITHIN``;
+none unless the best hit is on a page (a question a note or a web page answers is left as
+ranked).
+A promoted passage takes a score on the fused scale: the best hit's, times its page's share
+of the best page's score (the named-file bonus kept), so the passages sent to the model
+(``prompt.passages.choose_passages``: those within a share of the best) follow the pages.
 
 Tuned on the dev half of FinanceBench (29 questions with their filing present) over the
 whole corpus index; see the report of issue 38 for the figures.
@@ -156,16 +159,29 @@ def rerank(
                 continue
             hit = found.get(page.best.chunk_id) or _hit_of(page.best)
             promoted.append((weight * page.score, hit))
+    if not promoted:
+        return list(hits)
     promoted.sort(key=lambda sh: -sh[0])
-    first = list(dict.fromkeys(h.chunk_id for _, h in promoted))
-    by_id = {h.chunk_id: h for _, h in promoted}
-    ordered = [by_id[c] for c in first] + [h for h in hits if h.chunk_id not in by_id]
+    top = hits[0]
+    base = without_bonus(top.score)
+    named_bonus = top.score - base
+    best = promoted[0][0] or 1.0
+    by_id: dict[str, Hit] = {}
+    for score, h in promoted:
+        if h.chunk_id in by_id:
+            continue
+        bonus = named_bonus if h.path == top.path or h.score > 1.0 else 0.0
+        by_id[h.chunk_id] = replace(h, score=bonus + base * score / best)
+    ordered = [*by_id.values(), *(h for h in hits if h.chunk_id not in by_id)]
     return [replace(h, rank=n) for n, h in enumerate(ordered, start=1)]
 
 
 def _leading_docs(hits: Sequence[Hit]) -> list[str]:
-    """The paged files among the first ``LOOK`` hits, at most ``DOCS``, in rank order."""
+    """The paged files among the first ``LOOK`` hits, at most ``DOCS``, in rank order; none
+    unless the best hit is one's (a question that a note answers keeps its note first)."""
     docs: list[str] = []
+    if not hits or hits[0].page is None:
+        return docs
     for i, h in enumerate(hits[:LOOK]):
         if h.page is None or h.path in docs:
             continue
