@@ -12,7 +12,10 @@ scored against the question, each page as a whole and by its best line:
 - ``line``: the best single line of the page, its words and the table's column heads above
   it (a passage's heading path ends with them): the row that names the line item and the
   period the question asks about, "Inventories | 2,721 | 2,667" under "2019 | 2018";
-- ``meaning``: the dense similarity of the page's best passage (stored vectors).
+- ``meaning``: the dense similarity of the page's best passage (stored vectors);
+- ``title``: the question's words in the page's own titles ("Note 6 - Restructuring");
+- ``statement``: the page is the statement the question names or implies (``STATEMENTS``);
+- ``found``: the fused score of the page's best passage among the hits.
 
 Each is scaled by the best page of the document, and the mix ranks the document's pages.
 Its best ``PAGES`` pages take the leading places of the ranking, each as its best passage (by
@@ -35,7 +38,7 @@ import functools
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -53,13 +56,14 @@ from app.core.types import Hit
 STATEMENTS = (
     (
         r"cash ?flows? statements?|statements? of cash ?flows?|cash ?flows? from|capital"
-        r" expenditures?|capex|free cash ?flow|dividends? paid|\bd&a\b",
+        r" expenditures?|capex|free cash ?flow|dividends? paid|\bd&a\b|capital[- ]intensi",
         r"cash ?flows?",
     ),
     (
         r"balance sheets?|statements? of financial (?:position|condition)|working capital"
         r"|quick ratio|current ratio|current (?:assets|liabilities)|total assets|\bnet ar\b"
-        r"|accounts (?:payable|receivable)|\bpp&?n?e\b|inventor(?:y|ies) turnover",
+        r"|accounts (?:payable|receivable)|\bpp&?n?e\b|inventor(?:y|ies) turnover"
+        r"|capital[- ]intensi",
         r"balance sheets?|financial (?:position|condition)",
     ),
     (
@@ -81,14 +85,16 @@ SYNONYMS = (
 _SYNONYMS = [(re.compile(q, re.IGNORECASE), w) for q, w in SYNONYMS]
 
 LOOK = 10  # the hits whose paged files are re-ranked
-DOCS = 2  # at most this many files
+DOCS = 3  # at most this many files
 SECOND_WITHIN = 5  # a second file only if it has a hit this high
 PAGES = 4  # the pages of the files put first
+W_OTHER = 0.5  # a page of a file after the first weighs this share of its score
 W_WORDS = 0.25
 W_LINE = 0.25
 W_MEANING = 0.2
-W_FOUND = 0.3  # the fused score of the page's best passage among the hits (0 if none)
+W_FOUND = 0.15  # the fused score of the page's best passage among the hits (0 if none)
 W_STATEMENT = 0.4  # the page is the statement the question names
+W_TITLE = 0.3  # the question's words in the page's titles (its passages' last headings)
 K1 = 1.2
 B = 0.5
 
@@ -106,6 +112,7 @@ class _Page:
     meaning: float = 0.0
     found: float = 0.0
     statement: float = 0.0
+    title: float = 0.0
     score: float = 0.0
     best: ChunkRow | None = None
 
@@ -153,7 +160,7 @@ def rerank(
         pages = _score_pages(terms, rows, qvec, vectors, found, named_statements(question))
         if not pages:
             continue
-        weight = 1.0 if rank == 0 else 0.5
+        weight = 1.0 if rank == 0 else W_OTHER
         for page in pages[:PAGES]:
             if page.best is None:
                 continue
@@ -172,8 +179,26 @@ def rerank(
             continue
         bonus = named_bonus if h.path == top.path or h.score > 1.0 else 0.0
         by_id[h.chunk_id] = replace(h, score=bonus + base * score / best)
-    ordered = [*by_id.values(), *(h for h in hits if h.chunk_id not in by_id)]
+    rest = _pages_apart([h for h in hits if h.chunk_id not in by_id], by_id.values())
+    ordered = [*by_id.values(), *rest]
     return [replace(h, rank=n) for n, h in enumerate(ordered, start=1)]
+
+
+PER_PAGE = 2  # passages of one page before the passages of other pages go ahead of more
+
+
+def _pages_apart(hits: list[Hit], first: Iterable[Hit]) -> list[Hit]:
+    """The hits in order, except that a page's passages past its first ``PER_PAGE`` (the
+    promoted ones counted) come after every other page's: five passages of one page of an
+    earnings release do not fill the list a person reads."""
+    seen: Counter[tuple[str, int | None]] = Counter((h.path, h.page) for h in first)
+    ahead: list[Hit] = []
+    later: list[Hit] = []
+    for h in hits:
+        key = (h.path, h.page)
+        seen[key] += 1
+        (ahead if h.page is None or seen[key] <= PER_PAGE else later).append(h)
+    return ahead + later
 
 
 def _leading_docs(hits: Sequence[Hit]) -> list[str]:
@@ -241,7 +266,9 @@ def _score_pages(
             best_rows[id(row)] = (line, fused)
         title = p.rows[0].heading or ""
         p.statement = float(any(s.search(title) for s in statements))
-    fields = ("words", "line", "meaning", "found")
+        titles = {w for r in p.rows for w in _title_words(r.heading)}
+        p.title = sum(w for t, w in idf.items() if t in titles)
+    fields = ("words", "line", "meaning", "found", "title")
     top = [max(getattr(p, f) for p in pages) or 1.0 for f in fields]
     for p in pages:
         p.score = (
@@ -249,6 +276,7 @@ def _score_pages(
             + W_LINE * p.line / top[1]
             + W_MEANING * p.meaning / top[2]
             + W_FOUND * p.found / top[3]
+            + W_TITLE * p.title / top[4]
             + W_STATEMENT * p.statement
         )
         p.best = max(
@@ -261,6 +289,14 @@ def _score_pages(
         )
     pages.sort(key=lambda p: (-p.score, p.number))
     return pages
+
+
+@functools.lru_cache(maxsize=10_000)
+def _title_words(heading: str | None) -> frozenset[str]:
+    """The stemmed words of the last two parts of a heading path: the page's own titles
+    ("Note 5 - Acquisitions and Divestitures"), not the outline every page shares."""
+    parts = (heading or "").split(" › ")[-2:]
+    return frozenset(stems(" ".join(p for p in parts if not is_head_line(p))))
 
 
 @functools.lru_cache(maxsize=50_000)
