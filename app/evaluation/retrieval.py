@@ -65,7 +65,10 @@ def ranked_candidates(
         vectors = embedder.encode(list(part))
         for q, vec in zip(part, vectors, strict=True):
             cand = gather(engine.manifest, store, vec, q, depth, named=named)
-            yield cand, page_reader(engine.manifest, store, q, vec)
+            yield (
+                cand,
+                page_reader(engine.manifest, store, q, vec, files=engine.retriever.cache.pages),
+            )
 
 
 def eval_beir(engine: Engine, data: BeirSet, *, k: int = 10, depth: int = 100) -> dict[str, Any]:

@@ -11,7 +11,9 @@ first lines. The rest of the page keeps MuPDF's order.
 
 Two kinds of ink are not text: dot leaders ("Net income . . . . . 244,230": the leader is
 cut, the two sides become two cells) and page furniture (a page number, "Table of Contents"
-alone in the top or bottom margin).
+alone in the top or bottom margin, and a filing's running "PART II", "Item 7" in the top
+band). A row whose text follows its figures ("bessel_i | 194 | elt | 165": the two columns of
+an index) is not a table's row: its lines keep MuPDF's order.
 
 A page's layout is computed from its lines alone (their text and boxes), so the text
 (``pdftext.pdf_page_text``) and the glyph boxes (``pdftext.pdf_page_chars``) built from the
@@ -33,7 +35,7 @@ CELL_SEP = " | "
 MIN_ROWS = 3  # rows holding figures beside another cell, for a run of rows to be a table
 MAX_GAP_ROWS = 4  # rows without figures (section labels, a wrapped label) held in a row
 MAX_HEAD_ROWS = 3  # rows of column heads taken above a table's first row of figures
-MARGIN = 0.075  # of the page height: the top and bottom bands where furniture is set
+MARGIN = 0.1  # of the page height: the top and bottom bands where furniture is set
 
 _LEADER = re.compile(r"[ \t]*[.·•_…](?:[ \t]*[.·•_…]){3,}[ \t]*")
 _FIGURE = re.compile(
@@ -47,7 +49,8 @@ _PERIOD = re.compile(
 )
 _FURNITURE = re.compile(
     r"^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7}|[A-Z]{1,2}-\d{1,3})(?:\s+of\s+\d{1,4})?$"
-    r"|^table of contents$|^\d{1,4}\s*[|·•]\s*.{0,60}$|^.{0,60}\s*[|·•]\s*\d{1,4}$",
+    r"|^table of contents$|^\d{1,4}\s*[|·•]\s*.{0,60}$|^.{0,60}\s*[|·•]\s*\d{1,4}$"
+    r"|^part [ivx]{1,4}$|^item \d{1,2}[a-c]?\.?$",
     re.IGNORECASE,
 )
 
@@ -71,6 +74,7 @@ class Layout:
 
     blocks: list[list[list[Cell]]] = field(default_factory=list)
     tables: list[int | None] = field(default_factory=list)
+    furniture: set[int] = field(default_factory=set)  # lines left out as page furniture
 
 
 def cells_of(text: str) -> list[tuple[int, int]]:
@@ -110,13 +114,14 @@ def _head_texts(texts: Sequence[str]) -> bool:
 def layout(lines: Sequence[Line], page_height: float) -> Layout:
     """The page's blocks in reading order, tables set as rows (see the module)."""
     edges = _edge_lines(lines)
-    keep = [i for i, ln in enumerate(lines) if not _furniture(ln, page_height, i in edges)]
+    dropped = {i for i, ln in enumerate(lines) if _furniture(ln, page_height, i in edges)}
+    keep = [i for i in range(len(lines)) if i not in dropped]
     cells = {i: cells_of(lines[i].text) for i in keep}
     keep = [i for i in keep if cells[i]]
     rows = _rows(lines, keep)
     tables = _tables(lines, rows, cells)
     in_table = {i: t for t, (_, members) in enumerate(tables) for row in members for i in row}
-    out = Layout()
+    out = Layout(furniture=dropped)
     placed: set[int] = set()
     block_of: dict[int, int] = {}  # MuPDF block -> index in out.blocks of its lines
     for i in keep:
@@ -233,8 +238,12 @@ def _kind(lines: Sequence[Line], row: list[int], cells: dict[int, list[tuple[int
     """ "figures" (a figure beside another cell), "head" (periods or short heads side by
     side, or a period alone), or "text"."""
     texts = [" ".join(lines[i].text[a:b].split()) for i in row for a, b in cells[i]]
-    if len(texts) >= 2 and any(is_figure(t) and not _PERIOD.match(t) for t in texts):
-        return "figures"
+    figures = [is_figure(t) and not _PERIOD.match(t) for t in texts]
+    if len(texts) >= 2 and any(figures):
+        first = figures.index(True)
+        if all(figures[first:]) or all(is_figure(t) for t in texts[first:]):
+            return "figures"  # labels, then figures: a row (not "term | 12 | term | 40")
+        return "text"
     return "head" if _head_texts(texts) else "text"
 
 

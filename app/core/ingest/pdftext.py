@@ -76,8 +76,10 @@ def pdf_page_layout(page: pymupdf.Page) -> tuple[str, str | None, tuple[TableSpa
             if text.strip():
                 lines.append(Line(number, tuple(line["bbox"]), text))
                 lines_seen.append(_title_line(line, text))
-    built, _, tables = _build(layout(lines, page.rect.height), lines, None)
-    return built, page_title(lines_seen, page.rect.height), tables
+    laid = layout(lines, page.rect.height)
+    built, _, tables = _build(laid, lines, None)
+    titled = [t for i, t in enumerate(lines_seen) if i not in laid.furniture]
+    return built, page_title(titled, page.rect.height), tables
 
 
 def _title_line(line: dict[str, Any], text: str) -> TitleLine:

@@ -106,12 +106,17 @@ def page_reader(
     query: str,
     qvec: np.ndarray,
     exclude: Callable[[ChunkRow], bool] | None = None,
+    files: Callable[[str], pages.FileView] | None = None,
 ) -> Callable[[list[Hit]], list[Hit]]:
-    """``pages.rerank`` for one query over this index (passages ``exclude`` picks left out)."""
+    """``pages.rerank`` for one query over this index (passages ``exclude`` picks left out;
+    ``files`` reads a file's passages, ``IndexCache.pages`` to keep them between queries)."""
 
-    def pages_of(path: str) -> list[ChunkRow]:
-        rows = manifest.chunks_of(path)
-        return rows if exclude is None else [r for r in rows if not exclude(r)]
+    def pages_of(path: str) -> pages.FileView:
+        view = files(path) if files is not None else pages.FileView(manifest.chunks_of(path))
+        if exclude is None:
+            return view
+        rows = [r for r in view.rows if not exclude(r)]
+        return view if len(rows) == len(view.rows) else pages.FileView(rows)
 
     def read(hits: list[Hit]) -> list[Hit]:
         return pages.rerank(query, qvec, hits, pages_of, store.vectors)
@@ -302,7 +307,7 @@ class Retriever:
         if exclude is not None:
             found = found.without(exclude)
         waiting = self._rank_waiting(found, qvec, n) if mode != "lexical" else {}
-        reader = page_reader(self.manifest, self._store(), query, qvec, exclude)
+        reader = page_reader(self.manifest, self._store(), query, qvec, exclude, self.cache.pages)
         hits = found.ranked(k, mode, n, reader)
         for h in hits:
             if h.dense_score is None and h.text_hash in waiting:
