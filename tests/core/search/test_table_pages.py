@@ -17,6 +17,7 @@ import pymupdf
 
 from app.core.search import pages
 from app.core.search.retrieval import page_reader
+from app.core.text import is_toc_like
 from tests.core.ingest.test_tables import statement_pdf
 from tests.helpers import paragraph
 
@@ -93,3 +94,34 @@ def test_named_statements_and_line_item_words() -> None:
     assert not pages.named_statements("How do I undo the last git commit?")
     words = pages.question_stems("FY2018 capex")
     assert "2018" in words and "purchas" in words and "properti" in words
+
+
+def test_a_table_of_small_figures_is_not_a_contents_page() -> None:
+    """A contents page read as cells ("1.1 | Imports | 3") is a listing; a statement whose
+    figures are as small as page numbers, with a row of dollars in it, is not (a listing
+    ranks after prose and is never sent)."""
+    contents = "Acknowledgements | 1\n1 | Introduction | 3\n1.1 | Imports | 3\n1.2 | Export | 4"
+    assert is_toc_like(contents)
+    table = (
+        "2018 | 2017\nUnsecured debt securities | $1,151 | $599\nCapital lease obligations | 57 "
+        "| 52\nOther notes | 62 | 51\nTotal | $3,190 | $1,335"
+    )
+    assert not is_toc_like(table)
+    assert not is_toc_like("Balance as of January 1 | $ 110\nIncreases | 18\nDecreases | (6)")
+
+
+def test_a_files_pages_are_read_once_until_it_changes(make_engine, tmp_path):
+    docs = tmp_path / "filings"
+    docs.mkdir()
+    pdf = statement_pdf(docs / "acme.pdf")
+    engine = make_engine()
+    engine.index([str(docs)])
+    files = pages.FilePages(engine.manifest)
+    view = files(str(pdf))
+    assert files(str(pdf)) is view and view.rows
+    assert [p.number for p in view.pages()] == [1]
+    statement_pdf(pdf, [("Goodwill", "9", "8"), ("Patents", "7", "6"), ("Land", "5", "4")])
+    engine.index([str(docs)])
+    again = files(str(pdf))
+    assert again is not view
+    assert any("Goodwill | 9 | 8" in r.text for r in again.rows)
