@@ -127,13 +127,14 @@ def eval_financebench(
     found = {g: {m: dict.fromkeys(cuts, 0) for m in MODES} for g in groups}
     counts = dict.fromkeys(groups, 0)
     depth = max(engine.retriever.candidates, max(cuts))
+    shipped = engine.retriever.candidates  # each retriever's top n, as the search fuses them
     ranked = ranked_candidates(engine, [q.question for q in questions], depth)
     for q, (cand, reader) in zip(questions, ranked, strict=True):
         where_half = half_of(q.id)
         counts["all"] += 1
         counts[where_half] += 1
         for mode in MODES:
-            hits = cand.ranked(max(cuts), mode, None, reader)
+            hits = cand.ranked(max(cuts), mode, shipped, reader)
             where = [(file_stem(h), h.page) for h in hits]
             for n in cuts:
                 got = any(w in q.pages for w in where[:n])
@@ -217,7 +218,7 @@ def eval_known_items(
         counts["all"] += 1
         counts[where_half] += 1
         for mode in MODES:
-            hits = cand.ranked(5, mode, None, reader)
+            hits = cand.ranked(5, mode, depth, reader)
             is_first = bool(hits) and sentence in " ".join(hits[0].text.split())
             on_page = any(h.path == path and h.page == page for h in hits)
             for g in ("all", where_half):

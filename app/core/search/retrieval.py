@@ -96,7 +96,8 @@ class Candidates:
         pages of the leading paged files ranked again (``pages``), cut to ``k``."""
         if read_pages is None or mode != "hybrid" or self.exact:
             return self.hits(k, mode, depth)
-        wide = self.hits(max(k, len(self.dense) + len(self.lexical)), mode, depth)
+        # the pages are read against as many hits as one retriever's candidates (as tuned)
+        wide = self.hits(max(k, depth or max(len(self.dense), len(self.lexical))), mode, depth)
         return read_pages(wide)[:k]
 
 
