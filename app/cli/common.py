@@ -13,14 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from app.core.api import MAX_QUERY_CHARS, NO_FAULTS, Faults, Footnotes, Progress, is_disk_full
 from app.core.config import host_problem
-from app.core.engine import Engine
-from app.core.errors import DamagedError, LockedError, QueryError, StoreError
-from app.core.index.indexer import Progress
-from app.core.search.query import MAX_QUERY_CHARS
-from app.core.text import WORD, query_terms, sentence_spans, stem
-
-SNIPPET = 300  # characters of each passage in the text output
+from app.core.errors import (
+    DamagedError,
+    DiskFullError,
+    EmbeddingError,
+    LockedError,
+    QueryError,
+    StoreError,
+)
+from app.core.wording import disk_full_message
 
 
 class HandledError(Exception):
@@ -28,6 +31,9 @@ class HandledError(Exception):
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# What JSON may carry raw but a terminal would obey: C1 controls (0x9B is CSI on some), bidi
+# overrides, isolates and marks (they reorder what follows), line and paragraph separators.
+_STEERING = re.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 def _visible_table(newlines: bool) -> dict[int, str]:
@@ -62,11 +68,14 @@ def visible(text: object, *, newlines: bool = False) -> str:
 
 
 def print_json(obj: Any) -> None:
-    """One line of JSON on stdout; non-UTF-8 file names survive as \\u escapes."""
+    """One line of JSON on stdout; non-UTF-8 file names survive as \\u escapes, and so does
+    every character that would steer a terminal (``_STEERING``): the text loads back the same."""
     text = json.dumps(obj, ensure_ascii=False)
     # Non-UTF-8 file names arrive as lone surrogates (os.fsdecode); JSON carries them as
     # \u escapes, which json.loads turns back into the same str (os.fsencode -> the bytes).
     text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    # Printed on a terminal they would act; as \u escapes json.loads gives the same text back.
+    text = _STEERING.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
@@ -157,28 +166,6 @@ def say_failed(failed: int, total: int, what: str) -> None:
         )
 
 
-def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
-    """About ``width`` characters of a passage on one line, from the sentence that holds most
-    of the query's words (a passage's first lines are often a heading or a table's header)."""
-    terms = {stem(w) for w in query_terms(query)}
-    best, start = 0, 0
-    for s, e in sentence_spans(text):
-        found = len(terms & {stem(w) for w in WORD.findall(text[s:e])})
-        if found > best:
-            best, start = found, s
-    whole = " ".join(text.split())
-    if len(whole) <= width:
-        return whole
-    before = " ".join(text[:start].split())
-    offset = min(len(before) + bool(before), len(whole) - width)  # near the end: what precedes
-    cut = whole[offset : offset + width]
-    if offset:  # from a word's start
-        cut = "…" + (cut if whole[offset - 1] == " " else cut.split(" ", 1)[-1])
-    if offset + width < len(whole):
-        cut = cut.rsplit(" ", 1)[0] + "…"
-    return cut
-
-
 def data_dir_arg(args: argparse.Namespace) -> Path:
     from app.core.config import resolve_data_dir
 
@@ -210,40 +197,56 @@ def ollama_host_arg(args: argparse.Namespace) -> str | None:
     return None
 
 
-def open_engine(args: argparse.Namespace) -> Engine:
-    """The engine for the data directory; each problem with its settings.json is one line on
-    stderr (the command goes on with the defaults for those keys)."""
-    engine = Engine(
+def open_footnotes(args: argparse.Namespace, faults: Faults = NO_FAULTS) -> Footnotes:
+    """The engine's face for the data directory; each problem with its settings.json is one
+    line on stderr (the command goes on with the defaults for those keys). ``faults``: a fault
+    test's plan for the indexer (none otherwise)."""
+    fn = Footnotes(
         data_dir_arg(args),
         chroma_url=getattr(args, "chroma_url", None),
         ollama_host=ollama_host_arg(args),
+        faults=faults,
     )
-    for problem in engine.settings.problems:
+    for problem in fn.settings.problems:
         print(f"footnotes: {visible(problem)}", file=sys.stderr)
-    return engine
+    return fn
 
 
-Command = Callable[[argparse.Namespace, Engine], int]
+Command = Callable[[argparse.Namespace, Footnotes], int]
 
 
-def dispatch(args: argparse.Namespace, handler: Command) -> int:
+def dispatch(args: argparse.Namespace, handler: Command, faults: Faults = NO_FAULTS) -> int:
     """Run a command on an engine for the data directory; handled errors exit 1, Ctrl-C 130."""
-    engine = None
+    fn = None
     try:
-        engine = open_engine(args)
-        return handler(args, engine)
-    except (HandledError, LockedError, StoreError, QueryError, DamagedError) as exc:
+        fn = open_footnotes(args, faults)
+        return handler(args, fn)
+    except (
+        HandledError,
+        LockedError,
+        StoreError,
+        QueryError,
+        DamagedError,
+        DiskFullError,
+        EmbeddingError,
+    ) as exc:
         print(f"footnotes: {visible(exc)}", file=sys.stderr)
         return 1
-    except sqlite3.OperationalError as exc:
+    except (sqlite3.OperationalError, OSError) as exc:
+        root = data_dir_arg(args)
+        if is_disk_full(root, exc):  # a write no engine call turned into DiskFullError
+            print(f"footnotes: {visible(disk_full_message(root))}", file=sys.stderr)
+            return 1
+        if not isinstance(exc, sqlite3.OperationalError):
+            raise
         print(f"footnotes: {visible(database_message(exc, args))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("footnotes: stopped; everything indexed so far is saved.", file=sys.stderr)
         return 130
     finally:
-        if engine is not None:
-            engine.close()
+        if fn is not None:
+            fn.close()
 
 
 def database_message(exc: sqlite3.OperationalError, args: argparse.Namespace) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -37,10 +37,14 @@ from app.core.prompt.answering import Answer, Reply, Source, estimate_tokens, st
 from app.core.prompt.passages import choose_passages
 from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
+from app.core.text import well_formed
 from app.core.threads.conversation import Plan, open_store, plan_turn, record_turn
-from app.core.threads.store import ThreadStore
-from app.core.types import Support
-from app.core.verdict.judge import Verdict, judge
+from app.core.threads.store import ThreadStore, Turn
+from app.core.types import Hit, Support
+from app.core.verdict import parse
+from app.core.verdict.grounding import ground
+from app.core.verdict.judge import Level, Verdict, judge
+from app.core.verdict.marks import from_json_sentences
 
 __all__ = [
     "AskEvent",
@@ -99,6 +103,7 @@ class AskOptions:
     timeout_s: float = 120.0
     rewrite_followups: bool = True
     rewrite_timeout_s: float = 8.0
+    grounding_model: str = ""  # judges the sentences instead of the built-in checks (optional)
 
     @classmethod
     def from_settings(
@@ -114,6 +119,7 @@ class AskOptions:
             timeout_s=settings.request_timeout_s,
             rewrite_followups=settings.rewrite_followups,
             rewrite_timeout_s=settings.rewrite_timeout_s,
+            grounding_model=settings.grounding_model.strip(),
         )
 
 
@@ -162,6 +168,70 @@ class AskOutcome:
     def usage(self) -> SourceUsage | None:
         """How the answer used each source (None when no answer came: no marks at all)."""
         return source_usage(self.answer, self.verdict)
+
+    @classmethod
+    def from_turn(
+        cls,
+        turn: Turn,
+        thread_id: str,
+        states: Mapping[tuple[int, int], str] | None = None,
+    ) -> AskOutcome:
+        """A stored turn as the outcome it was: its answer, marks (planted instructions and
+        declines kept), verdict, sources and the retrieval evidence it was judged on (for a
+        turn stored before that was kept: unknown, said so, never green). ``states`` says
+        which sources' files changed or vanished since (their heading says so; the quote is
+        the text as it was)."""
+        states = states or {}
+        hits = []
+        for s in turn.sources:
+            state = states.get((turn.n, s.n))
+            heading = f"{state} · {s.heading}" if state and s.heading else (state or s.heading)
+            hits.append(
+                Hit(
+                    rank=s.n,
+                    path=s.path,
+                    page=s.page,
+                    start=s.start,
+                    end=s.end,
+                    text=s.text,
+                    score=0.0,
+                    chunk_id=f"thread:{thread_id}:{turn.n}:{s.n}",
+                    heading=heading,
+                    text_hash=s.text_hash,
+                )
+            )
+        verdict = Verdict.from_json(turn.verdict)
+        sources = [
+            Source(h.rank, h, tuple((a, b) for a, b in s.sent) if s.sent is not None else None)
+            for h, s in zip(hits, turn.sources, strict=True)
+        ]
+        answer = Answer(
+            turn.answer,
+            turn.model,
+            sources,
+            from_json_sentences(turn.sentences),
+            error=turn.error,
+            verdict=verdict,
+            question=turn.question,
+        )
+        kept = turn.verdict.get("support")
+        support = Support.from_json(kept) if isinstance(kept, dict) else Support(False, 0.0, UNKEPT)
+        ending = Ending.FAILED if turn.error and not turn.answer else Ending.ANSWERED
+        return cls(
+            turn.question,
+            ending,
+            turn.search_query,
+            "stored",
+            SearchResult(turn.search_query, hits, support),
+            answer,
+            verdict,
+            turn=turn.n,
+            thread_id=thread_id,
+            error=turn.error,
+        )
+
+
+UNKEPT = "The retrieval evidence of this answer was not kept (it was stored before it was)."
 
 
 @dataclass(frozen=True)
@@ -235,7 +305,11 @@ class Asker:
         (raises UnknownThread first, for an unknown thread that must exist)."""
         cancel = cancel or threading.Event()
         o = self.options
-        question = request.question.strip()
+        # As search reads it: a stray byte of a non-UTF-8 terminal (``caf\xe9``) as its
+        # Windows-1252 letter, a lone surrogate as U+FFFD; the model's JSON and the history's
+        # SQLite refuse them as they are.
+        question = well_formed(request.question).strip()
+        parse.warm()  # the verdict's parser loads while the question is searched and answered
         plan = self._plan(request, question, cancel)
         r = plan.rewrite
         yield Planned(r.query, r.method, r.note, plan.turn, plan.warning)
@@ -272,6 +346,17 @@ class Asker:
                 reply=self.reply,
             )
         )
+        if o.grounding_model and answer.text and not answer.cancelled and answer.error is None:
+            checked = ground(
+                answer.sentences,
+                answer.sources,
+                host=o.host,
+                model=o.grounding_model,
+                timeout_s=o.timeout_s,
+                cancel=cancel,
+            )
+            answer.verdict = None
+            answer.judge(result.support, note=checked.words())
         if answer.cancelled:
             yield Done(finish(Ending.CANCELLED, result, answer))
         elif answer.error is not None:
@@ -360,7 +445,7 @@ class _Finisher:
             answer.verdict = verdict
         thread_id, turn, warning = None, self.plan.turn, self.plan.warning
         if answer is not None and not answer.cancelled and ending.asked:
-            saved = record_turn(self.store, self.plan, self.question, answer)
+            saved = record_turn(self.store, self.plan, self.question, answer, support)
             thread_id, turn, warning = saved.thread_id, saved.turn, saved.warning
         r = self.plan.rewrite
         return AskOutcome(
@@ -390,7 +475,7 @@ def _verdict(
     if ending is Ending.SEARCH_FAILED:
         return judge(None, [], error=error)
     if ending is Ending.EMPTY_INDEX:
-        return Verdict("no_answer", f"{EMPTY_INDEX_REASON} The model was not asked.")
+        return Verdict(Level.NO_ANSWER, f"{EMPTY_INDEX_REASON} The model was not asked.")
     return judge(s, [], answered=False)  # empty scope, nothing found, refused: not asked
 
 
@@ -405,6 +490,6 @@ def source_usage(answer: Answer | None, verdict: Verdict | None) -> SourceUsage 
             cited[n] = cited.get(n, 0) + 1
         for n in {span[0] for span in mark.support_spans}:
             supports[n] = supports.get(n, 0) + 1
-    weak = verdict is not None and verdict.level == "unsupported"
+    weak = verdict is not None and verdict.level is Level.UNSUPPORTED
     in_part = frozenset(s.n for s in answer.sources if s.sent is not None)
     return SourceUsage(len(answer.sources), cited, supports, weak, in_part)

@@ -70,7 +70,13 @@ def host_problem(host: str) -> str | None:
     raw = host.strip()
     if not raw or any(c.isspace() for c in raw):
         return "an address holds no spaces"
-    parts = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
+    try:
+        parts = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
+        parts.hostname  # noqa: B018 - raises for a bracket left open
+    except ValueError:
+        return (
+            "its host is not valid; an IPv6 address is written in brackets, as http://[::1]:11434"
+        )
     if parts.scheme not in ("http", "https"):
         return f"it should start with http:// or https://, not {parts.scheme}://"
     if not parts.hostname:
@@ -154,6 +160,9 @@ class Settings:
     history_enabled: bool = True  # keep threads of questions and answers (threads.sqlite3)
     rewrite_followups: bool = True  # ask the model for a standalone query for a follow-up
     rewrite_timeout_s: Seconds = 8.0  # the rewrite's own time limit; then the merged query
+    # an Ollama model that judges each answer sentence against its passage ("bespoke-minicheck");
+    # empty: the built-in checks
+    grounding_model: str = ""
     problems: list[SettingProblem] = field(
         default_factory=list, compare=False, repr=False, metadata={"stored": False}
     )

@@ -30,7 +30,7 @@ from app.core.prompt.passages import SOURCE_TOKENS, Ranges, excerpt, sent_text
 from app.core.text import display_path, strip_citations
 from app.core.types import Hit, Support
 from app.core.verdict.judge import Verdict, judge
-from app.core.verdict.marks import SentenceMark, mark_sentences, to_json_sentences
+from app.core.verdict.marks import SentenceMark, mark_sentences, prepare, to_json_sentences
 
 __all__ = [
     "Answer",
@@ -119,8 +119,10 @@ class Source:
 
     @property
     def label(self) -> str:
-        """The file name and heading: an answer may name a passage by them."""
-        name = PurePath(display_path(self.hit.path)).stem.replace("_", " ").replace("-", " ")
+        """The file's folder, name and heading: an answer may name a passage by them (a note
+        in ``typescript/`` is about TypeScript)."""
+        path = PurePath(display_path(self.hit.path))
+        name = f"{path.parent.name} {path.stem}".replace("_", " ").replace("-", " ")
         return f"{name} {self.hit.heading or ''}".strip()
 
     @property
@@ -363,8 +365,9 @@ class Answer:
         """True when the text is the start of an answer that stopped (error or cancel)."""
         return bool(self.text) and (self.error is not None or self.cancelled)
 
-    def judge(self, support: Support | None, *, answered: bool = True) -> Verdict:
-        """The headline verdict from these sentence marks and the retrieval evidence."""
+    def judge(self, support: Support | None, *, answered: bool = True, note: str = "") -> Verdict:
+        """The headline verdict from these sentence marks and the retrieval evidence (``note``
+        says what else checked them: a grounding model)."""
         self.verdict = judge(
             support,
             self.sentences,
@@ -373,6 +376,7 @@ class Answer:
             partial=self.partial,
             question=self.question,
             passages={s.n: (s.text, s.label) for s in self.sources},
+            note=note,
         )
         return self.verdict
 
@@ -454,6 +458,8 @@ def stream_answer(
         return failed
     result = Answer("", model, sources, requested_model=model, question=question)
     pieces: list[str] = []
+    # the verdict reads the sources while the model writes, so it is ready at the last token
+    threading.Thread(target=prepare, args=(sources,), name="footnotes-verdict", daemon=True).start()
 
     def stream(name: str) -> Iterator[str]:
         chunks = (
@@ -490,7 +496,7 @@ def stream_answer(
         result.error, result.error_kind = exc.message, exc.kind
     result.text = "".join(pieces)
     result.cancelled = cancel is not None and cancel.is_set()
-    result.sentences = mark_sentences(result.text, sources)
+    result.sentences = mark_sentences(result.text, sources, question=question)
     result.judge(support)
     return result
 
