@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app import evaluation as ev
+from app.core.api import Footnotes
 from app.core.search.support import SupportModel
 from tests.helpers import make_pdf
 
@@ -238,9 +239,7 @@ def test_eval_command_prints_held_out_figures_as_json(tmp_path: Path, make_engin
     args = argparse.Namespace(
         what="support", refit=False, data=str(data), set="squad2", index=None, limit=2, json=True
     )
-    from app.core.api import Footnotes
-
-    engine = make_engine("parent")  # the commands take the engine's face
+    engine = make_engine("parent")
     assert run_eval(args, Footnotes(engine.data.root, engine=engine)) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["indexes"]["squad2"]["files_seen"] == 5
