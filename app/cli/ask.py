@@ -77,7 +77,9 @@ def run(args: argparse.Namespace, fn: Footnotes) -> int:
         getattr(args, "scope", None),
         thread_id,
         thread_must_exist=True,
-        follow_up=True if getattr(args, "follow_up", False) else None,
+        # --thread names the thread to follow up in: the person chose it, so it is kept
+        # (a question that reads as one of its own is still searched as typed)
+        follow_up=True if thread_id else None,
     )
     stream = not args.json and sys.stdout.isatty()
     try:
@@ -121,13 +123,6 @@ def _render(events: Iterator[AskEvent], *, stream: bool, quiet: bool) -> AskOutc
             planned_warning = event.warning
             if event.warning:
                 print(f"footnotes: {visible(event.warning)}", file=sys.stderr, flush=True)
-            if event.new_topic_from:
-                print(
-                    f"footnotes: {visible(event.new_topic_note)} To ask it in thread "
-                    f"{event.new_topic_from} instead, add --follow-up.",
-                    file=sys.stderr,
-                    flush=True,
-                )
             if not quiet and event.turn > 1:
                 print(f"Searched for: {visible(event.search_query)}")
             if stream:
