@@ -15,8 +15,8 @@ from app.cli.common import (
     say_failed,
     visible,
 )
-from app.core.api import Footnotes
-from app.core.ask import (
+from app.core.api import (
+    Answer,
     Asker,
     AskEvent,
     AskOptions,
@@ -24,36 +24,14 @@ from app.core.ask import (
     AskRequest,
     Done,
     Ending,
+    Footnotes,
     Piece,
     Planned,
-    SearchFn,
-    open_store,
+    SearchResult,
+    Source,
 )
-from app.core.engine import Engine
 from app.core.errors import UnknownThread
-from app.core.prompt.answering import Answer, Source
-from app.core.search.retrieval import SearchResult
-from app.core.search.scope import Scope
-from app.core.types import Support
-from app.core.verdict.judge import Verdict
-from app.core.wording import excerpt
-
-_LEVEL_WORDS = {
-    "supported": "Supported",
-    "partly_supported": "Partly supported",
-    "unsupported": "UNSUPPORTED",
-    "no_answer": "No answer",
-}
-
-
-def _verdict_line(v: Verdict, s: Support) -> str:
-    """The headline: the verdict on the finished answer, then the retrieval evidence."""
-    evidence = f"retrieval {'strong' if s.supported else 'weak'}, {s.score:.2f}"
-    return f"{_LEVEL_WORDS.get(v.level, v.level)} ({evidence}): {visible(v.reason)}"
-
-
-def _where(path: str, page: int | None) -> str:
-    return path + (f" p.{page}" if page else "")
+from app.core.wording import excerpt, read_in_part, source_where, verdict_line
 
 
 def run(args: argparse.Namespace, fn: Footnotes) -> int:
@@ -61,17 +39,14 @@ def run(args: argparse.Namespace, fn: Footnotes) -> int:
     on a terminal the answer streams first and the verdict follows it; otherwise (a pipe,
     ``--json``) the verdict is the first line."""
     if getattr(args, "batch", None):
-        return _run_batch(args, fn.engine)
-    engine = fn.engine
-    settings = engine.settings
-    store = open_store(engine.data, settings)
+        return _run_batch(args, fn)
     thread_id = getattr(args, "thread", None)
-    if thread_id and store is None:
+    if thread_id and not fn.settings.history_enabled:
         raise HandledError(
             "history is turned off in Settings, so there is no thread to continue; ask "
             "without --thread, or turn history on"
         )
-    asker = Asker(_search(args, engine), store, _options(args, engine))
+    asker = fn.asker(_options(args, fn))
     request = AskRequest(
         args.question,
         getattr(args, "scope", None),
@@ -88,9 +63,6 @@ def run(args: argparse.Namespace, fn: Footnotes) -> int:
         raise HandledError(
             f"there is no thread {exc.thread_id!r}; `footnotes threads list` shows the threads"
         ) from None
-    finally:
-        if store is not None:
-            store.close()
     if args.json:
         print_json(_json(outcome, thread=outcome.thread_id))
     else:
@@ -102,17 +74,8 @@ def run(args: argparse.Namespace, fn: Footnotes) -> int:
     return 0
 
 
-def _options(args: argparse.Namespace, engine: Engine) -> AskOptions:
-    return AskOptions.from_settings(engine.settings, k=args.k, model=args.model)
-
-
-def _search(args: argparse.Namespace, engine: Engine) -> SearchFn:
-    """The engine's search; ``-k`` and the scope come from the Asker's request."""
-
-    def search(query: str, k: int, scope: Scope | None) -> SearchResult:
-        return engine.search(query, k, scope=scope)
-
-    return search
+def _options(args: argparse.Namespace, fn: Footnotes) -> AskOptions:
+    return AskOptions.from_settings(fn.settings, k=args.k, model=args.model)
 
 
 def _render(events: Iterator[AskEvent], *, stream: bool, quiet: bool) -> AskOutcome:
@@ -166,12 +129,12 @@ def _say_model_note(answer: Answer | None) -> None:
         print(f"footnotes: {visible(answer.model_note)}", file=sys.stderr, flush=True)
 
 
-def _run_batch(args: argparse.Namespace, engine: Engine) -> int:
+def _run_batch(args: argparse.Namespace, fn: Footnotes) -> int:
     """One ask object per ``{"_id", "text"}`` line, in order; a failed line says why and the
     batch goes on. The model is chosen once, so a fallback is decided (and loaded) once.
     Batch questions stand alone and are not kept."""
-    options = _options(args, engine)
-    asker = Asker(_search(args, engine), None, options)
+    options = _options(args, fn)
+    asker = fn.asker(options, keep_history=False)
     note = asker.settle_model()
     if note:
         print(f"footnotes: {note}", file=sys.stderr, flush=True)
@@ -202,9 +165,10 @@ def _batch_line(args: argparse.Namespace, asker: Asker, line: BatchLine) -> dict
 def _print_outcome(o: AskOutcome, *, streamed: bool) -> None:
     """The verdict line first, then the scope, the answer and its marks, the sources."""
     if o.verdict is not None and o.result is not None:
-        print(_verdict_line(o.verdict, o.result.support), flush=True)
+        s = o.result.support
+        print(visible(verdict_line(o.verdict, s.supported, s.score)), flush=True)
     elif o.verdict is not None:
-        print(f"{_LEVEL_WORDS.get(o.verdict.level, o.verdict.level)}: {visible(o.verdict.reason)}")
+        print(visible(verdict_line(o.verdict)))
     if o.result is not None and o.result.scope is not None:  # after the verdict
         print(f"Scope: {visible(o.result.scope.summary())}")
     note = _NOT_ASKED.get(o.ending)
@@ -257,8 +221,5 @@ def _print_answer(result: SearchResult, answer: Answer, *, streamed: bool) -> No
         print("\nSources:")
     for s in sources:
         snippet = excerpt(s.hit.text, result.query)
-        read = ""
-        if s.sent is not None:  # what the model read of it, when not all of it
-            read = " (cut to fit the model's context)" if s.truncated else " (read in part)"
-        where = visible(_where(s.hit.path, s.hit.page)) + read
+        where = visible(source_where(s.hit.path, s.hit.page) + read_in_part(s.sent, s.truncated))
         print(f"  [{s.n}] {where}\n      {visible(snippet)}")

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 
 from app import __version__
 from app.cli.scope import add_scope_flags, scope_from_args
-from app.core.faults import NO_FAULTS, Faults
-from app.core.search.query import MAX_QUERY_CHARS
+from app.core.api import MAX_QUERY_CHARS, NO_FAULTS, Faults
 
 # Each command's module; it has ``run(args, engine) -> int``. Imported on use, so that starting
 # the desktop app or printing --help loads none of the engine.
@@ -39,7 +38,7 @@ def _address(text: str) -> str:
 
 def _ollama_address(text: str) -> str:
     """--ollama-host: checked as the Settings window checks it."""
-    from app.core.ollama.address import host_problem  # light: no client, no network
+    from app.core.api import host_problem  # light: no client, no network
 
     why = host_problem(text)
     if why:
@@ -242,7 +241,7 @@ def _say_if_not_utf8(text: str, what: str) -> None:
     """One line on stderr when the terminal sent bytes that are not UTF-8 (a Latin-1 locale):
     the question is read as search and ask read it, and the person sees how."""
     from app.cli.common import visible
-    from app.core.text import well_formed
+    from app.core.api import well_formed
 
     read = well_formed(text)
     if read != text:

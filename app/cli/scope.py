@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from datetime import date
 
-    from app.core.search.scope import Scope
+    from app.core.api import Scope
 
 
 def _type(text: str) -> str:
-    from app.core.search.scope import parse_type
+    from app.core.api import parse_type
 
     try:
         return parse_type(text)
@@ -27,7 +27,7 @@ def _type(text: str) -> str:
 
 
 def _date(text: str) -> date:
-    from app.core.search.scope import parse_date
+    from app.core.api import parse_date
 
     try:
         return parse_date(text)
@@ -67,7 +67,7 @@ def add_scope_flags(parser: argparse.ArgumentParser) -> None:
 
 def scope_from_args(args: argparse.Namespace) -> Scope | None:
     """The scope the flags ask for, or None for everything; ValueError when it cannot be."""
-    from app.core.search.scope import Scope
+    from app.core.api import Scope
 
     for path in getattr(args, "scope_in", None) or ():
         if not _known(path, getattr(args, "data_dir", None)):
@@ -88,15 +88,7 @@ def _known(path: str, data_dir: str | None) -> bool:
 
     if os.path.exists(path):
         return True
-    from app.core.config import DataDir, resolve_data_dir
-    from app.core.index.manifest import Manifest
-    from app.core.ingest.scanning import normalize
+    from app.core.api import holds_files
+    from app.core.config import resolve_data_dir
 
-    manifest_path = DataDir(resolve_data_dir(data_dir)).manifest_path
-    if not manifest_path.exists():
-        return False
-    manifest = Manifest(manifest_path, readonly=True)
-    try:
-        return manifest.holds_files(normalize(path))
-    finally:
-        manifest.close()
+    return holds_files(resolve_data_dir(data_dir), path)

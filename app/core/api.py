@@ -58,6 +58,7 @@ __all__ = [
     "Settings",
     "Support",
     "Verdict",
+    "holds_files",
 ]  # and every name of ``_LAZY``, added below
 
 # Types and helpers the front ends use, by module: importable from here, loaded on first use.
@@ -88,6 +89,7 @@ _LAZY: dict[str, str] = {
     "app.core.search.retrieval": "SearchResult",
     "app.core.search.scope": "choices parse_date parse_type",
     "app.core.search.suggest": "Suggestion first_question",
+    "app.core.text": "well_formed",
     "app.core.threads.export": "source_state thread_markdown",
     "app.core.threads.export_file": "ExportError write_export",
     "app.core.threads.store": "ThreadInfo ThreadStore Turn turn_from_answer",
@@ -107,6 +109,22 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+def holds_files(data_dir: Path, path: str) -> bool:
+    """Whether the index in ``data_dir`` holds files at or below ``path`` (read only; False
+    where there is no index yet): an unplugged drive's folder is in the index, a typo is not."""
+    from app.core.index.manifest import Manifest
+    from app.core.ingest.scanning import normalize
+
+    manifest_path = DataDir(data_dir).manifest_path
+    if not manifest_path.exists():
+        return False
+    manifest = Manifest(manifest_path, readonly=True)
+    try:
+        return manifest.holds_files(normalize(path))
+    finally:
+        manifest.close()
 
 
 @dataclass(frozen=True)
@@ -250,12 +268,13 @@ class Footnotes:
         """Set damaged files aside and rebuild them; one line per repair."""
         return self.engine.repair(progress=progress)
 
-    def doctor(self) -> list[tuple[bool, str]]:
-        """One (ok, line) per check: Ollama, the model, the embedding model, the verdict's
-        parser, the index, the folders, privacy, the disk."""
-        from app.core.doctor import checks
+    def doctor(self) -> list[tuple[str, str]]:
+        """One (finding, line) per check, the finding ``ok``, ``warning`` or ``problem``:
+        Ollama, the model, the embedding model, the verdict's parser, the index, the folders,
+        privacy, the disk."""
+        from app.core.doctor import checks, level
 
-        return checks(self.engine)
+        return [(level(ok), text) for ok, text in checks(self.engine)]
 
     # -- search and ask ----------------------------------------------------------------------
     def search(

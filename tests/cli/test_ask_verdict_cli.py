@@ -202,7 +202,7 @@ def test_a_misspelt_model_is_answered_with_the_installed_name_it_resembles(
 
 
 def test_doctor_says_which_installed_model_a_misspelt_setting_means() -> None:
-    from app.cli.doctor import _model_line
+    from app.core.doctor import _model_line
     from app.core.ollama.models import ModelInfo
 
     installed = [ModelInfo("smollm2:135m"), ModelInfo("smollm2:135m-q8_0")]

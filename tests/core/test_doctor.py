@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.cli.doctor import _check_index
+from app.core.doctor import _check_index
 
 
 def test_one_file_of_one_passage_is_said_in_the_singular(make_engine: Any, tmp_path: Path) -> None:
