@@ -59,6 +59,7 @@ __all__ = [
     "Support",
     "Verdict",
     "holds_files",
+    "preload",
 ]  # and every name of ``_LAZY``, added below
 
 # Types and helpers the front ends use, by module: importable from here, loaded on first use.
@@ -89,7 +90,7 @@ _LAZY: dict[str, str] = {
     "app.core.search.retrieval": "SearchResult",
     "app.core.search.scope": "choices parse_date parse_type",
     "app.core.search.suggest": "Suggestion first_question",
-    "app.core.text": "well_formed",
+    "app.core.text": "CITATION well_formed",
     "app.core.threads.export": "source_state thread_markdown",
     "app.core.threads.export_file": "ExportError write_export",
     "app.core.threads.store": "ThreadInfo ThreadStore Turn turn_from_answer",
@@ -125,6 +126,13 @@ def holds_files(data_dir: Path, path: str) -> bool:
         return manifest.holds_files(normalize(path))
     finally:
         manifest.close()
+
+
+def preload(*names: str) -> None:
+    """Load now what these names of the face stand in (a window warming up in a background
+    lane, so that the first answer does not wait for an import)."""
+    for name in names:
+        __getattr__(name)
 
 
 @dataclass(frozen=True)

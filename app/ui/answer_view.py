@@ -26,7 +26,7 @@ from app.ui.markup import SENT_END, SENT_START, marked_html, parse_cite, render_
 from app.ui.theme import colors
 
 if TYPE_CHECKING:
-    from app.core.verdict.marks import SentenceMark
+    from app.core.api import SentenceMark
 
 FLUSH_MS = 50
 MAX_FLUSH_MS = 400

@@ -13,14 +13,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from app.core.ask import AskRequest, Done, Ending, Piece, Planned, Searched, SourceUsage
-from app.core.ask import source_usage as core_source_usage
+from app.core.api import AskRequest, Done, Ending, Piece, Planned, Searched, SourceUsage
+from app.core.api import source_usage as core_source_usage
 
 if TYPE_CHECKING:
-    from app.core.prompt.answering import Answer
-    from app.core.search.retrieval import SearchResult
-    from app.core.search.scope import Scope
-    from app.core.verdict.judge import Verdict
+    from app.core.api import Answer, Scope, SearchResult, Verdict
     from app.ui.answer_view import AnswerView
     from app.ui.payloads import AskUpdate
     from app.ui.service import Service

@@ -17,11 +17,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.core.host.server import BACKGROUND_NICE
+from app.core.api import BACKGROUND_NICE
 from app.ui.payloads import ServiceState
 
 if TYPE_CHECKING:
-    from app.core.index.manifest import Manifest
+    from app.core.api import Manifest
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class Readers:
         """This thread's connection, opened on first use."""
         manifest: Manifest | None = getattr(self._local, "manifest", None)
         if manifest is None:
-            from app.core.index.manifest import Manifest
+            from app.core.api import Manifest
 
             manifest = Manifest(self.manifest_path, readonly=True)
             self._local.manifest = manifest

@@ -9,13 +9,12 @@ reader thread: ``Opened`` and ``Exited`` are handled here, then every event goes
 from __future__ import annotations
 
 import contextlib
-import importlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.core.host.messages import (
+from app.core.api import (
     ApplySettings,
     Event,
     Exited,
@@ -25,13 +24,13 @@ from app.core.host.messages import (
     Search,
     Warm,
     describe,
+    preload,
 )
 from app.ui.payloads import ErrorReport
 
 if TYPE_CHECKING:
+    from app.core.api import EngineHost, SearchResult
     from app.core.config import Settings
-    from app.core.host.client import EngineHost
-    from app.core.search.retrieval import SearchResult
     from app.ui.background import Lanes, StateBox
 
 STOP_WAIT_S = 600.0  # a batch being embedded on a slow machine is allowed to finish
@@ -68,7 +67,7 @@ class EngineProcess:
         self.lanes.submit("ask", self._warm_up)
 
     def _open(self) -> None:
-        from app.core.host.client import EngineHost
+        from app.core.api import EngineHost
 
         if self.lanes.closed:
             return
@@ -91,7 +90,7 @@ class EngineProcess:
         from app.core.errors import HostError
         from app.ui.markup import render_answer
 
-        importlib.import_module("app.core.prompt.answering")
+        preload("Answer")  # the prompt and the Ollama client
         render_answer("**warm** [1]", 1)
         if not self.ready.wait(READY_WAIT_S) or self.host is None or self.lanes.closed:
             return

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.index.skipped import headline
-from app.core.ingest.scanning import is_within
+from app.core.api import is_within
+from app.core.wording import skipped_headline
 from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
 from app.ui.sources_panel import short_folder
 from app.ui.theme import colors
@@ -213,7 +213,7 @@ class FoldersPanel(QWidget):
 
     def _show_skipped(self, snapshot: IndexSnapshot) -> None:
         """Say what was left out on purpose, by reason and type, with examples on hover."""
-        text = headline(snapshot.skipped) if snapshot.folders else ""
+        text = skipped_headline(snapshot.skipped) if snapshot.folders else ""
         self.skipped_label.setText(text)
         lines = [
             f"{g['label']}, e.g. " + ", ".join(os.path.basename(str(e)) for e in g["examples"])

@@ -13,11 +13,17 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from app.core.api import (
+    ExportError,
+    ThreadInfo,
+    ThreadStore,
+    Turn,
+    source_state,
+    thread_markdown,
+    write_export,
+)
 from app.core.config import DataDir, Settings
 from app.core.errors import HistoryError
-from app.core.threads.export import source_state, thread_markdown
-from app.core.threads.export_file import ExportError, write_export
-from app.core.threads.store import ThreadInfo, ThreadStore, Turn
 from app.ui.background import Lanes
 
 

@@ -15,27 +15,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.core.host.messages import (
+from app.core.api import (
     AddFolder,
     CancelDrop,
     DropDone,
     Event,
     IndexFiles,
     IndexProgress,
+    Manifest,
     Opened,
     Pause,
     RemoveFolder,
     Request,
     Resume,
     WatchChanged,
+    folder_problem,
 )
-from app.core.index.availability import folder_problem
-from app.core.index.manifest import Manifest
 from app.ui.payloads import ErrorReport, FolderInfo, IndexSnapshot, SyncDone, SyncProgress
 
 if TYPE_CHECKING:
-    from app.core.index.indexer import Progress
-    from app.core.watch.watcher import WatchStatus
+    from app.core.api import Progress, WatchStatus
     from app.ui.background import Lanes, Readers, StateBox
     from app.ui.engine_process import EngineProcess
 

@@ -52,7 +52,7 @@ from app.ui.widgets import Banner, ErrorBar, QuestionBox, plain_label
 from app.ui.window_chrome import HelpDialogs, ThemeChooser, WindowMemory
 
 if TYPE_CHECKING:
-    from app.core.search.scope import Scope
+    from app.core.api import Scope
     from app.ui.service import Service
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from app.core.text import CITATION
+from app.core.api import CITATION
 
 SENT_START = "\ue000"
 SENT_END = "\ue001"

@@ -14,8 +14,8 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDialog, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
+from app.core.api import PullProgress, pull_model
 from app.core.errors import AnswerError
-from app.core.ollama.models import PullProgress, pull_model
 from app.ui.widgets import plain_label
 
 

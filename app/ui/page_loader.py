@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QImage
 
-from app.core.ingest.images import IMAGE_SUFFIXES
+from app.core.api import IMAGE_SUFFIXES
 from app.ui.payloads import PageImage, PassageText
 
 if TYPE_CHECKING:
-    from app.core.types import Hit
+    from app.core.api import Hit
 
 PAGED = (".pdf", ".epub", *IMAGE_SUFFIXES)
 CONTEXT_CHARS = 6000  # shown on each side of a passage in a text file
@@ -41,9 +41,7 @@ class PageLoader:
 
     def _ocr_chars(self, path: str, page: int) -> tuple[str, list[Any]] | None:
         """The OCR'd text and word boxes of a scanned page, from the cache of the file's hash."""
-        from app.core.ingest.loaders import read_file
-        from app.core.ingest.ocr import cached_page_chars
-        from app.core.ingest.parsing import bytes_hash
+        from app.core.api import bytes_hash, cached_page_chars, read_file
 
         if self._ocr_cache is None:
             return None
@@ -57,7 +55,7 @@ class PageLoader:
         return cached_page_chars(self._ocr_cache, digest, page)
 
     def _doc(self, path: str) -> Any:
-        from app.core.ingest.loaders import open_paged
+        from app.core.api import open_paged
 
         key = (path, os.stat(path).st_mtime_ns)
         doc = self._docs.pop(key, None)
@@ -70,7 +68,7 @@ class PageLoader:
         return doc
 
     def _page_chars(self, path: str, page: int) -> tuple[Any, str, list[Any]]:
-        from app.core.ingest.loaders import pdf_page_chars
+        from app.core.api import pdf_page_chars
 
         doc = self._doc(path)
         if not 1 <= page <= doc.page_count:
@@ -79,7 +77,7 @@ class PageLoader:
         cached = self._chars.pop(key, None)
         pg = doc.load_page(page - 1)
         if cached is None:
-            from app.core.ingest.ocr import usable_text
+            from app.core.api import usable_text
 
             cached = pdf_page_chars(pg)
             if not usable_text(cached[0]):
@@ -113,7 +111,7 @@ class PageLoader:
             if hit.page is not None and is_paged(hit.path):
                 _, full, _ = self._page_chars(hit.path, hit.page)
             else:
-                from app.core.ingest.loaders import load_document
+                from app.core.api import load_document
 
                 doc = load_document(hit.path)
                 full = doc.pages[0].text if doc.pages else ""

@@ -27,7 +27,7 @@ from app.ui.theme import colors
 from app.ui.widgets import ElidedLabel, plain_label, shown_path
 
 if TYPE_CHECKING:
-    from app.core.types import Hit
+    from app.core.api import Hit
     from app.ui.service import Service
 
 LINE_KEEPING = (".log", ".csv", ".tsv")  # terminal output and tables: lines mean something
@@ -36,7 +36,7 @@ LINE_KEEPING = (".log", ".csv", ".tsv")  # terminal output and tables: lines mea
 def keeps_lines(path: str) -> bool:
     """True for code, logs and tables, whose lines are shown unwrapped (scrolling sideways
     inside the pane); prose wraps at the pane's width."""
-    from app.core.ingest.loaders import UnsupportedFile, kind_of
+    from app.core.api import UnsupportedFile, kind_of
 
     if path.lower().endswith(LINE_KEEPING):
         return True

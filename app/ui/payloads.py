@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from app.core.ask import AskEvent
+    from app.core.api import AskEvent
 
 BBox = tuple[float, float, float, float]
 

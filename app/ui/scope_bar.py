@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.ingest.scanning import normalize
-from app.core.search.scope import Scope, ScopeChoices
+from app.core.api import Scope, ScopeChoices, normalize
 from app.ui.sources_panel import short_folder
 from app.ui.theme import colors
 from app.ui.widgets import plain_label, shown_path, tooltip

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
+from app.core.api import Event, Search, describe, preload
 from app.core.config import DataDir, Settings
-from app.core.host.messages import Event, Search, describe
 from app.ui.background import Lanes, Readers, StateBox
 from app.ui.engine_process import EngineProcess
 from app.ui.history import History
@@ -32,12 +32,7 @@ from app.ui.page_loader import PageLoader
 from app.ui.payloads import AskUpdate, ErrorReport, ModelList, ServiceState
 
 if TYPE_CHECKING:
-    from app.core.ask import AskRequest, SearchFn
-    from app.core.host.client import EngineHost
-    from app.core.index.manifest import Manifest
-    from app.core.search.retrieval import SearchResult
-    from app.core.search.scope import Scope
-    from app.core.types import Hit
+    from app.core.api import AskRequest, EngineHost, Hit, Manifest, Scope, SearchFn, SearchResult
 
 log = logging.getLogger(__name__)
 LANES = ("writer", "ask", "view", "reader", "probe")
@@ -129,8 +124,8 @@ class Service(QObject):
         self._lanes.submit("view", self._warm_view)
 
     def _warm_view(self) -> None:
-        for module in ("pymupdf", "app.core.ingest.loaders"):  # pymupdf takes about 2 s
-            importlib.import_module(module)
+        importlib.import_module("pymupdf")  # about 2 s
+        preload("load_document")  # the loaders
 
     # -- indexing (the window's requests) --------------------------------------------------
     def add_folder(self, path: str) -> None:
@@ -173,7 +168,7 @@ class Service(QObject):
     def _answer(self, token: int, request: AskRequest, cancel: threading.Event) -> None:
         """Run the core Ask in the ask lane, passing each event on (Done with its marks drawn
         here, off the GUI thread)."""
-        from app.core.ask import Asker, AskOptions, Done
+        from app.core.api import Asker, AskOptions, Done
 
         settings = self.settings
         store = self.history.store if settings.history_enabled else None
@@ -206,7 +201,7 @@ class Service(QObject):
         self._lanes.submit("reader", self._scope_choices)
 
     def _scope_choices(self) -> None:
-        from app.core.search.scope import choices
+        from app.core.api import choices
 
         if self.state.engine_ready and self.data.manifest_path.exists():
             self.scope_choices_listed.emit(choices(self.reader()))
@@ -217,7 +212,7 @@ class Service(QObject):
         self._lanes.submit("reader", self._suggest)
 
     def _suggest(self) -> None:
-        from app.core.search.suggest import first_question
+        from app.core.api import first_question
 
         if self.state.engine_ready and self.data.manifest_path.exists():
             self.question_suggested.emit(first_question(self.reader()))
@@ -247,8 +242,8 @@ class Service(QObject):
         self._lanes.submit("probe", self._list_models, host)
 
     def _list_models(self, host: str) -> None:
+        from app.core.api import probe_server
         from app.core.errors import AnswerError
-        from app.core.ollama.client import probe_server
 
         try:
             probe = probe_server(host, timeout_s=5.0)

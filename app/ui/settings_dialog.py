@@ -22,9 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.api import ModelInfo, host_problem, pick_chat_model, plain_http_warning
 from app.core.config import DEFAULT_MODEL, Settings
-from app.core.ollama.address import host_problem, plain_http_warning
-from app.core.ollama.models import ModelInfo, pick_chat_model
 from app.ui.history import HistoryCleared
 from app.ui.model_pull import PullDialog
 from app.ui.payloads import ModelList

@@ -32,7 +32,7 @@ from app.ui.theme import colors
 from app.ui.widgets import elide_name, shown_path, tooltip
 
 if TYPE_CHECKING:
-    from app.core.types import Hit
+    from app.core.api import Hit
     from app.ui.ask_session import SourceUsage
 
 RowRole = Qt.ItemDataRole.UserRole + 1

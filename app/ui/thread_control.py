@@ -9,8 +9,7 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-from app.core.threads.export import thread_markdown
-from app.core.threads.store import turn_from_answer
+from app.core.api import thread_markdown, turn_from_answer
 from app.ui.ask_session import AskState
 from app.ui.history import (
     History,

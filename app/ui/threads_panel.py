@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.threads.store import ThreadInfo, Turn
+from app.core.api import ThreadInfo, Turn
 from app.ui.widgets import ElidedLabel, plain_label, tooltip
 
 _ID = Qt.ItemDataRole.UserRole

@@ -22,15 +22,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.ollama.address import display_host
-from app.core.ollama.models import ModelInfo, pick_chat_model
+from app.core.api import ModelInfo, display_host, pick_chat_model
 from app.core.wording import counted
 from app.ui.theme import colors
 from app.ui.widgets import ElidedButton, plain_label
 
 if TYPE_CHECKING:
+    from app.core.api import Suggestion
     from app.core.config import Settings
-    from app.core.search.suggest import Suggestion
     from app.ui.payloads import IndexSnapshot, ModelList, ServiceState
     from app.ui.service import Service
 

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.text import display_path
-from app.core.verdict.judge import CHECKING, Level, Verdict
+from app.core.api import CHECKING, Level, Verdict
+from app.core.wording import display_path
 from app.ui.theme import colors
 
 
