@@ -18,7 +18,7 @@ from app.core.engine import Engine
 from app.core.errors import DamagedError, LockedError, QueryError, StoreError
 from app.core.index.indexer import Progress
 from app.core.search.query import MAX_QUERY_CHARS
-from app.core.text import WORD, query_terms, sentence_spans, stem
+from app.core.text import query_terms, sentence_spans, stem, words
 
 SNIPPET = 300  # characters of each passage in the text output
 
@@ -163,7 +163,7 @@ def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
     terms = {stem(w) for w in query_terms(query)}
     best, start = 0, 0
     for s, e in sentence_spans(text):
-        found = len(terms & {stem(w) for w in WORD.findall(text[s:e])})
+        found = len(terms & {stem(w.text) for w in words(text[s:e])})
         if found > best:
             best, start = found, s
     whole = " ".join(text.split())
