@@ -199,6 +199,15 @@ def word_alone(word: str) -> bool:
     return len(word) > 1 or word.isdigit() or bool(_WORD_ALONE.fullmatch(word))
 
 
+_ALNUM_PARTS = regex.compile(r"[\p{L}\p{M}]+|\d+")
+
+
+def alnum_parts(word: str) -> list[str]:
+    """A word's runs of letters and of digits ("FY2018" -> "FY", "2018"; "find_opt" -> "find",
+    "opt"); letters keep their marks, so "दुर्लभ" is one part, not three."""
+    return _ALNUM_PARTS.findall(word)
+
+
 def query_terms(text: str) -> list[str]:
     """Lower-cased words of a question without stopwords, in order, without repeats."""
     seen: dict[str, None] = {}
@@ -274,8 +283,13 @@ def strip_citations(text: str) -> str:
 
 
 # -- sentences ------------------------------------------------------------------------------
+# Full stops that a space follows (the Devanagari danda and the Arabic question mark too), and
+# those of Chinese and Japanese, which end a sentence with nothing after them: "…です。資料…".
+_STOPS = ".!?…।॥؟"
+_WIDE_STOPS = "。！？｡"
 _END = re.compile(
-    r"[.!?…]+[\"'”’)]*(?:\s*\[[^\[\]\n]{1,24}\])*"  # terminal punctuation, closers, citations
+    rf"[{_STOPS}]+[\"'”’)]*(?:\s*\[[^\[\]\n]{{1,24}}\])*"  # full stops, closers, citations
+    rf"|[{_WIDE_STOPS}]+[」』）】〕\"'”’)]*(?:\s*\[[^\[\]\n]{{1,24}}\])*"
     r"|\n[ \t]*\n\s*"  # a blank line always ends a sentence
     r"|\n(?=[ \t]*(?:[-*•+]|\d{1,3}[.)])\s)"  # so does a line that starts a list item
 )
@@ -291,14 +305,17 @@ _ABBREV = frozenset(_ABBREV_WORDS.split())
 def sentence_spans(text: str, *, lines: bool = False) -> list[tuple[int, int]]:
     """(start, end) of each sentence, trimmed of whitespace and list markers.
 
-    Citation markers right after the full stop stay with their sentence. With ``lines``
+    Citation markers right after the full stop stay with their sentence; a Chinese or
+    Japanese full stop ends a sentence with no space after it. With ``lines``
     (for answers) every line break ends a sentence; in passages single line breaks are
     usually wrapped lines and are kept inside the sentence.
     """
     spans: list[tuple[int, int]] = []
     start = 0
     for m in (_ANSWER_END if lines else _END).finditer(text):
-        if m.group()[0] in ".!?…":
+        if m.group()[0] in _WIDE_STOPS:
+            _push(text, start, m.end(), spans)
+        elif m.group()[0] in _STOPS:
             after = text[m.end() : m.end() + 1]
             if after and not after.isspace():
                 continue  # 3.5, file.txt, e.g.x

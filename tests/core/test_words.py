@@ -16,7 +16,7 @@ import unicodedata
 import pytest
 
 from app.core.index import lexical
-from app.core.text import index_words, query_terms, unspaced, word_alone, words
+from app.core.text import alnum_parts, index_words, query_terms, unspaced, word_alone, words
 
 SENTENCES = {
     "Japanese": "この図書館には古い地図が保管されています。資料番号は四七七一です。",
@@ -86,3 +86,21 @@ def test_query_terms_keep_words_and_drop_particles() -> None:
     assert query_terms("What is the FY2018 capex?") == ["fy2018", "capex"]
     assert word_alone("猫") and word_alone("책") and not word_alone("は")
     assert unspaced("東京") and unspaced("ห้อง") and not unspaced("Москва दुर्लभ")
+    # a word's letter and digit parts (searched too): marks stay with their letters
+    assert alnum_parts("FY2018") == ["FY", "2018"] and alnum_parts("find_opt") == ["find", "opt"]
+    assert alnum_parts("दुर्लभ") == ["दुर्लभ"] and alnum_parts("แห่ง") == ["แห่ง"]
+
+
+def test_chinese_and_japanese_sentences_end_without_a_space() -> None:
+    from app.core.text import sentence_spans
+
+    text = SENTENCES["Japanese"] + "这是什么？我不知道。"
+    assert [text[s:e] for s, e in sentence_spans(text)] == [
+        "この図書館には古い地図が保管されています。",
+        "資料番号は四七七一です。",
+        "这是什么？",
+        "我不知道。",
+    ]
+    hindi = "इस पुस्तकालय में नक्शे हैं। आगंतुकों को आरक्षण करना होगा।"
+    assert len(sentence_spans(hindi)) == 2
+    assert len(sentence_spans("It costs 3.5 dollars. See e.g. the list.")) == 2

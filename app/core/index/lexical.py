@@ -16,9 +16,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.text import Word, index_words, query_terms, word_alone, words
-
-_ALNUM_PARTS = re.compile(r"[^\W\d_]+|\d+")
+from app.core.text import Word, alnum_parts, index_words, query_terms, word_alone, words
 
 TOKENIZE = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
 # External-content FTS5 table kept in step with `chunks` by triggers, so the chunk text is
@@ -109,7 +107,7 @@ def build_query(text: str) -> str | None:
     if not terms:
         return None
     # "FY2018" also matches "2018", "10k" stays whole: letters and digits are split apart too.
-    pieces = [p for t in terms for p in _ALNUM_PARTS.findall(t) if p != t and len(p) > 1]
+    pieces = [p for t in terms for p in alnum_parts(t) if p != t and len(p) > 1]
     terms = list(dict.fromkeys(terms + pieces))[:MAX_TERMS]
     out = [_quoted(t) + ("*" if _single_unit(t) else "") for t in terms]
     out += [_quoted(" ".join(w.text.lower() for w in run)) for run in _pair_runs(words(text))]
