@@ -164,3 +164,24 @@ def test_a_single_character_and_a_pasted_sentence_find_their_passages(tmp_path: 
     [hit] = lexical.phrase_search(manifest.conn, pasted, 3)
     assert Path(manifest.chunks_by_rowid([hit.row_id])[hit.row_id].path).name == "archive.txt"
     manifest.close()
+
+
+def test_a_program_without_the_index_function_cannot_write_passages_and_loses_none(
+    tmp_path: Path,
+) -> None:
+    """The triggers call ``footnotes_words``: another program's write to ``chunks`` (a
+    database browser) fails whole instead of leaving the full-text rows out of step."""
+    db = tmp_path / "manifest.sqlite3"
+    manifest = Manifest(db)
+    path = str(tmp_path / "a.txt")
+    manifest.replace_file(
+        FileRecord(path, 4, 1, "h", "indexed", chunks=1), [Chunk(path, None, 0, 4, "手稿です", "t")]
+    )
+    manifest.close()
+    other = sqlite3.connect(db)
+    with pytest.raises(sqlite3.OperationalError, match="footnotes_words"):
+        other.execute("DELETE FROM chunks")
+    other.close()
+    manifest = Manifest(db)
+    assert manifest.check() == [] and lexical_paths(manifest, "手稿") == ["a.txt"]
+    manifest.close()
