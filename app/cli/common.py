@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from app.core.config import host_problem
+from app.core.diskfull import disk_full_message, is_disk_full
 from app.core.engine import Engine
-from app.core.errors import DamagedError, LockedError, QueryError, StoreError
+from app.core.errors import (
+    DamagedError,
+    DiskFullError,
+    EmbeddingError,
+    LockedError,
+    QueryError,
+    StoreError,
+)
+from app.core.faults import NO_FAULTS, Faults
 from app.core.index.indexer import Progress
 from app.core.search.query import MAX_QUERY_CHARS
 from app.core.text import query_terms, sentence_spans, stem, words
@@ -28,6 +37,9 @@ class HandledError(Exception):
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# What JSON may carry raw but a terminal would obey: C1 controls (0x9B is CSI on some), bidi
+# overrides, isolates and marks (they reorder what follows), line and paragraph separators.
+_STEERING = re.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 def _visible_table(newlines: bool) -> dict[int, str]:
@@ -62,11 +74,14 @@ def visible(text: object, *, newlines: bool = False) -> str:
 
 
 def print_json(obj: Any) -> None:
-    """One line of JSON on stdout; non-UTF-8 file names survive as \\u escapes."""
+    """One line of JSON on stdout; non-UTF-8 file names survive as \\u escapes, and so does
+    every character that would steer a terminal (``_STEERING``): the text loads back the same."""
     text = json.dumps(obj, ensure_ascii=False)
     # Non-UTF-8 file names arrive as lone surrogates (os.fsdecode); JSON carries them as
     # \u escapes, which json.loads turns back into the same str (os.fsencode -> the bytes).
     text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    # Printed on a terminal they would act; as \u escapes json.loads gives the same text back.
+    text = _STEERING.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
@@ -210,13 +225,15 @@ def ollama_host_arg(args: argparse.Namespace) -> str | None:
     return None
 
 
-def open_engine(args: argparse.Namespace) -> Engine:
+def open_engine(args: argparse.Namespace, faults: Faults = NO_FAULTS) -> Engine:
     """The engine for the data directory; each problem with its settings.json is one line on
-    stderr (the command goes on with the defaults for those keys)."""
+    stderr (the command goes on with the defaults for those keys). ``faults``: a fault test's
+    plan for the indexer (none otherwise)."""
     engine = Engine(
         data_dir_arg(args),
         chroma_url=getattr(args, "chroma_url", None),
         ollama_host=ollama_host_arg(args),
+        faults=faults,
     )
     for problem in engine.settings.problems:
         print(f"footnotes: {visible(problem)}", file=sys.stderr)
@@ -226,16 +243,30 @@ def open_engine(args: argparse.Namespace) -> Engine:
 Command = Callable[[argparse.Namespace, Engine], int]
 
 
-def dispatch(args: argparse.Namespace, handler: Command) -> int:
+def dispatch(args: argparse.Namespace, handler: Command, faults: Faults = NO_FAULTS) -> int:
     """Run a command on an engine for the data directory; handled errors exit 1, Ctrl-C 130."""
     engine = None
     try:
-        engine = open_engine(args)
+        engine = open_engine(args, faults)
         return handler(args, engine)
-    except (HandledError, LockedError, StoreError, QueryError, DamagedError) as exc:
+    except (
+        HandledError,
+        LockedError,
+        StoreError,
+        QueryError,
+        DamagedError,
+        DiskFullError,
+        EmbeddingError,
+    ) as exc:
         print(f"footnotes: {visible(exc)}", file=sys.stderr)
         return 1
-    except sqlite3.OperationalError as exc:
+    except (sqlite3.OperationalError, OSError) as exc:
+        root = data_dir_arg(args)
+        if is_disk_full(root, exc):  # a write no engine call turned into DiskFullError
+            print(f"footnotes: {visible(disk_full_message(root))}", file=sys.stderr)
+            return 1
+        if not isinstance(exc, sqlite3.OperationalError):
+            raise
         print(f"footnotes: {visible(database_message(exc, args))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -8,7 +8,8 @@ import sqlite3
 from pathlib import Path
 
 from app.cli.common import HandledError, visible
-from app.core.engine import FULL_BELOW_BYTES, Engine
+from app.core.diskfull import FULL_BELOW_BYTES
+from app.core.engine import Engine
 from app.core.errors import AnswerError
 from app.core.index import damage, pending
 from app.core.index.availability import folder_problem

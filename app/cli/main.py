@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from app import __version__
 from app.cli.scope import add_scope_flags, scope_from_args
+from app.core.faults import NO_FAULTS, Faults
 from app.core.search.query import MAX_QUERY_CHARS
 
 # Each command's module; it has ``run(args, engine) -> int``. Imported on use, so that starting
@@ -143,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--search", default="", metavar="TEXT", help="list: only threads asking this")
     p.add_argument("--turn", type=int, default=None, metavar="N", help="export: only this answer")
     p.add_argument("-o", "--output", metavar="FILE", help="export: write here, not to stdout")
+    p.add_argument("--force", action="store_true", help="export: replace FILE if it exists")
 
     p = command("status", "counts, and every file that failed with its reason")
     p.add_argument("--json", action="store_true")
@@ -150,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     command("doctor", "check Ollama, the model, the index and disk space")
     command(
         "repair",
-        "set damaged files aside; rebuild the vector cache, full-text rows and vector store",
+        "set damaged files aside; rebuild the manifest from your files (every folder it "
+        "indexed), the vector cache, full-text rows and vector store",
     )
 
     p = command(
@@ -235,7 +238,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _say_if_not_utf8(text: str, what: str) -> None:
+    """One line on stderr when the terminal sent bytes that are not UTF-8 (a Latin-1 locale):
+    the question is read as search and ask read it, and the person sees how."""
+    from app.cli.common import visible
+    from app.core.text import well_formed
+
+    read = well_formed(text)
+    if read != text:
+        print(
+            f"footnotes: the {what} held bytes that are not UTF-8 text; read as "
+            f"“{visible(read)}” (set your terminal to UTF-8 to type it as meant)",
+            file=sys.stderr,
+        )
+
+
+def main(argv: Sequence[str] | None = None, *, faults: Faults | None = None) -> int:
+    """Run the command line; ``faults`` is a fault test's plan for the indexer (none when
+    shipped: ``footnotes`` itself never passes one)."""
     # In a PyInstaller build the parser and engine processes re-run this executable:
     # freeze_support turns such a run into the worker it should be (a no-op otherwise).
     multiprocessing.freeze_support()
@@ -260,6 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             usage.error(f"give a {what} or --batch FILE.jsonl, not both")
         if text and len(text) > MAX_QUERY_CHARS:
             usage.error(f"the {what} is {len(text):,} characters; at most {MAX_QUERY_CHARS:,}")
+        if text:
+            _say_if_not_utf8(text, what)
     if args.command == "threads" and args.action != "list" and not args.id:
         usage.error(f"threads {args.action} needs an ID (footnotes threads list shows them)")
     if args.command == "ask" and args.batch and getattr(args, "thread", None):
@@ -274,7 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.cli.common import dispatch
 
     try:
-        return dispatch(args, importlib.import_module(COMMANDS[args.command]).run)
+        run = importlib.import_module(COMMANDS[args.command]).run
+        return dispatch(args, run, faults or NO_FAULTS)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit's flush of stdout cannot fail

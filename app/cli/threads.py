@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 from app.cli.common import HandledError, excerpt, print_json, visible
-from app.core.config import atomic_write_text
 from app.core.engine import Engine
 from app.core.errors import HistoryError
 from app.core.text import display_path
 from app.core.threads.export import source_state, thread_markdown
+from app.core.threads.export_file import ExportError, write_export
 from app.core.threads.store import ThreadInfo, ThreadStore
 from app.core.watch.status import plural
 
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         elif args.action == "show":
             _show(store, info)
         else:
-            _export(args, store, info)
+            _export(args, store, info, engine.data.root)
         return 0
     except HistoryError as exc:
         raise HandledError(str(exc)) from None
@@ -86,7 +86,7 @@ def _show(store: ThreadStore, info: ThreadInfo) -> None:
             print(f"  [{s.n}] {where}" + (f"  ({state})" if state else "") + f"\n      {snippet}")
 
 
-def _export(args: argparse.Namespace, store: ThreadStore, info: ThreadInfo) -> None:
+def _export(args: argparse.Namespace, store: ThreadStore, info: ThreadInfo, data_dir: Path) -> None:
     turns = store.turns(info.id)
     if args.turn is not None:
         turns = [t for t in turns if t.n == args.turn]
@@ -95,9 +95,9 @@ def _export(args: argparse.Namespace, store: ThreadStore, info: ThreadInfo) -> N
     text = thread_markdown(info.title, turns, thread_id=info.id)
     if args.output:
         try:
-            atomic_write_text(Path(args.output), text)
-        except OSError as exc:
-            raise HandledError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+            write_export(Path(args.output), text, data_dir, replace=args.force)
+        except ExportError as exc:
+            raise HandledError(str(exc)) from None
         print(f"Wrote {visible(args.output)}", file=sys.stderr)
     else:
         sys.stdout.write(text)

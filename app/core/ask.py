@@ -37,10 +37,12 @@ from app.core.prompt.answering import Answer, Reply, Source, estimate_tokens, st
 from app.core.prompt.passages import choose_passages
 from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
+from app.core.text import well_formed
 from app.core.threads.conversation import Plan, open_store, plan_turn, record_turn
 from app.core.threads.store import ThreadStore
 from app.core.types import Support
-from app.core.verdict.judge import Verdict, judge
+from app.core.verdict import parse
+from app.core.verdict.judge import Level, Verdict, judge
 
 __all__ = [
     "AskEvent",
@@ -235,7 +237,11 @@ class Asker:
         (raises UnknownThread first, for an unknown thread that must exist)."""
         cancel = cancel or threading.Event()
         o = self.options
-        question = request.question.strip()
+        # As search reads it: a stray byte of a non-UTF-8 terminal (``caf\xe9``) as its
+        # Windows-1252 letter, a lone surrogate as U+FFFD; the model's JSON and the history's
+        # SQLite refuse them as they are.
+        question = well_formed(request.question).strip()
+        parse.warm()  # the verdict's parser loads while the question is searched and answered
         plan = self._plan(request, question, cancel)
         r = plan.rewrite
         yield Planned(r.query, r.method, r.note, plan.turn, plan.warning)
@@ -390,7 +396,7 @@ def _verdict(
     if ending is Ending.SEARCH_FAILED:
         return judge(None, [], error=error)
     if ending is Ending.EMPTY_INDEX:
-        return Verdict("no_answer", f"{EMPTY_INDEX_REASON} The model was not asked.")
+        return Verdict(Level.NO_ANSWER, f"{EMPTY_INDEX_REASON} The model was not asked.")
     return judge(s, [], answered=False)  # empty scope, nothing found, refused: not asked
 
 
@@ -405,6 +411,6 @@ def source_usage(answer: Answer | None, verdict: Verdict | None) -> SourceUsage 
             cited[n] = cited.get(n, 0) + 1
         for n in {span[0] for span in mark.support_spans}:
             supports[n] = supports.get(n, 0) + 1
-    weak = verdict is not None and verdict.level == "unsupported"
+    weak = verdict is not None and verdict.level is Level.UNSUPPORTED
     in_part = frozenset(s.n for s in answer.sources if s.sent is not None)
     return SourceUsage(len(answer.sources), cited, supports, weak, in_part)

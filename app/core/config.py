@@ -70,7 +70,13 @@ def host_problem(host: str) -> str | None:
     raw = host.strip()
     if not raw or any(c.isspace() for c in raw):
         return "an address holds no spaces"
-    parts = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
+    try:
+        parts = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
+        parts.hostname  # noqa: B018 - raises for a bracket left open
+    except ValueError:
+        return (
+            "its host is not valid; an IPv6 address is written in brackets, as http://[::1]:11434"
+        )
     if parts.scheme not in ("http", "https"):
         return f"it should start with http:// or https://, not {parts.scheme}://"
     if not parts.hostname:

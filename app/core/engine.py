@@ -9,18 +9,28 @@ import shutil
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from app.core.config import DataDir, Settings
-from app.core.errors import NamespaceError, StoreError
+from app.core.diskfull import (
+    FULL_BELOW_BYTES,
+    disk_full_error,
+    disk_full_message,
+    free_bytes,
+    is_disk_full,
+)
+from app.core.errors import DamagedError, NamespaceError, StoreError
+from app.core.faults import NO_FAULTS, Faults
 from app.core.index import damage, meta
 from app.core.index.indexer import Embedder, Indexer, IndexReport, ProgressFn
 from app.core.index.manifest import Manifest
 from app.core.index.matrix_cache import CACHE_FILE, store_fingerprint
 from app.core.index.meta import ModelRecord
 from app.core.index.namespace import data_dir_namespace
+from app.core.index.report import counted
+from app.core.index.roots import RootsFile, salvage
 from app.core.index.store import VectorStore, check_server
 from app.core.ingest.parsing import ParseLimits
 from app.core.ingest.scanning import IgnoreRules, normalize
@@ -45,8 +55,10 @@ class Engine:
         chroma_url: str | None = None,
         ollama_host: str | None = None,
         embedder: Embedder | None = None,
+        faults: Faults = NO_FAULTS,
     ) -> None:
         self.data = DataDir(data_dir).ensure()
+        self.faults = faults  # the indexer's fault plan: none, except in a fault test
         self.settings = (settings or self.data.load_settings()).with_overrides(
             ollama_host=ollama_host, chroma_url=chroma_url
         )
@@ -189,6 +201,7 @@ class Engine:
                 ),
                 max_file_bytes=int(s.max_file_mb * 1_000_000),
                 fingerprint=self._store_fingerprint,
+                faults=self.faults,
             )
         if progress is not None:
             self._indexer.progress = progress
@@ -229,6 +242,20 @@ class Engine:
         if self._writer is None:
             self._writer = WriterLock(self.data.lock_path, what).acquire()
 
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Around a write of the index: a full disk, wherever it stopped the write (SQLite,
+        the vector store, the lock's note, a cache), is raised as ``DiskFullError``, whose
+        sentence says how much room is left and that nothing was lost (every write is one
+        transaction, rolled back; vectors not stored wait in the manifest's list)."""
+        try:
+            yield
+        except (OSError, sqlite3.Error) as exc:
+            full = disk_full_error(self.data.root, exc)
+            if full is None:
+                raise
+            raise full from None
+
     def index(
         self,
         paths: Iterable[str],
@@ -237,18 +264,25 @@ class Engine:
         cancel: threading.Event | None = None,
     ) -> IndexReport:
         """Bring the index up to date for these files and folders."""
-        self.acquire_writer("footnotes index")
-        indexer = self.indexer(progress)
-        indexer.vectors.repair()
-        report = indexer.sync(paths, cancel=cancel)
+        with self.writing():
+            self.acquire_writer("footnotes index")
+            indexer = self.indexer(progress)
+            indexer.vectors.repair()
+            report = indexer.sync(paths, cancel=cancel)
         if cancel is None or not cancel.is_set():
             self.refresh_calibration()
         return report
 
-    def repair(self) -> list[str]:
-        """Set damaged files aside and rebuild what is derived from the manifest: the vector
-        cache (deleted, rebuilt by the next search), the FTS rows, and the vector store (a
-        damaged one is set aside and every passage embedded again). One line per action."""
+    def repair(self, progress: ProgressFn | None = None) -> list[str]:
+        """Set damaged files aside and rebuild what can be rebuilt: a damaged manifest from
+        the files themselves (every folder it indexed, from ``roots.json``; every vector the
+        store holds is reused), the vector cache (deleted, rebuilt by the next search), the
+        FTS rows, and the vector store (a damaged one is set aside and every passage embedded
+        again). One line per action."""
+        with self.writing():
+            return self._repair(progress)
+
+    def _repair(self, progress: ProgressFn | None) -> list[str]:
         self.acquire_writer("footnotes repair")
         done: list[str] = []
         if damage.sqlite_problem(self.data.threads_path, deep=True):
@@ -259,7 +293,7 @@ class Engine:
             cache.unlink()
             done.append(f"vector cache: {CACHE_FILE} removed; the next search rebuilds it")
         if why := damage.manifest_problem(self.data, creating=False):
-            raise damage.refuse_manifest(self.data, why)
+            done += self._rebuild_manifest(why, progress)
         with self.manifest.transaction() as c:
             c.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
         done.append("full-text rows: rebuilt from the manifest's passages")
@@ -276,6 +310,46 @@ class Engine:
         done.append(f"vector store: {encoded:,} passages embedded; it holds every passage")
         return done
 
+    def _rebuild_manifest(self, why: str, progress: ProgressFn | None) -> list[str]:
+        """Set the damaged manifest aside and build a new one from the files: the folders
+        ``roots.json`` remembers (or, without it, what can still be read of the damaged one),
+        read again with their vectors reused. Raises ``DamagedError`` when nothing says which
+        folders it indexed."""
+        if self._indexer is not None:  # built on the damaged manifest's connection
+            self._indexer.close()
+            self._indexer = None
+        if self._manifest is not None:
+            self._manifest.close()
+            self._manifest = None
+        if self.data.manifest_path.exists():
+            aside = damage.set_aside(self.data.manifest_path)
+        else:
+            aside = damage.set_aside_manifests(self.data)[-1]
+        roots = RootsFile(self.data.root).load() or salvage(aside)
+        if not roots:
+            raise DamagedError(
+                f"the index database {self.data.manifest_path} was damaged ({why}) and is kept "
+                f"as {aside.name}, but nothing records which folders it indexed; index them "
+                "again with `footnotes index FOLDER...` (passages already embedded are reused)."
+            )
+        lines = [f"index database: damaged ({why}), set aside as {aside.name}"]
+        manifest = self.manifest  # a new one, with the watched folders roots.json remembers
+        for folder in roots.watched:
+            manifest.add_folder(folder)
+        present = [p for p in roots.all() if os.path.lexists(p)]
+        report = self.indexer(progress).sync(present)
+        missing = len(roots.all()) - len(present)
+        gone = f"; {counted(missing, 'folder')} no longer there" if missing else ""
+        lines.append(
+            "index database: rebuilt from your files: "
+            f"{counted(len(roots.watched), 'watched folder')} and "
+            f"{counted(len(roots.indexed), 'other path')} read again{gone}; "
+            f"{counted(report.files_indexed, 'file')} indexed, "
+            f"{counted(report.chunks_total, 'passage')} ({report.chunks_reused:,} vectors reused, "
+            f"{report.chunks_embedded:,} embedded)"
+        )
+        return lines
+
     def refresh_calibration(self, *, force: bool = False) -> Calibration | None:
         """Measure the support flag on this index again if it has grown (see ``probes``);
         a failure leaves the previous calibration (or the shipped threshold) in place."""
@@ -283,8 +357,13 @@ class Engine:
             return probes.refresh(
                 self.manifest, self.embedder, self.store, self.data.root, force=force
             )
-        except Exception:
-            log.exception("calibrating the support flag failed")
+        except Exception as exc:
+            if is_disk_full(self.data.root, exc):  # the index is written; this is derived
+                log.warning(
+                    "the support flag was not measured again: %s", disk_full_message(self.data.root)
+                )
+            else:
+                log.exception("calibrating the support flag failed")
             return calibration.load(self.data.root)
 
     # -- reading ---------------------------------------------------------------------------
@@ -339,7 +418,8 @@ class Engine:
             raise FileNotFoundError(f"{path} does not exist")
         if not os.path.isdir(folder):
             raise NotADirectoryError(f"{path} is a file, not a folder (index it with `index`)")
-        self.manifest.add_folder(folder)
+        with self.writing():
+            self.manifest.add_folder(folder)
         return folder
 
     def close(self) -> None:
@@ -367,16 +447,8 @@ def _reading(s: Settings) -> tuple[Any, ...]:
     )
 
 
-# SQLite's words when it cannot create or grow a file for want of space.
-_NO_ROOM = ("disk i/o error", "database or disk is full")
-FULL_BELOW_BYTES = 1 << 20  # less free space than this is a full disk for the index
-
-
 def disk_full(root: Path, exc: BaseException) -> bool:
-    """Whether ``exc`` (from opening the manifest) comes of the disk under ``root`` being full."""
-    if not any(words in str(exc).lower() for words in _NO_ROOM):
-        return False
-    try:
-        return shutil.disk_usage(root).free < FULL_BELOW_BYTES
-    except OSError:
-        return False
+    """Whether ``exc`` (from opening the manifest) comes of the disk under ``root`` being full:
+    SQLite's words for it, and less than ``FULL_BELOW_BYTES`` left."""
+    free = free_bytes(root)
+    return is_disk_full(root, exc) and free is not None and free < FULL_BELOW_BYTES

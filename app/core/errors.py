@@ -78,6 +78,11 @@ class DamagedError(Exception):
     """A file of the data directory that cannot be used; the message says what to do."""
 
 
+class DiskFullError(Exception):
+    """A write found no room on the disk: the message says how much is free and that nothing
+    was lost (``app.core.diskfull`` builds it)."""
+
+
 class StoreError(Exception):
     """The vector store cannot be reached or written; the message says what to do."""
 

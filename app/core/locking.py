@@ -97,20 +97,28 @@ class WriterLock:
             holder = fh.read().strip()
             fh.close()
             raise LockedError(describe_holder(holder, self.path.parent), holder_name(holder))
-        fh.seek(0)
-        fh.truncate()
-        fh.write(json.dumps({"pid": os.getpid(), "what": self.what, "since": time.time()}))
-        fh.flush()
         self._fh = fh
+        note = json.dumps({"pid": os.getpid(), "what": self.what, "since": time.time()})
+        try:
+            fh.seek(0)
+            fh.truncate()
+            fh.write(note)
+            fh.flush()
+        except OSError:  # a full disk: the lock is held all the same, its note stays empty
+            with contextlib.suppress(OSError):
+                fh.seek(0)
+                fh.truncate()
         return self
 
     def release(self) -> None:
         if self._fh is not None:
             fh, self._fh = self._fh, None
-            fh.seek(0)
-            fh.truncate()
+            with contextlib.suppress(OSError):  # emptying the note frees space, never fails
+                fh.seek(0)
+                fh.truncate()
             _unlock(fh)
-            fh.close()
+            with contextlib.suppress(OSError):  # closing flushes what a full disk refused
+                fh.close()
 
     def __enter__(self) -> WriterLock:
         return self.acquire()

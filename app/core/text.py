@@ -6,10 +6,9 @@ whose lines name topics without stating anything about them.
 
 What a word is, in every script, is said once: ``words`` (the full-text index, the lexical
 query, snippets, excerpts, the support flag and the named-file test all split text with it).
-Two word views serve two jobs. ``query_terms`` keeps a question's content words as typed, in
-order (the lexical query, the support flag's key terms); ``claim_terms`` stems them and keeps
-numbers whole (answer sentences against passage sentences). Both drop the same ``STOPWORDS``;
-claim checks also drop ``ANSWER_FILLER``, words an answer uses about its sources.
+``query_terms`` keeps a question's content words as typed, in order (the lexical query, the
+support flag's key terms), without ``STOPWORDS``; the verdict's own word view (stems, figures
+kept whole) is ``app.core.verdict.terms``.
 """
 
 from __future__ import annotations
@@ -38,15 +37,6 @@ STOPWORDS = frozenset(
     yourself yourselves
     """.split()  # noqa: SIM905
 )
-ANSWER_FILLER = frozenset(
-    """
-    also may might must shall one ones s t however therefore thus yes according source
-    sources passage passages document documents summary overall conclusion additionally
-    furthermore moreover finally unfortunately specifically answer answers
-    """.split()  # noqa: SIM905
-)
-
-_CLAIM_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _PORTER = snowballstemmer.stemmer("porter")  # the Porter (1980) rules that FTS5 uses
 _PORTER_LOCK = threading.Lock()
 
@@ -233,29 +223,6 @@ def stem(word: str) -> str:
         return w
     with _PORTER_LOCK:  # the stemmer object holds its state while it works
         return str(_PORTER.stemWord(w))
-
-
-# Phrases that link sentences and say nothing themselves: "In addition, ..." does not back
-# an answer that the thing asked about is called "addition".
-_CONNECTIVES = (
-    "in addition|in fact|in particular|in contrast|in general|in short|in summary|as a result"
-    "|for example|for instance|of course|on the other hand|in other words"
-)
-_CONNECTIVE = re.compile(  # any white space between the words: PDFs set no-break spaces
-    r"\b(?:" + _CONNECTIVES.replace(" ", r"\s+") + r")\b", re.IGNORECASE
-)
-
-
-def claim_terms(text: str) -> set[str]:
-    """Stemmed content words and normalised numbers of ``text`` (connectives left out)."""
-    terms = set()
-    for m in _CLAIM_WORD.finditer(_CONNECTIVE.sub(" ", text)):
-        tok = m.group().lower()
-        if tok[0].isdigit():
-            terms.add(tok.replace(",", ""))
-        elif tok not in STOPWORDS and tok not in ANSWER_FILLER and len(tok) > 1:
-            terms.add(stem(tok))
-    return terms
 
 
 # -- citation markers: [1], [1, 2], [1-3], [source 2] ---------------------------------------

@@ -42,6 +42,7 @@ from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
 from app.core.text import query_terms, stem, strip_citations
 from app.core.types import Hit
+from app.core.verdict.judge import Level
 from app.evaluation.claims import TUNE_HALF
 from app.evaluation.datasets import (
     EvalDataError,
@@ -366,7 +367,7 @@ class Row:
 
     @property
     def green(self) -> bool:
-        return self.level == "supported"
+        return self.level == Level.SUPPORTED
 
     @property
     def negative(self) -> bool:

@@ -25,6 +25,7 @@ held-out apart.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import Counter
@@ -38,6 +39,8 @@ from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
 from app.core.prompt.answering import Source
 from app.core.text import display_path
+from app.core.verdict.judge import Level
+from app.core.verdict.marks import mark_sentences
 from app.evaluation import answers as ans
 from app.evaluation.datasets import EvalDataError
 
@@ -100,15 +103,16 @@ class ReplayRow:
     answer: str  # with the citations as numbers
     sentences: list[dict[str, Any]] = field(default_factory=list)
     unmapped: list[str] = field(default_factory=list)  # cited files no source came from
+    sources: list[dict[str, Any]] = field(default_factory=list)  # what the answer was judged on
 
     @property
     def right(self) -> bool:
         want = LABELS[self.line.label].want if self.line.label in LABELS else ""
         if want == "green":
-            return self.level == "supported"
+            return self.level == Level.SUPPORTED
         if want == "grey":
-            return self.level == "no_answer"
-        return self.level != "supported"
+            return self.level == Level.NO_ANSWER
+        return self.level != Level.SUPPORTED
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +129,7 @@ class ReplayRow:
             "note": self.line.note,
             "unmapped": self.unmapped,
             "sentences": self.sentences,
+            "sources": self.sources,
         }
 
 
@@ -293,6 +298,10 @@ def row_of(line: ReplayLine, outcome: AskOutcome, replier: Replier) -> ReplayRow
         replier.text,
         sentences,
         list(replier.unmapped),
+        [
+            {"n": s.n, "file": PurePath(display_path(s.hit.path)).name, "text": s.text}
+            for s in replier.sources
+        ],
     )
 
 
@@ -370,3 +379,35 @@ def write_prompts(
             if each is not None:
                 each(i, len(chosen))
     return len(chosen)
+
+
+def ablate(done: Sequence[tuple[ReplayRow, AskOutcome]]) -> dict[str, Any]:
+    """Per check of the verdict (``checks.CHECKS``): the answers of each half it gets right
+    with that check switched off alone, beside all checks on. The answers are judged again
+    from the same sources (no search, no model), so only the verdict changes."""
+    from app.core.verdict import checks
+
+    def right_per_half(rows: Sequence[ReplayRow]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in rows:
+            out[r.line.half] = out.get(r.line.half, 0) + r.right
+        return out
+
+    def rejudged() -> list[ReplayRow]:
+        rows = []
+        for row, outcome in done:
+            answer, result = outcome.answer, outcome.result
+            if answer is None or not answer.text:
+                rows.append(row)
+                continue
+            answer.sentences = mark_sentences(answer.text, answer.sources, question=answer.question)
+            answer.verdict = None
+            verdict = answer.judge(result.support if result is not None else None)
+            rows.append(dataclasses.replace(row, level=verdict.level, reason=verdict.reason))
+        return rows
+
+    report: dict[str, Any] = {"all": right_per_half(rejudged()), "checks": {}}
+    for check in checks.CHECKS:
+        with checks.off([check.name]):
+            report["checks"][check.name] = right_per_half(rejudged())
+    return report

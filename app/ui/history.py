@@ -13,9 +13,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from app.core.config import DataDir, Settings, atomic_write_text
+from app.core.config import DataDir, Settings
 from app.core.errors import HistoryError
 from app.core.threads.export import source_state, thread_markdown
+from app.core.threads.export_file import ExportError, write_export
 from app.core.threads.store import ThreadInfo, ThreadStore, Turn
 from app.ui.background import Lanes
 
@@ -65,6 +66,7 @@ class History(QObject):
     ) -> None:
         super().__init__(parent)
         self.store = ThreadStore(data.threads_path)
+        self.data_dir = data.root  # an export is never written inside it
         self._settings = settings
         self._lanes = lanes
 
@@ -135,8 +137,9 @@ class History(QObject):
             if info is None:
                 raise HistoryError("that thread was deleted")
             text = thread_markdown(info.title, self.store.turns(thread_id), thread_id=thread_id)
-            atomic_write_text(Path(path), text)
-        except (HistoryError, OSError) as exc:
+            # the save dialog has asked before replacing a file
+            write_export(Path(path), text, self.data_dir, replace=True)
+        except (HistoryError, ExportError, OSError) as exc:
             self.thread_exported.emit(ThreadExported(path, str(exc)))
             return
         self.thread_exported.emit(ThreadExported(path))

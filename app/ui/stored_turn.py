@@ -8,7 +8,7 @@ from app.core.prompt.answering import Answer, Source
 from app.core.search.retrieval import SearchResult
 from app.core.threads.store import Turn
 from app.core.types import Hit, Support
-from app.core.verdict.judge import LEVELS, Verdict
+from app.core.verdict.judge import Verdict
 from app.core.verdict.marks import SentenceMark
 from app.ui.ask_session import AskState
 
@@ -25,17 +25,6 @@ def _mark(m: dict[str, Any]) -> SentenceMark:
         kind=str(m.get("kind", "claim")),
         reason=str(m.get("reason", "")),
         bad_citations=[int(n) for n in m.get("bad_citations", [])],
-    )
-
-
-def _verdict(raw: dict[str, Any]) -> Verdict | None:
-    if raw.get("level") not in LEVELS:
-        return None
-    return Verdict(
-        str(raw["level"]),
-        str(raw.get("reason", "")),
-        int(raw.get("claim_sentences", 0)),
-        int(raw.get("unsupported_sentences", 0)),
     )
 
 
@@ -63,7 +52,7 @@ def outcome_from_turn(
                 text_hash=s.text_hash,
             )
         )
-    verdict = _verdict(turn.verdict)
+    verdict = Verdict.from_json(turn.verdict)
     answer = Answer(
         turn.answer,
         turn.model,
@@ -75,7 +64,7 @@ def outcome_from_turn(
         error=turn.error,
         verdict=verdict,
     )
-    supported = verdict is not None and verdict.level == "supported"
+    supported = verdict is not None and verdict.supported
     support = Support(supported, 0.0, verdict.reason if verdict else "")
     return AskState(
         turn.question,

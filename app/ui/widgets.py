@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.text import display_path
-from app.core.verdict.judge import CHECKING, Verdict
+from app.core.verdict.judge import CHECKING, Level, Verdict
 from app.ui.theme import colors
 
 
@@ -140,14 +140,14 @@ class Banner(QFrame):
         self.supported, self.level, self.verdict = verdict.supported, verdict.level, verdict
         self.brief = brief
         c = colors()
-        self.setProperty("verdict", verdict.level)
+        self.setProperty("verdict", verdict.level.value)
         level = verdict.level
-        if level == "supported":
+        if level is Level.SUPPORTED:
             self.title.setText(f"✓  {verdict.title}")
             self.title.setStyleSheet(f"color:{c.ok_fg}; font-weight:600;")
             self.setStyleSheet("")
             self._reason(verdict.reason, c.muted_fg)
-        elif level == "partly_supported":
+        elif level is Level.PARTLY:
             self.title.setText(f"⚠  {verdict.title}")
             self.title.setStyleSheet(f"color:{c.warn_fg}; font-weight:700; font-size:13pt;")
             self.setStyleSheet(
@@ -155,7 +155,7 @@ class Banner(QFrame):
                 f" border-left:6px solid {c.warn_fg}; border-radius:6px; }}"
             )
             self._reason(verdict.reason, c.warn_fg)
-        elif level == "unsupported":
+        elif level is Level.UNSUPPORTED:
             self.title.setText(f"⚠  {verdict.title}")
             self.title.setStyleSheet(f"color:{c.banner_fg}; font-weight:700; font-size:15pt;")
             self.setStyleSheet(

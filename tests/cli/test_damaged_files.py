@@ -35,7 +35,7 @@ def test_a_truncated_manifest_is_refused_and_kept_aside(data: Path) -> None:
     manifest.write_bytes(whole[: len(whole) // 2])
     status = footnotes("--data-dir", str(data), "status", "--json")
     _one_line_refusal(status)
-    assert "footnotes index FOLDER" in status.stderr
+    assert "footnotes repair" in status.stderr
     (aside,) = data.glob("manifest.sqlite3.damaged-*[0-9]")
     assert aside.read_bytes() == whole[: len(whole) // 2]  # kept, byte for byte
     for command in (["search", "copper"], ["ask", "copper?"]):
@@ -88,3 +88,31 @@ def test_repair_rebuilds_a_damaged_vector_store(data: Path) -> None:
     doctor = footnotes("--data-dir", str(data), "doctor")
     assert "damaged:" not in doctor.stdout
     assert "manifest and vector store agree" in doctor.stdout
+
+
+@pytest.mark.slow  # four CLI processes
+def test_repair_rebuilds_a_truncated_manifest_with_every_folder_from_the_files(
+    data: Path, cli_index: tuple[Path, Path, dict], tmp_path: Path
+) -> None:
+    """The probe's break: repair exited 1 with the same message, and indexing again forgot
+    the watched folders and every other folder indexed."""
+    docs = cli_index[1]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "kiln.md").write_text("# Kiln\n\nThe pottery kiln fires at 1240 degrees.\n")
+    assert footnotes("--data-dir", str(data), "index", str(other)).returncode == 0
+    manifest = data / "manifest.sqlite3"
+    whole = manifest.read_bytes()
+    manifest.write_bytes(whole[: len(whole) // 2])
+
+    repair = footnotes("--data-dir", str(data), "repair")
+    assert repair.returncode == 0, repair.stderr
+    assert "set aside as manifest.sqlite3.damaged-" in repair.stdout
+    assert "1 watched folder and 1 other path read again" in repair.stdout, repair.stdout
+    assert " 0 embedded)" in repair.stdout, repair.stdout  # every vector reused
+    listed = footnotes("--data-dir", str(data), "folders", "list", "--json")
+    assert json.loads(listed.stdout)["folders"] == [str(docs)]
+    for query, where in (("copper lantern", docs), ("pottery kiln", other)):
+        found = footnotes("--data-dir", str(data), "search", query, "--json")
+        assert found.returncode == 0, found.stderr
+        assert json.loads(found.stdout)["hits"][0]["path"].startswith(str(where))

@@ -1,9 +1,11 @@
 """Damaged files in the data directory: finding them cheaply, and setting one aside.
 
-A SQLite file is damaged when its header is not SQLite's, when it is shorter than its header
-says (cut short by a full disk or a copy), or when SQLite itself calls it malformed. An empty
-manifest beside other state (vectors in ``chroma/``, threads, the vector cache) is damage too:
-taking it for a new index would forget every watched folder and call every vector an orphan.
+A SQLite file is damaged when its header is not SQLite's, or when SQLite itself, reading it
+with its ``-wal``, calls it malformed; one shorter than its header says (cut short by a copy)
+is damaged only once SQLite agrees, since a checkpoint a full disk stopped leaves the same
+short file with every page still in its ``-wal``. An empty manifest beside other state
+(vectors in ``chroma/``, threads, the vector cache) is damage too: taking it for a new index
+would call every vector an orphan.
 A damaged file is renamed ``NAME.damaged-<time>`` (with its ``-wal``/``-shm`` side files), so
 nothing is lost and the next run starts clean where that is safe.
 """
@@ -40,8 +42,12 @@ class Damage:
 def sqlite_problem(path: Path, *, deep: bool = False) -> str | None:
     """Why the SQLite file at ``path`` cannot be read (None when it can, or is absent).
 
-    Reads the 100-byte header and the file's size only; ``deep`` also asks SQLite for a quick
-    check through a read-only connection (for small files: it reads every page)."""
+    Reads the 100-byte header and the file's size first. A file shorter than its header says
+    is only a suspicion: a checkpoint that a full disk cut short leaves exactly that, with
+    every page still in the ``-wal`` beside it, so SQLite itself (which reads the file with its
+    ``-wal`` and ``-shm``) is asked to check it before it is called damaged. ``deep`` asks
+    SQLite for that check whatever the header says (for small files: it reads every page).
+    """
     try:
         size = path.stat().st_size
         with path.open("rb") as fh:
@@ -57,22 +63,37 @@ def sqlite_problem(path: Path, *, deep: bool = False) -> str | None:
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(header[28:32], "big")
+    suspicion = None
     # The header's page count is valid when its "version valid for" matches the change counter.
     if header[24:28] == header[92:96] and pages and size < pages * page_size:
-        return f"it is cut short: {size:,} of {pages * page_size:,} bytes"
-    if deep:
-        try:
-            uri = f"{path.resolve().as_uri()}?mode=ro"
-            with _closing(sqlite3.connect(uri, uri=True)) as conn:
-                verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
-        except sqlite3.OperationalError as exc:
-            if "malformed" not in str(exc) and "not a database" not in str(exc):
-                return None  # locked, or a full disk: not damage
-            return f"SQLite reports: {exc}"
-        except sqlite3.DatabaseError as exc:
-            return f"SQLite reports: {exc}"
-        if verdict != "ok":
-            return f"SQLite's check failed: {verdict}"
+        suspicion = f"it is cut short: {size:,} of {pages * page_size:,} bytes"
+    if suspicion is None and not deep:
+        return None
+    verdict = sqlite_check(path)
+    if verdict is None or verdict is CANNOT_TELL:
+        return None  # SQLite reads it whole (with its -wal), or cannot tell now: not damage
+    return suspicion or verdict
+
+
+CANNOT_TELL = "cannot tell"  # SQLite could not open the file to check it (locked, disk full)
+
+
+def sqlite_check(path: Path) -> str | None:
+    """SQLite's own quick check of the file with its ``-wal`` (read-only): None when sound,
+    its complaint when not, ``CANNOT_TELL`` when the file could not be opened to check (held
+    by a writer, a full disk): then nothing is concluded."""
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        with _closing(sqlite3.connect(uri, uri=True, timeout=5.0)) as conn:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.OperationalError as exc:
+        if "malformed" not in str(exc) and "not a database" not in str(exc):
+            return CANNOT_TELL  # locked, or a full disk: not damage
+        return f"SQLite reports: {exc}"
+    except sqlite3.DatabaseError as exc:
+        return f"SQLite reports: {exc}"
+    if verdict != "ok":
+        return f"SQLite's check failed: {verdict}"
     return None
 
 
@@ -158,10 +179,9 @@ def refuse_manifest(data: DataDir, why: str) -> DamagedError:
     beside = f" beside {', '.join(kept)}" if kept else ""
     return DamagedError(
         f"the index database {data.manifest_path} is damaged ({why}){beside}, so it was not "
-        f"taken for a new index (that would forget your watched folders). It is kept as "
-        f"{aside.name}. Build the index again with `footnotes index FOLDER...` on your folders "
-        "(passages already embedded are reused, not computed again), or put a backup of "
-        f"{data.manifest_path.name} back in its place."
+        f"taken for a new index; it is kept as {aside.name}. Run `footnotes repair` to "
+        "rebuild it from your files (every folder it indexed comes back, and passages already "
+        f"embedded are reused), or put a backup of {data.manifest_path.name} back in its place."
     )
 
 
@@ -173,7 +193,7 @@ def survey(data: DataDir) -> list[Damage]:
             Damage(
                 data.manifest_path,
                 why,
-                "`footnotes repair` (sets it aside), then `footnotes index FOLDER...`",
+                "`footnotes repair` (sets it aside and rebuilds it from your files)",
             )
         )
     if why := sqlite_problem(data.threads_path, deep=True):

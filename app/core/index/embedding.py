@@ -29,8 +29,9 @@ from app.core.index.int8_export import (
     export_marker,
     installed_export,
     int8_export_dir,
+    remove_left_exports,
 )
-from app.core.index.model_source import model_key, open_model, resolve_source
+from app.core.index.model_source import model_key, open_model, resolve_source, unknown_model
 from app.core.index.onnx_runner import (
     OnnxEmbedder,
     onnx_embedder,
@@ -107,6 +108,9 @@ def load_embedder(
     models = Path(models_dir) if models_dir else DataDir(resolve_data_dir()).models_path
     models.mkdir(parents=True, exist_ok=True)
     _offline_env(models)
+    remove_left_exports(models)  # what a killed export left, whichever backend loads now
+    if (unknown := unknown_model(name, models)) is not None:
+        raise unknown  # before any export or fallback is tried with it
     if backend == "auto":
         backend = "onnx-int8" if _onnx_available() else "torch"
         if backend == "onnx-int8":

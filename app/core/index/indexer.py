@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
+from app.core.faults import NO_FAULTS, Faults
 from app.core.index.embedding import Embedder
 from app.core.index.manifest import FileRecord, Manifest
 from app.core.index.plan import Plan, plan
@@ -43,7 +44,6 @@ from app.core.ingest.parsing import (
 from app.core.ingest.reader_pool import ParserPool
 from app.core.ingest.scanning import FileStat, IgnoreRules, normalize
 from app.core.ingest.skips import file_type
-from app.core.testhooks import index_write
 
 # Share of a run's files (the smallest) read and written before any vector is computed; for
 # the rest, a batch of vectors is computed whenever the reader has no file ready.
@@ -80,8 +80,10 @@ class Indexer:
         max_file_bytes: int | None = None,
         progress: ProgressFn | None = None,
         fingerprint: Callable[[], str | None] | None = None,
+        faults: Faults = NO_FAULTS,
     ) -> None:
         self.manifest = manifest
+        self.faults = faults  # told of every index write (tests kill or fail there)
         self._embedder = embedder
         self._store = store
         self.ignore = ignore
@@ -93,7 +95,7 @@ class Indexer:
         self._ocr_at = (0, 0)  # (files done, files planned) while a scan is read, for progress
         self._cancel: threading.Event | None = None  # the running sync's, checked per OCR page
         self.lock = threading.RLock()
-        self.vectors = VectorStage(manifest, embedder, store, self.lock, fingerprint)
+        self.vectors = VectorStage(manifest, embedder, store, self.lock, fingerprint, faults)
         self.vectors.progress = self._progress
 
     @property
@@ -127,8 +129,11 @@ class Indexer:
         """Make the index match these files/folders as they are now (removals included);
         ``drain``: compute every waiting vector before returning (else the caller does, in
         slices: ``vectors.embed_pending``)."""
+        paths = [normalize(r) for r in roots]
         with self.lock:
-            return self._sync([normalize(r) for r in roots], cancel, True, drain)
+            # a rebuilt manifest reads them again (a path not there adds nothing to it)
+            self.manifest.roots.indexed(p for p in paths if os.path.lexists(p))
+            return self._sync(paths, cancel, True, drain)
 
     def update_paths(
         self, paths: Iterable[str], *, cancel: threading.Event | None = None, drain: bool = True
@@ -143,7 +148,7 @@ class Indexer:
             self.vectors.unverify()
             replaced: list[str] = []
             moved = self.manifest.move(os.path.abspath(old), os.path.abspath(new), replaced)
-            index_write()
+            self.faults.wrote("moved")
             if moved:
                 self.progress(Progress("moved", new, detail=old))
             self.vectors.forget(replaced)  # texts of files the move overwrote
@@ -154,6 +159,7 @@ class Indexer:
         with self.lock:
             paths: list[str] = []
             folders = [os.path.abspath(root) for root in roots]
+            self.manifest.roots.forget(folders)  # left on purpose: a rebuild leaves them out
             self.manifest.forget_skipped(folders=folders)
             for root in folders:
                 paths += list(self.manifest.files_under(root))
@@ -161,7 +167,7 @@ class Indexer:
                 return 0
             self.vectors.unverify()
             dropped = self.manifest.remove_files(paths)
-            index_write()
+            self.faults.wrote("removed")
             for path in paths:
                 self.progress(Progress("removed", path))
             self.vectors.forget(dropped)
@@ -175,7 +181,7 @@ class Indexer:
         if found.skip or found.skipped_gone:
             self.manifest.forget_skipped(found.skipped_gone)
             self.vectors.forget(self.manifest.skip_files(found.skip))
-            index_write()
+            self.faults.wrote("skipped")
         return found
 
     def _settled(self, rec: FileRecord) -> bool:
@@ -249,7 +255,7 @@ class Indexer:
 
         if removed:
             garbage += self.manifest.remove_files(removed)
-            index_write()
+            self.faults.wrote("removed")
             report.files_removed = len(removed)
             for path in removed:
                 self.progress(Progress("removed", path))
@@ -300,7 +306,7 @@ class Indexer:
             format=INDEX_FORMAT,
         )
         garbage += self.manifest.replace_file(record, [])
-        index_write()
+        self.faults.wrote("file")
         report.files_failed += 1
         report.failures.append((fs.path, reason))
 
@@ -318,7 +324,7 @@ class Indexer:
         if r.skipped is not None:  # binary data: counted as skipped, never as failed
             file = SkippedFile(fs.path, fs.size, fs.mtime_ns, r.skipped, file_type(fs.path))
             garbage += self.manifest.skip_files([file])
-            index_write()
+            self.faults.wrote("skipped")
             report.skip(file)
             report.files_seen -= 1  # seen as a file to read; it is counted as skipped instead
             self.progress(Progress("skipped", fs.path, done, total, detail=r.skipped))
@@ -329,7 +335,7 @@ class Indexer:
             return
         if r.unchanged:
             self.manifest.touch_file(fs.path, fs.size, fs.mtime_ns)
-            index_write()
+            self.faults.wrote("unchanged")
             report.files_unchanged += 1
             self.progress(Progress("unchanged", fs.path, done, total))
             return
@@ -339,7 +345,7 @@ class Indexer:
         )  # fmt: skip
         fresh: list[str] = []
         garbage += self.manifest.replace_file(record, r.chunks, r.ocr_pages, fresh)
-        index_write()
+        self.faults.wrote("file")
         report.files_indexed += 1
         report.chunks_written += len(r.chunks)
         report.pages_ocr += len(r.ocr_pages)

@@ -34,7 +34,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from app.core import testhooks
 from app.core.config import DEFAULT_MODEL
 from app.core.errors import EmbeddingError
 from app.core.index.model_source import model_key, open_model
@@ -42,6 +41,7 @@ from app.core.index.model_source import model_key, open_model
 log = logging.getLogger(__name__)
 
 EXPORT_MARKER = "footnotes-export.json"  # written last: a folder without it is never reused
+SCRATCH = "scratch"  # inside the temp folder: where the libraries' temporary files go
 _STALE_TMP_S = 3600.0
 EXPORT_FORMAT = 4  # bump when the export recipe changes, so old exports are re-made
 # ONNX Runtime's BERT fusions before quantising: measured slower here (bench_embedding.py
@@ -108,9 +108,13 @@ def export_int8(name: str, source: str, target: Path, models: Path) -> None:
     from sentence_transformers import export_dynamic_quantized_onnx_model
 
     arch = quantization_arch()
-    _remove_stale_tmp(models, target.name)
+    remove_left_exports(models)
     # the process id in the name: a folder whose process is gone was left by a kill
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}-{os.getpid()}-", dir=models))
+    # optimum's own temporary files (the fp32 graph, 88 MB): inside the temp folder, and gone
+    # before it is renamed into place (they were left inside every data directory's export)
+    scratch = tmp / SCRATCH
+    scratch.mkdir()
     log.info("Making the int8 ONNX copy of %s in %s (once)", name, target)
     noisy = [logging.getLogger(n) for n in ("sentence_transformers", "transformers", "optimum")]
     noisy.append(logging.getLogger())  # the quantiser and the optimiser log on the root logger
@@ -119,7 +123,7 @@ def export_int8(name: str, source: str, target: Path, models: Path) -> None:
         # The libraries warn "export again unless you save" (we save) and about deprecations.
         for logger in noisy:
             logger.setLevel(logging.ERROR)
-        with warnings.catch_warnings(), temp_files_in(tmp):
+        with warnings.catch_warnings(), temp_files_in(scratch):
             warnings.simplefilter("ignore")
             model = open_model(name, source, models, backend="onnx")
             model.save_pretrained(str(tmp))
@@ -137,6 +141,7 @@ def export_int8(name: str, source: str, target: Path, models: Path) -> None:
             raise EmbeddingError(f"Quantising the embedding model produced no file in {tmp}.")
         for fp32 in (plain, tmp / "onnx" / "model_fused.onnx"):
             fp32.unlink(missing_ok=True)  # the fp32 copies are not used
+        shutil.rmtree(scratch)
         marker = {
             "format": EXPORT_FORMAT,
             "source": name,
@@ -156,7 +161,6 @@ def export_int8(name: str, source: str, target: Path, models: Path) -> None:
         except OSError:
             if export_marker(target) is None:
                 raise
-        testhooks.MODEL_EXPORTS.add()
     except EmbeddingError:
         raise
     except Exception as exc:
@@ -285,16 +289,22 @@ def temp_files_in(folder: Path) -> Iterator[None]:
             tempfile.tempdir = before
 
 
-def _remove_stale_tmp(models: Path, slug: str) -> None:
-    """Delete temp export folders left by a kill: their process is gone, or (a name without
-    one, or a process id reused since) they are old enough not to be in use."""
-    for old in models.glob(f".tmp-{slug}-*"):
-        pid = old.name[len(f".tmp-{slug}-") :].split("-", 1)[0]
+def remove_left_exports(models: Path) -> list[Path]:
+    """Delete temporary export folders a kill left in ``models`` (``.tmp-<slug>-<pid>-<x>``):
+    their process is gone, or (no process id in the name, or one reused since) they are old
+    enough not to be in use. Run before every load, not only before an export, so that what
+    a killed export left does not stay when no export is made again. The folders removed."""
+    removed = []
+    for old in models.glob(".tmp-*"):
+        parts = old.name.rsplit("-", 2)  # mkdtemp's random part holds no dash
+        pid = parts[1] if len(parts) == 3 else ""
         try:
             if not _alive(pid) or time.time() - old.stat().st_mtime > _STALE_TMP_S:
                 shutil.rmtree(old, ignore_errors=True)
+                removed.append(old)
         except OSError:
             pass
+    return removed
 
 
 def _alive(pid: str) -> bool:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from app.core.index import lexical, pending, schema, skipped
 from app.core.index.records import ChunkRow, FileRecord, make_chunk_id
+from app.core.index.roots import Roots, RootsFile
 from app.core.index.schema import SCHEMA_VERSION
 from app.core.index.skipped import SkippedFile
 from app.core.index.transaction import transaction
@@ -81,6 +82,29 @@ class Manifest:
             schema.prepare(self.conn)  # creates a new file's tables, migrates an older one
         self._file_sql = f"SELECT {schema.file_columns(self.conn)} FROM files"
         self._chunk_cols = schema.chunk_columns(self.conn)
+        self.roots = RootsFile(self.path.parent)  # what a rebuilt manifest reads again
+        if not readonly:
+            self._keep_roots()
+
+    def _keep_roots(self) -> None:
+        """A new manifest starts with the watched folders ``roots.json`` remembers (the one it
+        replaces was damaged and set aside); a manifest from before ``roots.json`` existed
+        writes its own folders and files there once."""
+        has_rows = self.conn.execute(
+            "SELECT EXISTS(SELECT 1 FROM folders) OR EXISTS(SELECT 1 FROM files)"
+        ).fetchone()[0]
+        if self.roots.exists():
+            remembered = self.roots.load()
+            if not has_rows and remembered.watched:
+                with self.transaction() as c:
+                    c.executemany(
+                        f"INSERT OR IGNORE INTO folders(path, added_at) VALUES ({_PATH}, ?)",
+                        [(_db(f), time.time()) for f in remembered.watched],
+                    )
+        elif has_rows:
+            watched = self.folders()
+            self.roots.save(Roots(watched, []))
+            self.roots.indexed(self.files_under())
 
     def close(self) -> None:
         """Close the connection."""
@@ -98,12 +122,14 @@ class Manifest:
                 f"INSERT OR IGNORE INTO folders(path, added_at) VALUES ({_PATH}, ?)",
                 (_db(path), time.time()),
             )
+        self.roots.watch(path)
         return cur.rowcount > 0
 
     def remove_folder(self, path: str) -> bool:
         """Forget ``path`` as a watched folder (its files stay until removed); False if unknown."""
         with self.transaction() as c:
             cur = c.execute(f"DELETE FROM folders WHERE path = {_PATH}", (_db(path),))
+        self.roots.unwatch(path)
         return cur.rowcount > 0
 
     def folders(self) -> list[str]:

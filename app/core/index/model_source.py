@@ -39,6 +39,47 @@ def resolve_source(name: str) -> str:
     return str(local.resolve()) if local.exists() else name
 
 
+def known_models(models: Path) -> list[str]:
+    """The embedding models that exist here by name: the packaged one, then each model in
+    the data directory's model cache (``models/hf/models--ORG--NAME`` as ``ORG/NAME``)."""
+    names = [DEFAULT_MODEL]
+    for cache in (models / "hf", models / "hf" / "hub"):
+        try:
+            entries = sorted(cache.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("models--") and entry.is_dir():
+                names.append(entry.name.removeprefix("models--").replace("--", "/"))
+    return list(dict.fromkeys(names))
+
+
+def unknown_model(name: str, models: Path) -> EmbeddingError | None:
+    """The error for a model name that names nothing here (a typo, a path that is not there),
+    saying which names exist; None when ``name`` can be opened offline."""
+    if name in _DEFAULT_ALIASES:
+        return None
+    local = Path(name).expanduser()
+    if local.exists():
+        return (
+            None
+            if local.is_dir()
+            else EmbeddingError(
+                f"The embedding model {name!r} is a file, not a model folder; set embedding_model "
+                f"to a sentence-transformers model folder, or to {DEFAULT_MODEL!r}."
+            )
+        )
+    known = known_models(models)
+    if name in known:
+        return None
+    listed = ", ".join(repr(n) for n in known)
+    return EmbeddingError(
+        f"The embedding model {name!r} is not a model folder on this computer nor a model "
+        f"Footnotes has ({listed}); set embedding_model to one of those, or to the full path "
+        "of a sentence-transformers model folder."
+    )
+
+
 def model_key(name: str) -> str:
     """Short stable name for ids and folders; a local path adds a hash of where it is."""
     if name in _DEFAULT_ALIASES:

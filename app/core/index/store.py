@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from app.core.diskfull import disk_full_message
 from app.core.errors import NotOnDiskYet, StoreError
 from app.core.index.matrix_cache import MatrixCache
 from app.core.index.vectors import VectorMatrix
@@ -179,11 +180,7 @@ def _local_failure(path: Path, what: str, exc: BaseException) -> str:
             "it is on) and run the command again; nothing indexed so far is lost."
         )
     if low_space:
-        return (
-            f"The disk holding the vector store {path} is full, so Footnotes could not {what} "
-            f"({_one_line(exc, 120)}). Free some space and run the command again; nothing "
-            "indexed so far is lost."
-        )
+        return disk_full_message(path, "the vector store ")
     if "locked" in text or "busy" in text:
         return (
             f"The vector store in {path} is in use by another program ({_one_line(exc, 80)}); "

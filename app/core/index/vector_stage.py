@@ -17,11 +17,11 @@ from typing import Protocol
 
 import numpy as np
 
+from app.core.faults import NO_FAULTS, Faults
 from app.core.index import meta, pending
 from app.core.index.embedding import Embedder
 from app.core.index.manifest import Manifest
 from app.core.index.report import Cancelled, Progress, ProgressFn
-from app.core.testhooks import index_write
 
 EMBED_BATCH = 256  # waiting texts encoded in one call to the model
 
@@ -56,8 +56,10 @@ class VectorStage:
         store: Callable[[], Store],
         lock: threading.RLock,
         fingerprint: Callable[[], str | None] | None = None,
+        faults: Faults = NO_FAULTS,
     ) -> None:
         self.manifest = manifest
+        self.faults = faults
         self._embedder = embedder
         self._store = store
         self.lock = lock
@@ -95,9 +97,9 @@ class VectorStage:
                 if missing:
                     vectors = self._embedder().encode([texts[h] for h in missing])
                     self._store().add(missing, vectors)
-                    index_write()
+                    self.faults.wrote("vectors")
                 pending.clear(conn, batch)
-                index_write()
+                self.faults.wrote("pending")
                 encoded += len(missing)
                 batches += 1
                 self._stage_done += len(batch)
@@ -125,7 +127,7 @@ class VectorStage:
             missing = hashes - self._store().all_ids()
             if missing:
                 pending.add(self.manifest.conn, missing)
-                index_write()
+                self.faults.wrote("listed")
             return len(missing)
 
     def collect_garbage(self) -> int:
@@ -139,7 +141,7 @@ class VectorStage:
             orphans = ids - hashes
             if orphans:
                 self._store().delete(orphans)
-                index_write()
+                self.faults.wrote("deleted")
             if hashes <= ids and not pending.count(self.manifest.conn):
                 meta.put(self.manifest.conn, meta.STORE_VERIFIED, self._fingerprint())
             return len(orphans)
@@ -149,7 +151,7 @@ class VectorStage:
         unused = self.manifest.unreferenced(candidates) if candidates else []
         if unused:
             self._store().delete(unused)
-            index_write()
+            self.faults.wrote("deleted")
 
     def verified(self) -> bool:
         """The store is as it was when it last matched the manifest, and nothing waits."""

@@ -1,9 +1,11 @@
 """Compressed files (.gz, .bz2, .xz): the inner name that decides the format, and decompression
 under a byte cap.
 
-The bytes are decompressed as a stream and refused once they pass the cap, so a small file
-that would expand to gigabytes (a decompression bomb) fails with a reason instead of filling
-the reader's memory; the file size limit (setting max_file_mb) applies to what comes out.
+The bytes are decompressed as a stream and refused once they pass the cap, or once they pass
+``RATIO_FROM`` at more than ``MAX_RATIO`` times the file's size (no text compresses so well),
+so a small file that would expand to gigabytes (a decompression bomb) fails with a reason
+instead of filling the reader's memory; the file size limit (setting max_file_mb) applies to
+what comes out.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import zlib
 from typing import Protocol
 
+from app.core.ingest.containers import MAX_RATIO, RATIO_FROM
 from app.core.ingest.failures import FailureKind, LoadError
 
 SUFFIXES = (".gz", ".bz2", ".xz")
@@ -54,6 +57,14 @@ def _stream(suffix: str) -> _Stream:
     return lzma.LZMADecompressor()
 
 
+def too_dense(ratio: int) -> str:
+    """Why a compressed file that inflates far past any text's ratio is refused."""
+    return (
+        f"it decompresses to more than {ratio} times its size, more than any text does; it "
+        "may be a decompression bomb"
+    )
+
+
 def too_large(cap: int) -> str:
     """Why a compressed file that expands past the cap is refused, naming the setting."""
     return (
@@ -83,6 +94,8 @@ def decompress(data: bytes, suffix: str, cap: int | None) -> bytes:
                 size += len(chunk)
                 if size > limit:
                     raise LoadError(too_large(limit), FailureKind.TOO_LARGE)
+                if size > RATIO_FROM and size > MAX_RATIO * len(data):
+                    raise LoadError(too_dense(MAX_RATIO), FailureKind.TOO_LARGE)
                 if not chunk and not stream.eof:  # no progress: every byte given, no end
                     raise LoadError(f"the {name} data is cut short; the file is incomplete")
                 out.append(chunk)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from app.core.ingest.compressed import compression, decompress, inner_name
+from app.core.ingest.containers import check_zip
 from app.core.ingest.containment import containment_problem
 from app.core.ingest.context import (
     clean_title,
@@ -209,9 +210,9 @@ def load_bytes(
     unread = 0
     warning: str | None = None
     if kind in ("pdf", "epub", "image"):
-        pages, title, unread = _paged_pages(data, kind, max_pages, ocr, on_read)
+        pages, title, unread = _paged_pages(data, kind, max_pages, ocr, on_read, max_bytes)
     elif kind == "docx":
-        text, title = _docx_text(data)
+        text, title = _docx_text(data, max_bytes)
         pages = [Page(None, text)]
     elif kind == "html":
         decoded = decode_markup(data)
@@ -228,8 +229,10 @@ def load_bytes(
     return Document(abspath, kind, pages, title, scanned_unread=unread, warning=warning)
 
 
-def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
-    """Open PDF/EPUB bytes with PyMuPDF, unlocking an empty user password."""
+def _open_paged_bytes(data: bytes, kind: str, max_bytes: int | None = None) -> pymupdf.Document:
+    """Open PDF/EPUB bytes with PyMuPDF, unlocking an empty user password; an EPUB's zip is
+    inflated as a stream first, under caps (``containers``), since MuPDF inflates each part
+    whole."""
     import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)  # failures surface as exceptions with reasons
@@ -239,6 +242,8 @@ def _open_paged_bytes(data: bytes, kind: str) -> pymupdf.Document:
     label = "PDF" if kind == "pdf" else "EPUB book"
     if not data:
         raise LoadError("the file is empty")
+    if kind == "epub":
+        check_zip(data, label, max_bytes)
     try:
         doc = pymupdf.open(stream=data, filetype=kind)
     except (MemoryError, RecursionError):
@@ -274,10 +279,11 @@ def _paged_pages(
     max_pages: int | None,
     ocr: PageOcr | None,
     on_read: Callable[[int, int], None] | None = None,
+    max_bytes: int | None = None,
 ) -> tuple[list[Page], str | None, int]:
     """One Page per page, numbered from 1, with its heading path (the outline's, then the
     page's own title); the document's title; and the number of scanned pages left unread."""
-    doc = _open_paged_bytes(data, kind)
+    doc = _open_paged_bytes(data, kind, max_bytes)
     try:
         try:
             count = doc.page_count
@@ -335,8 +341,10 @@ def _with_ocr(
     return out, 0
 
 
-def _docx_text(data: bytes) -> tuple[str, str | None]:
-    """Paragraphs and table cells in document order, separated by blank lines; and the title."""
+def _docx_text(data: bytes, max_bytes: int | None = None) -> tuple[str, str | None]:
+    """Paragraphs and table cells in document order, separated by blank lines; and the title.
+    The zip is inflated as a stream under caps first (``containers``): python-docx inflates
+    each part whole."""
     if not data:
         raise LoadError("the file is empty")
     if data.startswith(_OLE_MAGIC):
@@ -344,6 +352,7 @@ def _docx_text(data: bytes) -> tuple[str, str | None]:
             "the Word document is protected by a password or is an old .doc file",
             FailureKind.ENCRYPTED,
         )
+    check_zip(data, "Word (.docx) document", max_bytes)
     import docx
 
     try:

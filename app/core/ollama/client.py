@@ -169,7 +169,9 @@ def describe_error(
         )
     if isinstance(exc, httpx.HTTPError):
         return AnswerError(f"Could not talk to Ollama at {where}: {exc}.", "http")
-    return AnswerError(f"Unexpected error while talking to Ollama at {where}: {exc!r}.")
+    # the repr of an encoding error holds the whole request (3.8 KB of the prompt): its kind
+    detail = repr(exc) if len(repr(exc)) <= 160 else f"{type(exc).__name__}: {str(exc)[:120]}…"
+    return AnswerError(f"Unexpected error while talking to Ollama at {where}: {detail}.")
 
 
 def _describe_response_error(

@@ -30,7 +30,7 @@ from app.core.prompt.passages import SOURCE_TOKENS, Ranges, excerpt, sent_text
 from app.core.text import display_path, strip_citations
 from app.core.types import Hit, Support
 from app.core.verdict.judge import Verdict, judge
-from app.core.verdict.marks import SentenceMark, mark_sentences, to_json_sentences
+from app.core.verdict.marks import SentenceMark, mark_sentences, prepare, to_json_sentences
 
 __all__ = [
     "Answer",
@@ -441,6 +441,8 @@ def stream_answer(
         return failed
     result = Answer("", model, sources, requested_model=model, question=question)
     pieces: list[str] = []
+    # the verdict reads the sources while the model writes, so it is ready at the last token
+    threading.Thread(target=prepare, args=(sources,), name="footnotes-verdict", daemon=True).start()
 
     def stream(name: str) -> Iterator[str]:
         chunks = (
@@ -477,7 +479,7 @@ def stream_answer(
         result.error, result.error_kind = exc.message, exc.kind
     result.text = "".join(pieces)
     result.cancelled = cancel is not None and cancel.is_set()
-    result.sentences = mark_sentences(result.text, sources)
+    result.sentences = mark_sentences(result.text, sources, question=question)
     result.judge(support)
     return result
 

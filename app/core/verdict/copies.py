@@ -54,6 +54,24 @@ def find_copy(sentence: str, passage: str) -> tuple[int, int] | None:
     return offsets[lo][0], offsets[hi - 1][1]
 
 
+_CLAUSE = re.compile(r"[,;:—–()]")
+_MIN_CLAUSE_WORDS = 3
+
+
+def clauses_copied(sentence: str, passage: str) -> bool:
+    """Whether every clause of ``sentence`` (its parts between commas, semicolons, dashes)
+    stands word for word in ``passage``, in whatever order: the passage's sentence with its
+    clauses moved ("Around 1294, a French version was prepared" for "A French version was
+    prepared around 1294"). A swapped role or figure changes the words inside a clause, so it
+    is no such copy."""
+    have = " " + " ".join(_words(passage)[0]) + " "
+    parts = [_words(p)[0] for p in _CLAUSE.split(sentence)]
+    parts = [p for p in parts if p]
+    if len(parts) < 2 or any(len(p) < _MIN_CLAUSE_WORDS for p in parts):
+        return False
+    return all(f" {' '.join(p)} " in have for p in parts)
+
+
 _MIN_CODE_CHARS = 3
 
 

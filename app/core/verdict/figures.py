@@ -1,414 +1,100 @@
-"""The facts a sentence commits to, for checking an answer sentence against a passage span.
+"""Figures as values: what number a written figure is, and when two figures are the same one.
 
-Word overlap cannot tell "completed in 1889" from "completed in 1890", "Rollo" from "Charles",
-or "is enforced" from "is not enforced": the words that carry the claim are few. So besides
-coverage, a sentence's numbers (digits, number words, ordinals, months), its names (capitalised
-words after the first) and its negations are compared with the span it rests on; any of them
-that the span contradicts or lacks makes the sentence unsupported. A negation is compared
-where it applies: a "not" counts as added or removed only when the other text has the words
-around it (the word it negates and a word of its clause, or the same few words in a row without
-it), so a clause dropped from a shortened sentence does not count as a removed "not".
-Opposites count like a negation: a sentence saying "passed", "increased", "after", "the most",
-"may" where its span says "failed", "decreased", "before", "the least", "must" is contradicted
-(a negated word counts as its opposite: "did not pass" agrees with "failed").
+"1,577 million", "$1.577 billion" and a balance sheet's bare "1,577" (its figures in millions)
+are one value; "1,577 billion" is another; "about $5,466 million" is the 5,466,312 of a table
+in thousands, rounded. A figure is read with its sign, its decimals, a scale word after it
+("million", "bn", the "M" of "$1,305M") and a percent sign; years, ordinals ("10th"), spelled
+numbers ("three") and month names are figures too. Two figures match when their values are
+equal, when one rounds the other to the digits it gives, or when a bare figure is the other
+read at a table's scale (thousands, millions, billions) — unless the passage states its scale
+("in thousands"), which then is the only one allowed.
+
+Values are kept as strings of digits (``key``), so they can stand in word sets beside stems.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass, field
 
-from app.core.text import ANSWER_FILLER, STOPWORDS, stem
+from app.core.verdict.lang import en
 
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)?")
-_UNITS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
+# A figure as written: "1,577", "1.5", "-3", "(1,373)", "14.6%", "1860s", "10th", "$1,305M".
+_FIGURE = re.compile(
+    r"^[(\-−–]?[$€£¥]?(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?P<decimals>\.\d+)?"
+    r"(?P<suffix>%|s|st|nd|rd|th|[kKmMbB]n?|bn|tn)?\)?$"
 )
-_TENS = "thirty forty fifty sixty seventy eighty ninety"
-_ORDINAL_WORDS = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
-_NUMBER_WORDS = {w: str(i) for i, w in enumerate(_UNITS.split())}
-_NUMBER_WORDS.update({w: str(10 * i) for i, w in enumerate(_TENS.split(), 3)})
-_ORDINALS = {w: str(i) for i, w in enumerate(_ORDINAL_WORDS.split(), 1)}
-_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
-_ORDINAL_SUFFIX = frozenset({"st", "nd", "rd", "th"})
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()  # noqa: SIM905
-)
-_NEGATIONS = frozenset({"not", "never", "no", "none", "nobody", "nothing", "neither", "nor"})
-_NOT_NEGATING = frozenset({"only", "just", "merely", "solely", "least", "doubt"})  # "not only"
-_PRONOUNS = frozenset(
-    "he she it they him her them his hers its their theirs this these those".split()  # noqa: SIM905
-)
-_SCOPE = 3  # content words after a negation that it governs
-_FRAME = 2  # words either side of a negation compared in order
-_SCOPE_END = frozenset({"and", "but", "or", "while", "whereas", "which", "who", "that", "because"})
-_CLAUSE_END = re.compile(r"[,;:.!?()\[\]—–]")
-_POLAR_REACH = 3  # a negation this many words before an opposite-pair word flips it
-# Pairs of opposites, each side as written (lower case, its usual forms): the axis is named by
-# its first word. Comparatives, superlatives, time order and modality are opposites too.
-_OPPOSITES = (
-    "pass passed passes passing succeed succeeded succeeds success successful successfully"
-    " | fail failed fails failing failure failures unsuccessful",
-    "increase increased increases increasing rise rises rose risen rising grow grows grew grown"
-    " growing growth | decrease decreased decreases decreasing decline declined declines"
-    " declining fall falls fell fallen falling drop dropped drops dropping reduce reduced"
-    " reduces reducing reduction shrink shrank shrunk shrinking",
-    "before earlier prior preceded preceding | after later afterwards subsequently subsequent",
-    "early earliest | late latest",
-    "win wins won winning winner winners victory victorious | lose loses lost losing loser"
-    " losers defeat defeated",
-    "most greatest | least",
-    "more | less fewer",
-    "best | worst",
-    "better | worse",
-    "high higher highest | low lower lowest",
-    "large larger largest big bigger biggest | small smaller smallest",
-    "longer longest | shorter shortest",
-    "maximum | minimum",
-    "oldest older | youngest younger newest newer",
-    "first | last",
-    "possible possibly | impossible",
-    "likely | unlikely",
-    "able | unable",
-    "legal legally lawful | illegal illegally unlawful",
-    "true | false",
-    "correct correctly | incorrect incorrectly",
-    "may might could | must shall",
-    "optional voluntary | mandatory compulsory obligatory required",
-    "accept accepted accepts accepting | reject rejected rejects rejecting refuse refused",
-    "allow allowed allows permit permitted permits | forbid forbade forbidden prohibit"
-    " prohibited prohibits ban banned bans",
-    "include included includes including | exclude excluded excludes excluding",
-    "above | below",
-    "north northern | south southern",
-    "east eastern | west western",
-    "buy buys bought buying | sell sells sold selling",
-    "import imports imported | export exports exported",
-    "inside | outside",
-    "majority | minority",
-    "positive positively | negative negatively",
-    "strong stronger strongest | weak weaker weakest",
-    "agree agreed agrees | disagree disagreed disagrees",
-)
-_SIDES: dict[str, tuple[tuple[str, ...], ...]] = {
-    pair.split()[0]: tuple(tuple(words.split()) for words in pair.split("|")) for pair in _OPPOSITES
-}
-_POLES: dict[str, tuple[str, int]] = {
-    word: (pair.split()[0], side)
-    for pair in _OPPOSITES
-    for side, words in enumerate(pair.split("|"))
-    for word in words.split()
-}
+_SCALE_SUFFIX = {"k": 10**3, "m": 10**6, "mn": 10**6, "b": 10**9, "bn": 10**9, "tn": 10**12}
+SUFFIXES = _SCALE_SUFFIX  # a scale letter written against its figure ("$1,305M")
+TABLE_SCALES = (10**3, 10**6, 10**9)
 
 
-@dataclass(frozen=True)
-class _Token:
-    word: str  # as written
-    stem: str
-    content: bool
-    after_break: bool  # a clause break (comma, semicolon...) comes right before it
-    after_stop: bool = False  # a sentence ends right before it: a capital there is no name
+def value_of(text: str) -> str | None:
+    """The value of a figure as written (digits, no separators: "1,577" -> "1577", "1.50" ->
+    "1.5", "$1,305M" -> "1305000000", "three" -> "3", "10th" -> "10"), or None."""
+    low = text.strip().lower()
+    if low in en.NUMBER_WORDS:
+        return en.NUMBER_WORDS[low]
+    m = _FIGURE.match(low.replace("−", "-"))
+    if not m:
+        return None
+    digits = m.group("digits").replace(",", "")
+    decimals = (m.group("decimals") or "").rstrip("0").rstrip(".")
+    number = digits + decimals
+    suffix = (m.group("suffix") or "").lower()
+    if suffix in _SCALE_SUFFIX:
+        return scaled(number, _SCALE_SUFFIX[suffix])
+    return number
 
 
-def tokens(text: str) -> list[_Token]:
-    """Words and numbers of ``text``, each marked content or not, and with clause breaks."""
-    out: list[_Token] = []
-    last = 0
-    for m in _TOKEN.finditer(text):
-        raw = m.group()
-        low = raw.lower().replace("’", "'")
-        gap = text[last : m.start()]
-        broke = bool(_CLAUSE_END.search(gap))
-        stop = not last or any(c in gap for c in ".!?")
-        last = m.end()
-        if low.endswith("n't"):  # didn't, wasn't, can't: the verb, then a "not"
-            head = low[:-3] or "can"
-            out.append(_Token(raw[: len(head)], head, False, broke))
-            out.append(_Token("not", "not", False, False))
-            continue
-        if low == "cannot":
-            out += [_Token("can", "can", False, broke), _Token("not", "not", False, False)]
-            continue
-        low = low.split("'")[0]
-        short = len(low) > 1 or low.isdigit() or raw.isupper()  # "P", "X" name things
-        content = short and low not in STOPWORDS and low not in ANSWER_FILLER
-        out.append(_Token(raw, low if low[0].isdigit() else stem(low), content, broke, stop))
-    return out
+def scaled(number: str, factor: int) -> str:
+    """``number`` times ``factor``, as digits ("1.5", 10**6 -> "1500000")."""
+    value = float(number) * factor
+    if value == int(value):
+        return str(int(value))
+    return f"{value:.6f}".rstrip("0").rstrip(".")
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What a text commits to: numbers, names, and what it negates."""
-
-    stems: frozenset[str]  # every word's stem (lower case), to look names and words up
-    numbers: frozenset[str]  # normalised: "1,000" -> "1000", "three" -> "3", "May" -> "may"
-    names: frozenset[str]  # stems of capitalised words that are not the sentence's first
-    negations: tuple[tuple[str, str], ...]  # (an anchor word in its clause, the negated word)
-    negated: frozenset[str]  # stems within a negation's reach
-    pronoun: bool  # refers back to something named earlier ("he", "its", "this")
-    counted: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): 3 waves
-    frames: tuple[str, ...] = ()  # " a b c d ": the words around a "not", without it
-    words: str = " "  # every word in order, lower case, space-separated and space-framed
-    spelled: dict[str, str] = field(default_factory=dict, compare=False)  # stem -> word
-    # (axis, side, as written, word before, word after) of each word of an opposite pair
-    # ("not pass" is on fail's side)
-    poles: tuple[tuple[str, int, str, str, str], ...] = ()
-    # (number, its value scaled by the word after it): "1,577 million" is (1577, 1577000000)
-    scaled: frozenset[tuple[str, str]] = frozenset()
+def scale_word(word: str) -> int | None:
+    """The factor of a scale word ("thousand", "million", "billion", "bn"), or None."""
+    return en.SCALE_WORDS.get(word.lower())
 
 
-def facts(text: str) -> Facts:
-    """The facts of one sentence or span."""
-    toks = tokens(text)
-    numbers: set[str] = set()
-    names: set[str] = set()
-    negations: list[tuple[str, str]] = []
-    negated: set[str] = set()
-    frames: list[str] = []
-    spelled: dict[str, str] = {}
-    counted: set[tuple[str, str]] = set()
-    poles: list[tuple[str, int, str, str, str]] = []
-    pairs: set[tuple[str, str]] = set()
-    first = True
-    for i, t in enumerate(toks):
-        low = t.word.lower()
-        number = _number(low)
-        if number is not None:
-            numbers.add(number)
-            nxt = toks[i + 1] if i + 1 < len(toks) else None
-            scaled = _scaled(number, nxt.word.lower() if nxt else "")
-            if scaled:
-                numbers.add(scaled)
-                pairs.add((number, scaled))
-            if nxt and nxt.content and not nxt.after_break and _number(nxt.word.lower()) is None:
-                counted.add((number, nxt.stem))
-        elif low in _MONTHS and t.word[0].isupper() and not first:
-            numbers.add(low)
-        elif t.word[0].isupper() and not first and t.content:
-            names.add(t.stem)
-        spelled.setdefault(t.stem, t.word)
-        if low in _NEGATIONS and not _negation_exempt(toks, i):
-            scope = _scope(toks, i)
-            negated.update(scope)
-            anchor = _clause_word(toks, i) or (scope[1] if len(scope) > 1 else None)
-            if scope and anchor:
-                negations.append((anchor, scope[0]))
-            frame = _frame(toks, i)
-            if frame:
-                frames.append(frame)
-        pole = _POLES.get(low) if t.after_stop or not t.word[0].isupper() else None
-        if pole is not None:
-            poles.append(_polarity(toks, i, pole))
-        first = first and not t.word[0].isalnum()
-    return Facts(
-        frozenset(t.stem for t in toks),
-        frozenset(n for n in numbers if n not in _ORDINAL_SUFFIX),
-        frozenset(names),
-        tuple(negations),
-        frozenset(negated),
-        any(t.word.lower() in _PRONOUNS for t in toks),
-        frozenset(counted),
-        tuple(frames),
-        " " + " ".join(t.word.lower() for t in toks) + " ",
-        spelled,
-        tuple(poles),
-        frozenset(pairs),
-    )
-
-
-def _polarity(toks: list[_Token], i: int, pole: tuple[str, int]) -> tuple[str, int, str, str, str]:
-    """The pole of word ``i``, flipped when a negation shortly before it in its clause rules it,
-    with the words either side of it."""
-    axis, side = pole
-    word = toks[i].word.lower()
-    before = toks[i - 1].word.lower() if i else ""
-    after = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
-    for j in range(i - 1, max(-1, i - 1 - _POLAR_REACH), -1):
-        if toks[j + 1].after_break:
-            break
-        if toks[j].word.lower() in _NEGATIONS and not _negation_exempt(toks, j):
-            return axis, 1 - side, f"not {word}", before, after
-    return axis, side, word, before, after
-
-
-def _number(low: str) -> str | None:
-    """A number word or digits, normalised ("1,000" -> "1000", "three" -> "3"), else None."""
-    if low[0].isdigit():
-        return low.replace(",", "")
-    return _NUMBER_WORDS.get(low) or _ORDINALS.get(low)
-
-
-def _scaled(number: str, word: str) -> str | None:
-    """'3' before 'thousand' is also 3000, so "three thousand" matches "3,000"."""
+def same_value(a: str, b: str, *, table_scale: int | None = None) -> bool:
+    """Whether figures ``a`` (a claim's) and ``b`` (a passage's) are one value: equal; ``a``
+    rounding ``b``; or ``b`` read at a table's scale (``table_scale`` when the passage states
+    it, else any of thousands, millions, billions) equal to or rounded by ``a``."""
     try:
-        value = float(number) * _MULTIPLIERS[word]
-    except (KeyError, ValueError):
+        x, y = float(a), float(b)
+    except ValueError:
+        return a == b
+    if x == y or _rounds(a, y):
+        return True
+    if y == 0 or x <= abs(y):
+        return False
+    scales = (table_scale,) if table_scale else TABLE_SCALES
+    return any(x == y * s or _rounds(a, y * s) for s in scales if s)
+
+
+def _rounds(claim: str, value: float) -> bool:
+    """Whether ``claim`` is ``value`` rounded to the claim's last significant digit, with at
+    least three significant digits kept ("5466000000" for 5,466,312,000)."""
+    x = float(claim)
+    if x == 0 or value == 0 or (x < 0) != (value < 0):
+        return False
+    digits = claim.lstrip("-").replace(".", "").rstrip("0")
+    if len(digits) < 3:
+        return False
+    if "." in claim:
+        step = 10 ** -(len(claim.split(".")[1]))
+    else:
+        step = 10 ** (len(claim) - len(claim.rstrip("0")))
+    return math.isclose(round(value / step) * step, x, rel_tol=1e-9) and abs(value - x) < step
+
+
+def stated_scale(text: str) -> int | None:
+    """The scale a passage states for its bare figures ("in thousands"), if exactly one."""
+    found = {m.group(1).lower() for m in en.STATED_SCALE.finditer(text)}
+    if len(found) != 1:
         return None
-    return str(int(value)) if value == int(value) else None
-
-
-def _negation_exempt(toks: list[_Token], i: int) -> bool:
-    nxt = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
-    return nxt in _NOT_NEGATING
-
-
-def _clause_word(toks: list[_Token], i: int) -> str | None:
-    """The content word nearest before a negation in its own clause (what it is said of)."""
-    for j in range(i, 0, -1):
-        if toks[j].after_break:
-            return None
-        if toks[j - 1].content:
-            return toks[j - 1].stem
-    return None
-
-
-def _scope(toks: list[_Token], i: int) -> list[str]:
-    scope: list[str] = []
-    for t in toks[i + 1 :]:
-        if t.after_break or len(scope) >= _SCOPE or (scope and t.word.lower() in _SCOPE_END):
-            break
-        if t.content:
-            scope.append(t.stem)
-    return scope
-
-
-def _frame(toks: list[_Token], i: int) -> str | None:
-    """Two words either side of a negation, without it: what the text says if it is dropped."""
-    before = [t.word.lower() for t in toks[max(0, i - _FRAME) : i]]
-    after = [t.word.lower() for t in toks[i + 1 : i + 1 + _FRAME]]
-    if not after or len(before) + len(after) < _FRAME + 1:
-        return None
-    if any(w in _NEGATIONS for w in before + after):
-        return None
-    return " " + " ".join(before + after) + " "
-
-
-def conflicts(
-    claim: Facts,
-    span: Facts,
-    context: Facts | None = None,
-    titled: frozenset[str] = frozenset(),
-    passage: Facts | None = None,
-) -> list[str]:
-    """How ``span`` fails to back ``claim``'s facts, in words; empty when nothing conflicts.
-
-    ``context`` is the text just before the span: a name the span refers to with a pronoun
-    may be named there. ``titled`` are the words of the source's file name and heading,
-    which an answer may name the passage by ("the Garden notes say..."). ``passage`` is the
-    span's whole passage: a number or name it has elsewhere still fails the span, but the
-    reason then says where it is instead of saying the passage lacks it.
-    """
-    out: list[str] = []
-    # "1,577 million" is backed by "1,577,000,000", and by a table's bare "1,577" (its figures
-    # in millions), but not by "1,577 billion"
-    other_scale = {n for n, s in span.scaled if (n, s) not in claim.scaled}
-    either = {
-        x
-        for n, s in claim.scaled
-        if s in span.numbers or (n in span.numbers and n not in other_scale)
-        for x in (n, s)
-    }
-    missing = sorted(claim.numbers - span.numbers - either)
-    counts = {w for _, w in span.counted}
-    missing += sorted(
-        {n for n, w in claim.counted - span.counted if w in counts and n not in missing}
-    )
-    elsewhere = [n for n in missing if passage is not None and n in passage.numbers]
-    missing = [n for n in missing if n not in elsewhere]
-    if missing:
-        have = sorted(span.numbers - claim.numbers)
-        out.append(
-            f"the passage does not say {', '.join(missing)}"
-            + (f" (it has {', '.join(have[:3])})" if have else "")
-        )
-    if elsewhere:
-        out.append(
-            f"the passage says {', '.join(elsewhere)}, but not in the sentence closest to this"
-        )
-    known = span.stems | titled
-    if context is not None and span.pronoun:
-        known |= context.stems
-    absent = sorted(claim.names - known)
-    named = [n for n in absent if passage is not None and n in passage.stems]
-    absent = [n for n in absent if n not in named]
-    if absent:
-        words = ", ".join(claim.spelled.get(n, n) for n in absent)
-        out.append(f"the passage does not name {words}")
-    if named:
-        words = ", ".join(claim.spelled.get(n, n) for n in named)
-        out.append(f"the passage names {words}, but not in the sentence closest to this")
-    added = _negation_changed(claim, span)
-    if added:
-        out.append(f"the passage does not say 'not' about '{claim.spelled.get(added, added)}'")
-    dropped = _negation_changed(span, claim)
-    if dropped:
-        out.append(
-            f"the passage says the opposite ('not' about '{span.spelled.get(dropped, dropped)}')"
-        )
-    if not (added or dropped):  # a negation already named is not named again as an opposite
-        out += _opposed(claim, span)
-    return out
-
-
-def _opposed(claim: Facts, span: Facts) -> list[str]:
-    """Words of ``claim`` whose opposite ``span`` says: "passed" for "failed".
-
-    When the span says both sides ("northern and southern China"), the opposite counts where
-    it stands between the same words as the claim's ("reunited southern and").
-    """
-    said: dict[str, dict[int, str]] = {}
-    for axis, side, word, _, _ in span.poles:
-        said.setdefault(axis, {}).setdefault(side, word)
-    out: list[str] = []
-    for axis, side, word, before, after in dict.fromkeys(claim.poles):
-        sides = said.get(axis, {})
-        if 1 - side not in sides:
-            continue
-        if side not in sides and {p[1] for p in claim.poles if p[0] == axis} == {side}:
-            out.append(f"the passage says '{sides[1 - side]}', not '{word}'")
-            continue
-        if word.startswith("not ") or not (before and after):
-            continue
-        if f" {before} {word} {after} " in span.words:
-            continue
-        opposite = next(
-            (w for w in _SIDES[axis][1 - side] if f" {before} {w} {after} " in span.words), None
-        )
-        if opposite is not None:
-            out.append(f"the passage says '{before} {opposite} {after}', not '{word}'")
-    return out
-
-
-def _negation_changed(negating: Facts, other: Facts) -> str | None:
-    """A word ``negating`` negates that ``other`` states without the negation, if any."""
-    for anchor, word in negating.negations:
-        if word in other.stems and anchor in other.stems and word not in other.negated:
-            return word
-    for frame in negating.frames:
-        if frame in other.words:
-            return frame.split()[-1]
-    return None
-
-
-def merge(parts: list[Facts]) -> Facts:
-    """The facts of several spans taken together (an answer sentence may rest on two)."""
-    if len(parts) == 1:
-        return parts[0]
-    spelled: dict[str, str] = {}
-    for p in parts:
-        spelled.update(p.spelled)
-    return Facts(
-        frozenset().union(*(p.stems for p in parts)),
-        frozenset().union(*(p.numbers for p in parts)),
-        frozenset().union(*(p.names for p in parts)),
-        tuple(n for p in parts for n in p.negations),
-        frozenset().union(*(p.negated for p in parts)),
-        any(p.pronoun for p in parts),
-        frozenset().union(*(p.counted for p in parts)),
-        tuple(f for p in parts for f in p.frames),
-        " ".join(p.words for p in parts),
-        spelled,
-        tuple(x for p in parts for x in p.poles),
-        frozenset().union(*(p.scaled for p in parts)),
-    )
+    return en.SCALE_WORDS[found.pop()]

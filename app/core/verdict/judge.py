@@ -21,25 +21,37 @@ question asks about, and an answer that repeats an instruction planted in a pass
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
 
 from app.core.types import Support
+from app.core.verdict.checks import on
 from app.core.verdict.kinds import NOT_A_CLAIM
 from app.core.verdict.marks import SentenceMark
 from app.core.verdict.question import asked, mislabelled, missing_names, supplies
 
-LEVELS = ("supported", "partly_supported", "unsupported", "no_answer")
+
+class Level(StrEnum):
+    """The headline's level: only SUPPORTED is shown in green."""
+
+    SUPPORTED = "supported"
+    PARTLY = "partly_supported"
+    UNSUPPORTED = "unsupported"
+    NO_ANSWER = "no_answer"
+
+
 CHECKING = "Checking the answer against your files…"
 RESTATES = "The answer repeats the question but does not answer it."
+DECLINES = "The model says the passages found do not answer the question."
 
 
 @dataclass(frozen=True)
 class Verdict:
     """The verdict shown above an answer, with the counts behind it and a reason in words."""
 
-    level: str
+    level: Level
     reason: str
     claim_sentences: int = 0
     unsupported_sentences: int = 0
@@ -52,26 +64,40 @@ class Verdict:
     @property
     def supported(self) -> bool:
         """True only for ``supported``: the one level that may be shown in green."""
-        return self.level == "supported"
+        return self.level is Level.SUPPORTED
 
     @property
     def title(self) -> str:
         """The headline in a few words."""
-        if self.level == "supported":
+        if self.level is Level.SUPPORTED:
             return "Supported by your files"
-        if self.level == "partly_supported":
+        if self.level is Level.PARTLY:
             n, total = self.unsupported_sentences, self.claim_sentences
             verb = "is" if n == 1 else "are"
             return f"Partly supported: {n} of {total} sentences {verb} not backed by your files"
-        if self.level == "unsupported":
+        if self.level is Level.UNSUPPORTED:
             return "Unsupported by your files"
         if self.stopped:
             return "The answer is incomplete"
         return "No answer came back" if self.failed else "No answer in your files"
 
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Verdict | None:
+        """The verdict ``to_json`` wrote (a stored turn's), or None for one that is not."""
+        try:
+            level = Level(str(raw.get("level")))
+        except ValueError:
+            return None
+        return cls(
+            level,
+            str(raw.get("reason", "")),
+            int(raw.get("claim_sentences", 0)),
+            int(raw.get("unsupported_sentences", 0)),
+        )
+
     def to_json(self) -> dict[str, object]:
         return {
-            "level": self.level,
+            "level": self.level.value,
             "reason": self.reason,
             "claim_sentences": self.claim_sentences,
             "unsupported_sentences": self.unsupported_sentences,
@@ -92,28 +118,33 @@ def judge(
 
     ``answered`` is False when the model was not asked (the setting refuses weak evidence);
     ``partial`` when the answer stopped early (its sentences are judged, the reason says so).
-    ``support`` None means the evidence is unknown: it is then taken as strong, so the
-    sentence checks decide alone. ``question`` (when given) is what the answer must answer;
-    ``passages`` (source number -> the text the model saw and its file name and heading) let
-    the verdict read the spans that back each sentence.
+    ``support`` None means the evidence is unknown (a stored turn, a failed search): unknown
+    evidence is never strong, so such an answer is never green. ``question`` (when given) is
+    what the answer must answer; ``passages`` (source number -> the text the model saw and its
+    file name and heading) let the verdict read the spans that back each sentence.
     """
-    strong = support is None or support.supported
+    strong = (support is not None and support.supported) or not on("weak_evidence")
     evidence = support.reason if support is not None else ""
     if not answered:
         return Verdict(
-            "unsupported" if not strong else "no_answer",
+            Level.UNSUPPORTED if not strong else Level.NO_ANSWER,
             _join(evidence, "The model was not asked."),
         )
     claims = [m for m in sentences if m.kind == "claim"]
     flagged = sum(not m.supported for m in claims)
     total = len(claims)
     tail = " The answer is incomplete: it stopped early." if partial else ""
+    if on("declines") and any(m.declines for m in sentences):  # maybe then what they cover
+        reason = DECLINES
+        if total:
+            reason = reason[:-1] + ", and then answers anyway: what follows is not vouched for."
+        return Verdict(Level.NO_ANSWER, reason + tail, total, flagged)
     if not total:
         if not sentences:
             why = f"No answer came back: {error}" if error else "The model gave no answer."
             if not strong:  # the files would not have supported one either: say that first
-                return Verdict("unsupported", _join(evidence, why + tail), failed=True)
-            return Verdict("no_answer", why + tail, failed=True)
+                return Verdict(Level.UNSUPPORTED, _join(evidence, why + tail), failed=True)
+            return Verdict(Level.NO_ANSWER, why + tail, failed=True)
         said = any(m.reason == NOT_A_CLAIM for m in sentences)
         why = (
             "The model says the passages found do not contain the answer."
@@ -121,25 +152,19 @@ def judge(
             else "The answer makes no claim to check against your files (only headings, list "
             "numbers or lines of a table of contents)."
         )
-        return Verdict("no_answer", why + tail)
-    declined = [m for m in sentences if m.kind != "claim" and m.reason == NOT_A_CLAIM]
-    if declined and any(_declines(m.text) for m in declined):  # "not in the sources", then...
-        reason = (
-            "The model says the passages found do not contain the answer, and then answers "
-            "anyway: what follows is not vouched for."
-        )
-        return Verdict("no_answer", reason + tail, total, flagged)
+        return Verdict(Level.NO_ANSWER, why + tail)
     planted = [m for m in claims if m.planted]
-    if planted:
+    if planted and on("planted_answer"):
         where = sorted({n for m in planted for n in m.sources})
         cited = f" ([{', '.join(map(str, where))}])" if where else ""
         reason = (
             "The answer repeats an instruction planted in a passage"
             f"{cited}: text addressed to the model, not something your files state."
         )
-        return Verdict("unsupported", reason + tail, total, flagged)
+        return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
     backers = [passages[n][0] for m in claims for n in m.backed_by if passages and n in passages]
-    if flagged < total and not supplies(question, [m.text for m in claims], backers):
+    restates = on("restates") and not supplies(question, [m.text for m in claims], backers)
+    if flagged < total and restates:
         reason = RESTATES
         want = asked(question)
         if want.kind == "named" and want.noun:
@@ -149,9 +174,9 @@ def judge(
                 f" {flagged} of its {total} sentences {'is' if flagged == 1 else 'are'} not backed."
             )
         return Verdict(
-            "unsupported", _join(reason, "" if strong else evidence) + tail, total, flagged
+            Level.UNSUPPORTED, _join(reason, "" if strong else evidence) + tail, total, flagged
         )
-    if flagged < total and passages is not None and question:
+    if flagged < total and passages is not None and question and on("mislabelled"):
         for m in claims:
             for n in m.backed_by if m.supported else ():
                 label = mislabelled(question, m.text, passages[n][0]) if n in passages else None
@@ -160,21 +185,19 @@ def judge(
                         f"The figure the answer gives is in [{n}], but as “{label}”, not what "
                         "the question asks about."
                     )
-                    return Verdict("unsupported", reason + tail, total, flagged)
-    if flagged < total and passages is not None:
+                    return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
+    if flagged < total and passages is not None and on("something_else"):
         backing = [m for m in claims if m.supported]
-        spans = [
-            passages[n][0][a:b] for m in backing for n, a, b in m.support_spans if n in passages
-        ]
-        titles = [passages[n][1] for m in backing for n in m.backed_by if n in passages]
-        lacking = missing_names(question, " ".join(m.text for m in backing), [*spans, *titles])
+        used = sorted({n for m in backing for n in m.backed_by if n in passages})
+        texts = [passages[n][0] for n in used] + [passages[n][1] for n in used]
+        lacking = missing_names(question, " ".join(m.text for m in backing), texts)
         if lacking:
             named = ", ".join(f"“{w}”" for w in lacking)
             reason = (
                 f"The answer is about something else: neither it nor the passages backing it "
                 f"mention {named}, which the question asks about."
             )
-            return Verdict("unsupported", reason + tail, total, flagged)
+            return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
     if flagged == total:
         why = next((m.reason for m in claims if m.reason), "")
         why = f" ({why[0].lower()}{why[1:]})" if why else ""
@@ -184,7 +207,7 @@ def judge(
             else f"None of the answer's {total} sentences is backed by a passage in your files."
         )
         return Verdict(
-            "unsupported", _join(reason, "" if strong else evidence) + tail, total, flagged
+            Level.UNSUPPORTED, _join(reason, "" if strong else evidence) + tail, total, flagged
         )
     if flagged:
         rest = total - flagged
@@ -195,15 +218,15 @@ def judge(
         )
         if not strong:  # backed by passages that may not answer the question: not "partly"
             reason += ", but by passages that may not answer the question."
-            return Verdict("unsupported", _join(evidence, reason) + tail, total, flagged)
-        return Verdict("partly_supported", reason + "." + _miscited(claims) + tail, total, flagged)
+            return Verdict(Level.UNSUPPORTED, _join(evidence, reason) + tail, total, flagged)
+        return Verdict(Level.PARTLY, reason + "." + _miscited(claims) + tail, total, flagged)
     if not strong:
         reason = _join(
             evidence,
             "The answer's sentences repeat the passages, but the passages may not answer "
             "the question.",
         )
-        return Verdict("unsupported", reason + tail, total, 0)
+        return Verdict(Level.UNSUPPORTED, reason + tail, total, 0)
     every = (
         "The answer's one sentence is backed by a passage"
         if total == 1
@@ -211,8 +234,8 @@ def judge(
     )
     if partial:  # backed so far, but cut short: neutral, never green
         reason = f"{every} in your files, but it stopped before it was complete."
-        return Verdict("no_answer", reason, total, 0, stopped=True)
-    return Verdict("supported", f"{every} in your files.{_miscited(claims)}{tail}", total, 0)
+        return Verdict(Level.NO_ANSWER, reason, total, 0, stopped=True)
+    return Verdict(Level.SUPPORTED, f"{every} in your files.{_miscited(claims)}{tail}", total, 0)
 
 
 def _miscited(claims: Sequence[SentenceMark]) -> str:
@@ -227,19 +250,6 @@ def _miscited(claims: Sequence[SentenceMark]) -> str:
     if len(wrong) == 1:
         return f" One sentence cites another passage than the one that backs it ({where})."
     return f" {len(wrong)} sentences cite other passages than the ones that back them ({where})."
-
-
-_DECLINES = re.compile(
-    r"\b(?:do|does|did)(?: not|n't) (?:contain|include|mention|say|state|provide|have)\b"
-    r".{0,30}\banswer|\bnot (?:in|among) the (?:sources|passages)\b",
-    re.IGNORECASE,
-)
-
-
-def _declines(text: str) -> bool:
-    """A sentence that says the sources hold no answer ("The sources do not contain the
-    answer."), as opposed to one that says some detail is missing."""
-    return bool(_DECLINES.search(text))
 
 
 def _join(*parts: str) -> str:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-from app.core.text import claim_terms, is_toc_like, stem, strip_citations
+from app.core.text import is_toc_like, stem, strip_citations
+from app.core.verdict.terms import claim_terms
 
 _SOURCES = r"(?:sources?|passages?|documents?|texts?|context|excerpts?|files?|information)"
 _UNSAID = (
@@ -151,9 +152,21 @@ _CODE_SHAPE = re.compile(
 )
 
 
+# A line of prose: words separated by single spaces, as a list item or a sentence is written
+# ("they are much larger in the sparsely populated north and west;").
+_PROSE = re.compile(r"^[\W_]*[^\W\d_]+(?:,?\s+[^\W\d_'’-]+(?:['’-][^\W\d_]+)*){3,}")
+_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_]|[*_](?!\w)")
+_CODE_CHARS = re.compile(r"[=(){}\[\]<>$|\\]|::|->")
+
+
 def looks_like_code(line: str) -> bool:
-    """Whether ``line`` is code by its shape (see ``_CODE_SHAPE``)."""
-    return bool(_CODE_SHAPE.search(strip_citations(line)))
+    """Whether ``line`` is code by its shape (see ``_CODE_SHAPE``); a line of four or more
+    words of prose with no code characters is prose, whatever it ends with."""
+    text = strip_citations(line)
+    if not _CODE_SHAPE.search(text):
+        return False
+    words = _EMPHASIS.sub("", text)  # "in **Wandsworth**, their …": Markdown is not code
+    return not (_PROSE.match(words) and not _CODE_CHARS.search(words))
 
 
 def in_code_block(answer: str, start: int) -> bool:

@@ -20,13 +20,19 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.core.text import citations, claim_terms, sentence_spans, strip_citations, toc_lines
-from app.core.verdict.copies import find_code, find_copy
-from app.core.verdict.figures import Facts, conflicts, facts, merge
+from app.core.text import citations, sentence_spans, strip_citations, toc_lines
+from app.core.verdict.attest import contradictions
+from app.core.verdict.checks import Finding, on
+from app.core.verdict.copies import clauses_copied, find_code, find_copy
+from app.core.verdict.declines import declines, gap
+from app.core.verdict.facts import Facts, conflicts, facts, merge, tokens
+from app.core.verdict.figures import same_value, scale_word, stated_scale
 from app.core.verdict.kinds import (
     NOT_A_CLAIM,
     in_code_block,
@@ -35,10 +41,15 @@ from app.core.verdict.kinds import (
     looks_like_code,
     sentence_kind,
 )
+from app.core.verdict.relations import read_text
+from app.core.verdict.terms import claim_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
 
+# `select (array[4,5,6])[2:4]`: brackets inside inline code are code, not citations.
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
 SUPPORT_THRESHOLD = 0.5
+GAP = "says the sources do not give this: not a claim"
 _EXTRA_SPAN_GAIN = 0.15  # a second span (another cited source) must add this much coverage
 _PAIR_MARGIN = 0.15  # two adjacent passage sentences must cover this much more than one
 _RIVAL_SHARE = 0.85  # a span backing a fact the closest span contradicts covers this much of it
@@ -68,6 +79,8 @@ class SentenceMark:
     reason: str = ""
     bad_citations: list[int] = field(default_factory=list)
     planted: bool = False  # repeats an instruction addressed to the model, not a fact
+    declines: bool = False  # says the sources do not answer the question (a gap statement)
+    checks: list[str] = field(default_factory=list)  # the checks that decided it (checks.py)
 
     @property
     def backed_by(self) -> list[int]:
@@ -97,12 +110,22 @@ class _Span:
     @property
     def witness(self) -> bool:
         """Whether the span can back a claim at all."""
-        return not (self.toc or self.planted)
+        return not (self.toc or self.planted) or not on("witness")
 
     @property
     def whole(self) -> Facts:
         """The facts of the span's whole passage: what a reason may say the passage lacks."""
         return _passage_facts(self._text)
+
+    @property
+    def text(self) -> str:
+        """The span's own text."""
+        return self._text[self.start : self.end]
+
+    @functools.cached_property
+    def scale(self) -> int | None:
+        """The scale the span's passage states for its bare figures ("in thousands")."""
+        return stated_scale(self._text)
 
     @functools.cached_property
     def facts(self) -> Facts:
@@ -135,13 +158,29 @@ def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
         listing = toc_lines(text)
         planted = [(s, e) for s, e in bounds if is_planted(text[s:e])]
         label = getattr(src, "label", "")  # a Source's file name and heading
-        titled = facts(label).stems if label else frozenset()
+        titled = (facts(label).stems if label else frozenset()) | _topic(text, bounds)
         for sp in spans:
             sp.titled = titled
             sp.toc = _mostly_within(sp.start, sp.end, listing)
             sp.planted = any(s < sp.end and sp.start < e for s, e in planted)
         out[src.n] = spans
     return out
+
+
+_YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
+_TITLE_CHARS = 120
+
+
+def _topic(text: str, bounds: list[tuple[int, int]]) -> frozenset[str]:
+    """What a passage is about, which any of its sentences may leave unsaid: the names it
+    repeats or opens with ("TypeScript" in a note about it, "CVS Health" in its filing), and
+    the years of its first line (a table's columns, a report's period)."""
+    counts = Counter(t.stem for t in tokens(text) if t.word[:1].isupper() and t.content)
+    out = {k for k, c in counts.items() if c >= 2}
+    first = text.lstrip().split("\n", 1)[0]
+    if len(first) <= _TITLE_CHARS and not first.rstrip().endswith((".", "!", "?")):
+        out |= set(facts(first).names) | set(_YEAR.findall(first))  # a title or a table head
+    return frozenset(out)
 
 
 def _mostly_within(start: int, end: int, ranges: list[tuple[int, int]]) -> bool:
@@ -161,39 +200,54 @@ def _idf(spans: dict[int, list[_Span]]) -> dict[str, float]:
 
 
 def mark_sentences(
-    answer: str, sources: Sequence[Passage], *, threshold: float = SUPPORT_THRESHOLD
+    answer: str,
+    sources: Sequence[Passage],
+    *,
+    threshold: float = SUPPORT_THRESHOLD,
+    question: str = "",
 ) -> list[SentenceMark]:
     """Split ``answer`` into sentences and find each one's best supporting passage span."""
     by_n = {s.n: s for s in sources}
     spans = _source_spans(sources)
     idf = _idf(spans)
     unseen = math.log(1 + sum(sp.single for v in spans.values() for sp in v) + 1)
-    marks = []
+    marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
         text = answer[start:end]
-        cited = citations(text)
+        cited = citations(_INLINE_CODE.sub(lambda m: " " * len(m.group()), text))
         valid = [n for n in cited if n in by_n]
-        bad = [n for n in cited if n not in by_n]
+        bad = [n for n in cited if n not in by_n] if on("citation") else []
         mark = SentenceMark(text, start, end, supported=True, sources=valid, bad_citations=bad)
         plain = strip_citations(text)
         terms = claim_terms(plain)
         shape = "" if bad else sentence_kind(answer, start, end) or ("" if terms else NOT_A_CLAIM)
-        if shape:
+        if shape and not on("about_sources" if shape == NOT_A_CLAIM else "layout"):
+            shape = ""
+        found = gap(plain) if shape in ("", NOT_A_CLAIM) and on("gap") else None
+        if found is not None:
+            first = not any(m.kind == "claim" or m.declines for m in marks)
+            mark.kind, mark.reason, mark.checks = "meta", GAP, ["gap"]
+            mark.declines = declines(question, plain, found, first=first)
+        elif shape:
             mark.kind, mark.reason = "meta", shape
-        elif is_planted(plain):
-            mark.supported, mark.planted = False, True
+            mark.checks = ["about_sources" if shape == NOT_A_CLAIM else "layout"]
+        elif on("planted") and is_planted(plain):
+            mark.supported, mark.planted, mark.checks = False, True, ["planted"]
             mark.reason = (
                 "this is an instruction addressed to the model, not a claim your files make"
             )
-        elif in_code_block(answer, start) or looks_like_code(plain):
+        elif on("code") and (in_code_block(answer, start) or looks_like_code(plain)):
             _code(mark, plain, by_n)
         else:
             weights = {t: idf.get(t, unseen) for t in terms}
             claim = _Claim(weights, facts(plain))
-            if not _copied(mark, plain, claim, by_n, spans):
+            _figures_by_value(claim, terms, spans)
+            if not (on("copy") and _copied(mark, plain, claim, by_n, spans)):
                 _align(mark, claim, spans, threshold)
+                if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
+                    _relations(mark, plain, spans)  # a copy needs no second look
         if bad:
-            mark.supported = False
+            mark.supported, mark.checks = False, ["citation"]
             have = f"sources 1–{len(sources)}" if sources else "no sources"
             mark.reason = f"cites [{', '.join(map(str, bad))}], but there are only {have}"
         marks.append(mark)
@@ -232,7 +286,7 @@ def _best(
     return pair[1] if wins else single[1]
 
 
-def _problems(claim: _Claim, chosen: list[_Span]) -> list[str]:
+def _problems(claim: _Claim, chosen: list[_Span]) -> list[Finding]:
     """What the chosen spans (together) fail to back among the claim's facts."""
     if not chosen:
         return []
@@ -243,6 +297,7 @@ def _problems(claim: _Claim, chosen: list[_Span]) -> list[str]:
         merge([sp.context for sp in chosen]),
         titled,
         merge([sp.whole for sp in chosen]),
+        table_scale=chosen[0].scale,
     )
 
 
@@ -257,7 +312,7 @@ def _consistent(claim: _Claim, pool: list[_Span], threshold: float) -> list[_Spa
 
 def _choose(
     claim: _Claim, pool: list[_Span], extra: bool, threshold: float, floor: float = 0.0
-) -> tuple[list[_Span], list[str]]:
+) -> tuple[list[_Span], list[Finding]]:
     """Spans of ``pool`` that back the claim, or the closest ones and what they fail to back.
 
     When the closest spans contradict a fact, another span may back the claim instead, but
@@ -293,14 +348,83 @@ def _copied(
         start, end = singles[0].start, singles[-1].end
         text = by_n[n].text
         context = facts(text[singles[0]._context : start])
-        if conflicts(claim.facts, facts(text[start:end]), context, singles[0].titled):
+        if conflicts(
+            claim.facts,
+            facts(text[start:end]),
+            context,
+            singles[0].titled,
+            table_scale=singles[0].scale,
+        ):
             continue
-        mark.supported, mark.score = True, 1.0
+        mark.supported, mark.score, mark.checks = True, 1.0, ["copy"]
         mark.support_spans = [(n, start, end)]
         cited = n in mark.sources or not mark.sources
         mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
         return True
     return False
+
+
+def _reordered(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> bool:
+    """Whether the sentence is a passage sentence with its clauses moved (``copies``)."""
+    return any(clauses_copied(plain, by_n[n].text) for n, _, _ in mark.support_spans)
+
+
+def _relations(mark: SentenceMark, plain: str, spans: dict[int, list[_Span]]) -> None:
+    """Unback a backed claim whose arcs the sentences of its sources contradict (``attest``):
+    a role swapped, a slot given another name or figure, a figure attached to another word,
+    a negation added or dropped. Skipped without a parser."""
+    claim = read_text(_plain_markup(plain))
+    if claim is None:
+        return
+    cited = [n for n in mark.sources if n in spans] or list(spans)
+    pool = [
+        read_text(sp.text)
+        for n in cited
+        for sp in spans[n]
+        if sp.single and sp.witness and not _tabular(sp.text)  # a table parses as no sentence
+    ]
+    found = contradictions(claim, [r for r in pool if r is not None])
+    if found:
+        mark.supported = False
+        mark.support_spans = []
+        mark.checks = [f.check for f in found]
+        why = "; ".join(f.reason for f in found)
+        mark.reason = why[0].upper() + why[1:]
+
+
+_FIGURE = re.compile(r"\d[\d,.]*")
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+def _figures_by_value(claim: _Claim, terms: set[str], spans: dict[int, list[_Span]]) -> None:
+    """Count a claim's figure as present in a span that gives it in other digits ("about
+    $5,466 million" in a table's 5,466,312 thousand; "1,577 million" in a bare 1,577 of a table
+    in millions): coverage compares figures by value, as the figure checks do."""
+    scaled = dict(claim.facts.scaled)
+    scales = {t for t in terms if scale_word(t) is not None}
+    for n in (t for t in terms if t[:1].isdigit()):
+        value = scaled.get(n, n)
+        for sp in (sp for group in spans.values() for sp in group):
+            if n in sp.terms:
+                continue
+            figures = [t for t in sp.terms if t[:1].isdigit()]
+            if any(same_value(value, m, table_scale=sp.scale) for m in figures):
+                sp.terms = sp.terms | {n} | (scales if n in scaled else set())
+
+
+def _tabular(text: str) -> bool:
+    """Rows of a table rather than a sentence: three figures or more, one to every four words
+    or fewer."""
+    figures = len(_FIGURE.findall(text))
+    return figures >= 3 and figures * 4 >= len(_WORDS.findall(text))
+
+
+_MARKUP = re.compile(r"\*\*|__|`|^\s*[-*+]\s+|^\s*#+\s*")
+
+
+def _plain_markup(text: str) -> str:
+    """A sentence without its Markdown emphasis, code ticks and list markers, for the parser."""
+    return _MARKUP.sub(" ", text)
 
 
 def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:
@@ -310,18 +434,19 @@ def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:
     for n in order:
         found = find_code(line, by_n[n].text)
         if found is not None:
-            mark.supported, mark.score = True, 1.0
+            mark.supported, mark.score, mark.checks = True, 1.0, ["code"]
             mark.support_spans = [(n, *found)]
             cited = n in mark.sources or not mark.sources
             mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
             return
-    mark.supported, mark.score = False, 0.0
+    mark.supported, mark.score, mark.checks = False, 0.0, ["code"]
     mark.reason = "no source holds this code as written"
 
 
 def _align(
     mark: SentenceMark, claim: _Claim, spans: dict[int, list[_Span]], threshold: float
 ) -> None:
+    threshold = threshold if on("coverage") else 0.0
     cited = [n for n in mark.sources if n in spans]
     listed = [sp for group in spans.values() for sp in group if not sp.witness]
     spans = {n: [sp for sp in group if sp.witness] for n, group in spans.items()}
@@ -343,21 +468,25 @@ def _align(
         lister = _only_unwitnessed(claim, listed, threshold) if score < threshold else None
         if problems:
             where = f"[{', '.join(map(str, found))}]"
-            mark.reason = f"{'; '.join(problems)}; closest: {where}"
+            mark.checks = list(dict.fromkeys(f.check for f in problems))
+            mark.reason = f"{'; '.join(f.reason for f in problems)}; closest: {where}"
             mark.reason = mark.reason[0].upper() + mark.reason[1:]
         elif lister is not None:
-            mark.planted = lister.planted
+            mark.planted, mark.checks = lister.planted, ["witness"]
             mark.reason = (
                 f"only an instruction addressed to the model in [{lister.n}] says this"
                 if lister.planted
                 else f"only a table of contents or an index in [{lister.n}] lists this"
             )
         elif not cited:
-            mark.reason = "no source contains this"
+            mark.reason, mark.checks = "no source contains this", ["coverage"]
         elif len(cited) == 1:
-            mark.reason = f"the cited source [{cited[0]}] does not contain this"
+            mark.reason, mark.checks = (
+                f"the cited source [{cited[0]}] does not contain this",
+                ["coverage"],
+            )
         else:
-            mark.reason = "the cited sources do not contain this"
+            mark.reason, mark.checks = "the cited sources do not contain this", ["coverage"]
     elif cited and not set(found) & set(cited):
         mark.reason = f"found in [{', '.join(map(str, found))}], not in the cited source"
     else:
@@ -410,3 +539,14 @@ def to_json_sentences(marks: Sequence[SentenceMark]) -> list[dict[str, object]]:
         }
         for m in marks
     ]
+
+
+def prepare(sources: Sequence[Passage]) -> None:
+    """Read the sources' sentences ahead (parse them and their arcs) while the answer streams,
+    so that marking the finished answer only reads the answer's own sentences."""
+    texts = [src.text[s:e] for src in sources for s, e in sentence_spans(src.text)]
+    from app.core.verdict.parse import parse_all
+
+    parse_all(texts)
+    for text in texts:
+        read_text(text)

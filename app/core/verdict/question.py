@@ -23,8 +23,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.text import STOPWORDS, claim_terms, stem, strip_citations
-from app.core.verdict.figures import facts, tokens
+from app.core.text import STOPWORDS, fold, stem, strip_citations
+from app.core.verdict.facts import alike, facts, tokens
+from app.core.verdict.terms import claim_terms
 
 
 def _split(words: str) -> list[str]:
@@ -272,18 +273,39 @@ def _places(text: str, known: set[str] | frozenset[str]) -> bool:
 
 def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[str]:
     """The names the question asks about that neither the answer nor any passage backing it
-    mentions: the answer may well be about something else ("Where is D'Olier Street?"
-    answered from a passage on the Huguenot Street district)."""
+    mentions, in any spelling (a demonym for its country, initials, an accent or a letter
+    off): the answer may well be about something else ("Where is D'Olier Street?" answered
+    from a passage on the Huguenot Street district)."""
     said = facts(" ".join([strip_citations(answer), *evidence]))
+    known = said.stems
     out: list[str] = []
     for t in tokens(question)[1:]:  # a question's first word is capitalised anyway
         word = t.word.replace("’", "'")
         low = word.lower()
         if not (word[:1].isupper() and len(word) >= 4) or low in STOPWORDS or low in _WH:
             continue
-        if f" {low} " not in said.words and t.stem not in said.stems and word not in out:
-            out.append(word)
+        if t.after_stop or t.glued:  # a second sentence's first word; part of a code
+            continue
+        if f" {low} " in said.words or t.stem in known or word in out:
+            continue
+        if alike(t.stem, known) or any(_near(low, w) for w in said.words.split()):
+            continue
+        out.append(word)
     return out
+
+
+def _near(a: str, b: str) -> bool:
+    """Two spellings of one long name: the same letters without accents, one edit apart
+    ("Celeron", "Céloron")."""
+    if len(a) < 6 or abs(len(a) - len(b)) > 1:
+        return False
+    a, b = fold(a), fold(b)
+    if a == b:
+        return True
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 # Words a bare value comes with: its unit or scale.

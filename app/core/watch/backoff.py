@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 
-from app.core.errors import StoreError
+from app.core.errors import DiskFullError, StoreError
 
 FIRST_S = 5.0
 CAP_S = 300.0
@@ -31,6 +31,8 @@ class OutageKind(StrEnum):
 
 def outage_kind(exc: BaseException, *, server: bool) -> OutageKind:
     """The kind of a failed write; ``server`` when the store is a Chroma server."""
+    if isinstance(exc, DiskFullError):
+        return OutageKind.DISK_FULL
     if isinstance(exc, StoreError):
         if "is full" in str(exc).lower():
             return OutageKind.DISK_FULL

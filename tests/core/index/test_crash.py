@@ -2,7 +2,7 @@
 
 Each kill is real: a separate process runs ``footnotes index`` (``app.cli.main``) and dies by
 SIGKILL right after its N-th index write, or a few milliseconds later so the kill lands inside
-a write (the test hook ``$FOOTNOTES_TEST_KILL_AFTER``, see ``app.core.testhooks``).
+a write (the fault plan ``tests.faults.KillAfter``, given to ``main``).
 Importing torch, sentence-transformers and Chroma takes most of a process start, so a small
 fork server pays it once and forks one fresh indexing process per run (nothing app-related is
 imported before the fork). The restart and the checks run in this process on a new connection.
@@ -64,13 +64,13 @@ def _child(job: dict[str, Any]) -> None:
         fd = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
-        os.environ.update(job["env"])
         from app.cli import main
-        from app.core import testhooks
+        from tests.faults import CountWrites, KillAfter
 
-        code = main(job["argv"])
+        plan = KillAfter.parse(job["kill"]) if job["kill"] else CountWrites()
+        code = main(job["argv"], faults=plan)
         if job.get("steps"):
-            Path(job["steps"]).write_text(str(testhooks.WRITES.steps))
+            Path(job["steps"]).write_text(str(plan.steps))
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
@@ -81,13 +81,12 @@ def _child(job: dict[str, Any]) -> None:
 
 
 class Forks:
-    """Runs ``footnotes index`` in fresh forked processes, optionally killed by the hook."""
+    """Runs ``footnotes index`` in fresh forked processes, optionally killed by a fault plan."""
 
     def __init__(self, logs: Path) -> None:
         self.logs = logs
         self.runs = 0
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
-        env.pop("FOOTNOTES_TEST_KILL_AFTER", None)
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -117,7 +116,7 @@ class Forks:
         log = self.logs / f"run{self.runs:03}.log"
         job = {
             "argv": ["--data-dir", str(data), "index", str(docs), "--json"],
-            "env": {"FOOTNOTES_TEST_KILL_AFTER": kill},
+            "kill": kill,
             "log": str(log),
             "steps": str(steps) if steps else None,
         }

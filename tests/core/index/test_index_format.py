@@ -45,11 +45,11 @@ def cli(
     data: Path, *args: str, kill_after: int | None = None, python: tuple[str, ...] = ("-m", "app")
 ) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
-    env.pop("FOOTNOTES_TEST_KILL_AFTER", None)
-    if kill_after is not None:
-        env["FOOTNOTES_TEST_KILL_AFTER"] = str(kill_after)
+    if kill_after is not None:  # ``footnotes`` with a plan that kills it after that write
+        python = ("-m", "tests.faults", "--kill-after", str(kill_after), "--")
     return subprocess.run(
         [sys.executable, *python, "--data-dir", str(data), *args],
+        cwd=REPO,
         capture_output=True,
         text=True,
         env=env,

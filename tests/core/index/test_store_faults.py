@@ -216,7 +216,12 @@ def test_full_disk_under_the_store_is_named_and_nothing_is_lost(
     stderr = (out / "stderr").read_text()
     assert (out / "rc").read_text().strip() == "1" and not (out / "stdout").read_text(), stderr
     line = one_line(stderr)
-    assert "is full" in line and str(chroma) in line and "Free some space" in line
+    assert (
+        "is full" in line
+        and str(chroma) in line
+        and "free some space" in line
+        and "nothing was lost" in line
+    )
     shutil.rmtree(chroma)  # the store as the failed run left it, now on a disk with room
     shutil.move(out / "after", chroma)
     rerun_embeds_only_the_new_texts(cli_data_dir, docs, torch_embedder, before)

@@ -1,0 +1,214 @@
+"""Whether passage sentences contradict what a claim asserts: roles, slots, figures, negation.
+
+A claim (``relations.Reading``) is compared with a pool of passage sentences, the sentences of
+the sources it cites (or of every source). Each of its arcs is looked for in every sentence:
+
+- it is **attested** where a sentence links the same two words by a compatible role, holds the
+  arc reversed (a modifier written as a clause), or keeps the two words close in its tree
+  (``relations.MAX_HOPS``) with no arc that links them otherwise, nor another name or figure
+  in the same slot; a verb the passage words differently is attested through its arguments,
+  when two of them fill the same roles of one passage verb;
+- it is **contradicted**, only where no sentence attests it, when a sentence holds the same
+  words in conflicting roles (the subject made the one something is done to: ``role``), or
+  fills the same slot of the same word with another name (``filler``) or figure
+  (``slot_figure``), or when a sentence holds the figure and its word but attaches the figure
+  to another word (``figure_elsewhere``); an attested arc is contradicted when every sentence
+  attesting it negates the word the claim affirms, or the reverse (``arc_negation``).
+
+What a passage says elsewhere in another sentence is no contradiction: passages state several
+things. Arcs that are neither attested nor contradicted are left to the word checks (a claim
+may say a thing in other words than its passage).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.core.verdict.checks import Finding, on
+from app.core.verdict.relations import CORE, MAX_HOPS, SUBJ, Arc, Reading, Word, same
+
+# Roles that say who acted on whom: a filler moved between two of them changes the claim.
+_AGENTIVE_PREPS = frozenset({"prep:to", "prep:by", "prep:against", "prep:from"})
+_ARGUMENTS = CORE | _AGENTIVE_PREPS
+# Slots a name or a figure fills: one filler excludes another.
+_SLOTS = _ARGUMENTS | {"prep:in", "prep:on", "prep:at"}
+# Words whose slots a claim can fill wrongly: what is done, and the things it is done to.
+_PREDICATES = frozenset({"verb", "noun"})
+
+
+def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
+    """How the sentences of ``pool`` contradict the arcs of ``claim`` (see the module)."""
+    attested: dict[int, list[Reading]] = {}
+    for s in pool:
+        for n in _paraphrased(claim, s):
+            attested.setdefault(n, []).append(s)
+        for n, arc in enumerate(claim.arcs):
+            if _linked(arc, s):
+                attested.setdefault(n, []).append(s)
+    out: list[Finding] = []
+    muddled = _muddled(claim)
+    for n, arc in enumerate(claim.arcs):
+        if n in attested:
+            out += _negation(arc, attested[n])
+            continue
+        if arc.head.i in muddled:
+            continue  # the parse gave this word two subjects: its roles say nothing
+        found = _contradiction(arc, pool)
+        if found is not None:
+            out.append(found)
+    return list(dict.fromkeys(f for f in out if on(f.check)))
+
+
+def _muddled(claim: Reading) -> set[int]:
+    """Words the parse gave two subjects or two objects that are not one list ("Astronomy,
+    medicine and diet in East Asia, the Muslims introduced …" read as five subjects): a
+    fragment or a garbled sentence, whose roles prove nothing."""
+    seen: dict[tuple[int, str], int] = {}
+    for arc in claim.arcs:
+        if arc.role in CORE and not arc.shared:
+            key = (arc.head.i, arc.role)
+            seen[key] = seen.get(key, 0) + 1
+    return {i for (i, _), count in seen.items() if count > 1}
+
+
+def compatible(a: str, b: str) -> bool:
+    """Whether roles ``a`` and ``b`` can say the same thing: a conflict is only between two
+    argument roles (subject, object, an agentive preposition) that differ."""
+    return a == b or not (a in _ARGUMENTS and b in _ARGUMENTS)
+
+
+def _linked(arc: Arc, s: Reading) -> bool:
+    """Whether sentence ``s`` attests ``arc``."""
+    for other in s.arcs:
+        if same(arc.head, other.head) and same(arc.dep, other.dep):
+            if compatible(arc.role, other.role):
+                return True
+        elif same(arc.head, other.dep) and same(arc.dep, other.head):
+            return True  # the same link written the other way round
+    heads, deps = s.find(arc.head), s.find(arc.dep)
+    if not heads or not deps:
+        return False
+    if any(_conflicting(arc, other) or _competing(arc, other) for other in s.arcs):
+        return False
+    return any(s.hops(h.i, d.i) <= MAX_HOPS for h in heads for d in deps if h.i != d.i)
+
+
+def _conflicting(arc: Arc, other: Arc) -> bool:
+    """The same two words, linked by roles that cannot mean the same."""
+    return (
+        same(arc.head, other.head)
+        and same(arc.dep, other.dep)
+        and not compatible(arc.role, other.role)
+    )
+
+
+def _competing(arc: Arc, other: Arc) -> bool:
+    """Whether ``other`` fills ``arc``'s slot (same word, same role) with another name or
+    figure: then the two words being close proves nothing ("took 16 seats from Labour and 8
+    from the Liberal Democrats" does not say 16 came from the Liberal Democrats)."""
+    return (
+        arc.dep.specific
+        and (arc.role in _SLOTS or (arc.role == "mod" and arc.dep.kind == "number"))
+        and other.role == arc.role
+        and same(arc.head, other.head)
+        and other.dep.specific
+        and not same(arc.dep, other.dep)
+    )
+
+
+def _paraphrased(claim: Reading, s: Reading) -> set[int]:
+    """Indices of claim arcs attested through a passage verb the claim words differently: two
+    or more of one claim verb's arguments fill compatible roles of one verb of ``s``."""
+    out: set[int] = set()
+    by_head: dict[int, list[int]] = {}
+    for n, arc in enumerate(claim.arcs):
+        if arc.head.kind == "verb" and arc.role in _SLOTS:
+            by_head.setdefault(arc.head.i, []).append(n)
+    for ns in by_head.values():
+        if len(ns) < 2 or s.find(claim.arcs[ns[0]].head):
+            continue
+        for verb in (w for w in s.words if w.kind == "verb"):
+            hits = [
+                n
+                for n in ns
+                if any(
+                    other.head.i == verb.i
+                    and same(claim.arcs[n].dep, other.dep)
+                    and compatible(claim.arcs[n].role, other.role)
+                    and other.role != "comp"
+                    for other in s.arcs
+                )
+            ]
+            if len(hits) >= 2:
+                out.update(hits)
+    return out
+
+
+def _negation(arc: Arc, sentences: Sequence[Reading]) -> list[Finding]:
+    """A negation the claim adds to (or drops from) the word its arc hangs from, where every
+    sentence attesting the arc says the opposite."""
+    said = [w for s in sentences for w in s.find(arc.head)]
+    if not said or any(w.negated == arc.head.negated for w in said):
+        return []
+    word = arc.head.text
+    if arc.head.negated:
+        return [Finding("arc_negation", f"the passage does not say 'not' about '{word}'")]
+    return [Finding("arc_negation", f"the passage says the opposite ('not' about '{word}')")]
+
+
+def _contradiction(arc: Arc, pool: Sequence[Reading]) -> Finding | None:
+    """A sentence holding ``arc``'s words in conflicting roles, its slot filled otherwise, or
+    its figure attached to another word."""
+    for s in pool:
+        for other in s.arcs:
+            if _conflicting(arc, other):
+                return Finding(
+                    "role",
+                    f"in the passage {_named(arc.dep)} is {_role_words(other.role)} "
+                    f"'{other.head.text}', not {_role_words(arc.role)} it",
+                )
+    if not arc.dep.specific or arc.head.kind not in _PREDICATES:
+        return None  # a name's own modifiers ("Maria de la Queillerie, wife of …") vary freely
+    for s in pool:
+        for other in s.arcs:
+            if (
+                other.role == arc.role
+                and same(arc.head, other.head)
+                and other.dep.kind == arc.dep.kind
+                and not same(arc.dep, other.dep)
+            ):
+                check = "slot_figure" if arc.dep.kind == "number" else "filler"
+                return Finding(
+                    check,
+                    f"the passage gives {_named(other.dep)} {_role_words(arc.role)} "
+                    f"'{arc.head.text}', not {_named(arc.dep)}",
+                )
+    together = any(s.find(arc.dep) and s.find(arc.head) for s in pool)
+    if arc.dep.kind == "number" and _telling(arc.dep) and together:
+        return Finding(
+            "figure_elsewhere",
+            f"the passage gives {arc.dep.text}, but not for '{arc.head.text}'",
+        )
+    return None
+
+
+def _telling(figure: Word) -> bool:
+    """A figure that says something on its own: not a one-digit count ("one type", "1-based")."""
+    try:
+        return abs(float(figure.key)) >= 10
+    except ValueError:
+        return False
+
+
+def _named(w: Word) -> str:
+    return w.text if w.kind in ("name", "number") else f"'{w.text}'"
+
+
+def _role_words(role: str) -> str:
+    if role == SUBJ:
+        return "the subject of"
+    if role == "obj":
+        return "the object of"
+    if role.startswith("prep:"):
+        return f"'{role[5:]} …' of"
+    return "attached to"

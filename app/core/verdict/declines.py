@@ -1,0 +1,145 @@
+"""Declines: an answer that says the files do not answer the question is "no answer", grey.
+
+Models decline in many words: "The sources do not contain the answer.", "I couldn't find a
+description of the normal British defence arrangements in these passages.", "Pedro Menéndez de
+Avilés's year of birth isn't given anywhere in the provided passages.", "None of the provided
+documents contain JPMorgan's segment results." Each is a *gap statement*: a negated clause
+about the sources (their noun is its subject, or a place it points into: "in the sources"), or
+about the answerer ("I can't determine…"). Its *topic* is what it says is missing (the rest of
+the clause). The parse finds both; without a parser, a few patterns do.
+
+A gap statement declines the question when it is the answer's first sentence, when its topic is
+left open ("The sources don't say."), or when its topic holds a good part of the question's own
+words. Any other gap statement is a side note ("The sources do not say when.") and is simply
+not a claim. A declining answer is "no answer in your files" whatever its other sentences say:
+what the sources do cover, with a citation, is not an answer to the question asked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from app.core.text import strip_citations
+from app.core.verdict.lang import en
+from app.core.verdict.terms import claim_terms
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+TOPIC_SHARE = 1 / 3  # of the question's content words, in a gap statement's topic
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A sentence's statement that the sources (or the answerer) lack something."""
+
+    topic: frozenset[str]  # the content terms of what is said to be missing (may be empty)
+
+
+def gap(sentence: str) -> Gap | None:
+    """The gap statement in ``sentence``, if it makes one."""
+    from app.core.verdict.parse import parse
+
+    plain = strip_citations(sentence)
+    doc = parse(plain)
+    found = _gap_in(doc) if doc is not None else None
+    return found or _gap_by_pattern(plain)  # the patterns also catch what the parse misreads
+
+
+def declines(question: str, sentence: str, found: Gap, *, first: bool) -> bool:
+    """Whether gap statement ``found`` in ``sentence`` declines ``question`` (see module)."""
+    if first or not found.topic:
+        return True
+    asked = claim_terms(question)
+    if not asked:
+        return True
+    return len(found.topic & asked) >= TOPIC_SHARE * len(asked)
+
+
+def _gap_in(doc: Doc) -> Gap | None:
+    for t in doc:
+        if not _negative(t) or not _about_sources(t):
+            continue
+        return Gap(_topic(t))
+    return None
+
+
+def _negative(t: Token) -> bool:
+    """A clause negated at ``t``: a 'not' or 'never' on it, or a negative quantifier as its
+    subject or object ("none of…", "nothing in…", "no mention…")."""
+    for c in t.children:
+        low = c.lower_
+        if c.dep_ == "neg" or (c.dep_ == "advmod" and low in ("never", "nowhere")):
+            return True
+        if c.dep_ in ("nsubj", "nsubjpass", "attr", "dobj") and (
+            low in en.NEGATIVE_PRONOUNS or any(g.lower_ == "no" for g in c.children)
+        ):
+            return True
+    return False
+
+
+def _about_sources(t: Token) -> bool:
+    """Whether the clause at ``t`` is about the sources or the answerer: its subject is one
+    (or points into them: "none of the passages", "nothing in the sources"), or the clause
+    does ("in the provided passages", "by the sources", "anywhere in the excerpts")."""
+    for c in t.children:
+        if c.dep_ in ("nsubj", "nsubjpass", "expl"):
+            if _is_source(c) or c.lower_ in en.ANSWERER or _points_into_sources(c):
+                return True
+        elif (c.dep_ in ("prep", "agent") and _holds_source(c)) or (
+            c.dep_ in ("advmod", "attr", "dobj") and _points_into_sources(c)
+        ):
+            return True
+    return False
+
+
+def _holds_source(prep: Token) -> bool:
+    """A preposition whose object is the sources ("in the passages", "according to them")."""
+    return any(
+        _is_source(p) or (p.dep_ == "prep" and any(_is_source(q) for q in p.children))
+        for p in prep.children
+    )
+
+
+def _points_into_sources(t: Token) -> bool:
+    return any(g.dep_ == "prep" and _holds_source(g) for g in t.children)
+
+
+def _is_source(t: Token) -> bool:
+    """The passages given ("the sources", "these excerpts"), not files of some kind ("data
+    files have no delimiters", "log files")."""
+    if not (t.lemma_.lower() in en.SOURCE_NOUNS or t.lower_ in en.SOURCE_NOUNS):
+        return False
+    return not any(c.dep_ in ("compound", "nmod") for c in t.children)
+
+
+def _topic(t: Token) -> frozenset[str]:
+    """The content terms of the clause at ``t``, without the sources and the answerer."""
+    words = []
+    for tok in t.subtree:
+        if _is_source(tok) or tok.lower_ in en.ANSWERER or tok.lower_ in en.EMPTY_TOPIC:
+            continue
+        if tok.i == t.i and tok.pos_ in ("VERB", "AUX"):
+            continue  # "mention", "say", "give": the saying, not the said
+        words.append(tok.text)
+    return frozenset(claim_terms(" ".join(words)))
+
+
+_PATTERN = re.compile(
+    r"\b(?:sources?|passages?|documents?|texts?|context|excerpts?|files?)\b.{0,40}?"
+    r"\b(?:do|does|did|can|could)(?: not|n't)\b"
+    r"|\b(?:none|nothing|neither) (?:of|in)\b.{0,30}\b(?:sources?|passages?|documents?|excerpts?)"
+    r"|\bnot (?:given|mentioned|stated|provided|included|found)\b.{0,40}"
+    r"\b(?:sources?|passages?|documents?|excerpts?)\b"
+    r"|^i (?:cannot|can't|could not|couldn't|am unable to|don't|do not) "
+    r"(?:find|see|answer|determine|tell|say|compute|calculate)\b"
+    r"|^(?:there is|there's|there are) no\b",
+    re.IGNORECASE,
+)
+
+
+def _gap_by_pattern(text: str) -> Gap | None:
+    """The commonest wordings (all there is without a parser), with an open topic."""
+    return Gap(frozenset()) if _PATTERN.search(text.strip()) else None

@@ -1,0 +1,540 @@
+"""The facts a sentence commits to, for checking an answer sentence against a passage span.
+
+Word overlap cannot tell "completed in 1889" from "completed in 1890", "Rollo" from "Charles",
+or "is enforced" from "is not enforced": the words that carry the claim are few. So besides
+coverage, a sentence's numbers (digits, number words, ordinals, months), its names (capitalised
+words after the first) and its negations are compared with the span it rests on; any of them
+that the span contradicts or lacks makes the sentence unsupported. A negation is compared
+where it applies: a "not" counts as added or removed only when the other text has the words
+around it (the word it negates and a word of its clause, or the same few words in a row without
+it), so a clause dropped from a shortened sentence does not count as a removed "not".
+Opposites count like a negation: a sentence saying "passed", "increased", "after", "the most",
+"may" where its span says "failed", "decreased", "before", "the least", "must" is contradicted
+(a negated word counts as its opposite: "did not pass" agrees with "failed").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from app.core.text import STOPWORDS, stem
+from app.core.verdict.checks import Finding, on
+from app.core.verdict.lang.en import ANSWER_FILLER
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)?")
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+)
+_TENS = "thirty forty fifty sixty seventy eighty ninety"
+_ORDINAL_WORDS = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(_UNITS.split())}
+_NUMBER_WORDS.update({w: str(10 * i) for i, w in enumerate(_TENS.split(), 3)})
+_ORDINALS = {w: str(i) for i, w in enumerate(_ORDINAL_WORDS.split(), 1)}
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_ORDINAL_SUFFIX = frozenset({"st", "nd", "rd", "th"})
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()  # noqa: SIM905
+)
+_NEGATIONS = frozenset({"not", "never", "no", "none", "nobody", "nothing", "neither", "nor"})
+_NOT_NEGATING = frozenset({"only", "just", "merely", "solely", "least", "doubt"})  # "not only"
+_PRONOUNS = frozenset(
+    "he she it they him her them his hers its their theirs this these those".split()  # noqa: SIM905
+)
+_SCOPE = 3  # content words after a negation that it governs
+_FRAME = 2  # words either side of a negation compared in order
+_SCOPE_END = frozenset({"and", "but", "or", "while", "whereas", "which", "who", "that", "because"})
+_CLAUSE_END = re.compile(r"[,;:.!?()\[\]—–]")
+_POLAR_REACH = 3  # a negation this many words before an opposite-pair word flips it
+# ... and a negative quantifier that opens the clause, this many: "None of the attacks succeeded"
+_QUANTIFIER_REACH = 6
+_NEGATIVE_QUANTIFIERS = frozenset({"none", "neither", "nothing", "nobody", "no"})
+# "the one you're in", "one of them": a pronoun, not the figure 1
+_ONE_AS_PRONOUN_BEFORE = frozenset(
+    {"the", "this", "that", "each", "any", "every", "which", "another", "no", "no-one"}
+)
+# Pairs of opposites, each side as written (lower case, its usual forms): the axis is named by
+# its first word. Comparatives, superlatives, time order and modality are opposites too.
+_OPPOSITES = (
+    "pass passed passes passing succeed succeeded succeeds success successful successfully"
+    " | fail failed fails failing failure failures unsuccessful",
+    "increase increased increases increasing rise rises rose risen rising grow grows grew grown"
+    " growing growth | decrease decreased decreases decreasing decline declined declines"
+    " declining fall falls fell fallen falling drop dropped drops dropping reduce reduced"
+    " reduces reducing reduction shrink shrank shrunk shrinking",
+    "before earlier prior preceded preceding | after later afterwards subsequently subsequent",
+    "early earliest | late latest",
+    "win wins won winning winner winners victory victorious | lose loses lost losing loser"
+    " losers defeat defeated",
+    "most greatest | least",
+    "more | less fewer",
+    "best | worst",
+    "better | worse",
+    "high higher highest | low lower lowest",
+    "large larger largest big bigger biggest | small smaller smallest",
+    "longer longest | shorter shortest",
+    "maximum | minimum",
+    "oldest older | youngest younger newest newer",
+    "first | last",
+    "possible possibly | impossible",
+    "likely | unlikely",
+    "able | unable",
+    "legal legally lawful | illegal illegally unlawful",
+    "true | false",
+    "correct correctly | incorrect incorrectly",
+    "may might could | must shall",
+    "optional voluntary | mandatory compulsory obligatory required",
+    "accept accepted accepts accepting | reject rejected rejects rejecting refuse refused",
+    "allow allowed allows permit permitted permits | forbid forbade forbidden prohibit"
+    " prohibited prohibits ban banned bans",
+    "include included includes including | exclude excluded excludes excluding",
+    "above | below",
+    "north northern | south southern",
+    "east eastern | west western",
+    "buy buys bought buying | sell sells sold selling",
+    "import imports imported | export exports exported",
+    "inside | outside",
+    "majority | minority",
+    "positive positively | negative negatively",
+    "strong stronger strongest | weak weaker weakest",
+    "agree agreed agrees | disagree disagreed disagrees",
+)
+_SIDES: dict[str, tuple[tuple[str, ...], ...]] = {
+    pair.split()[0]: tuple(tuple(words.split()) for words in pair.split("|")) for pair in _OPPOSITES
+}
+_POLES: dict[str, tuple[str, int]] = {
+    word: (pair.split()[0], side)
+    for pair in _OPPOSITES
+    for side, words in enumerate(pair.split("|"))
+    for word in words.split()
+}
+
+
+@dataclass(frozen=True)
+class _Token:
+    word: str  # as written
+    stem: str
+    content: bool
+    after_break: bool  # a clause break (comma, semicolon...) comes right before it
+    after_stop: bool = False  # a sentence ends right before it: a capital there is no name
+    # written against a figure or an ampersand: the "M" of "$1,305M", the "FY" of "FY2021", the
+    # "MD" of "MD&A" (parts of a code, not names)
+    glued: bool = False
+
+
+# "U.S.", "U.N.": an abbreviation with full stops is one word ("US"), as it is written without.
+_DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}")
+
+
+def tokens(text: str) -> list[_Token]:
+    """Words and numbers of ``text``, each marked content or not, and with clause breaks."""
+    out: list[_Token] = []
+    last = 0
+    text = _DOTTED.sub(lambda m: m.group().replace(".", "") + " " * m.group().count("."), text)
+    for m in _TOKEN.finditer(text):
+        raw = m.group()
+        glued = (m.start() and text[m.start() - 1].isdigit()) or text[
+            m.end() : m.end() + 1
+        ].isdigit()
+        low = raw.lower().replace("’", "'")
+        gap = text[last : m.start()]
+        broke = bool(_CLAUSE_END.search(gap))
+        stop = not last or any(c in gap for c in ".!?")
+        last = m.end()
+        if low.endswith("n't"):  # didn't, wasn't, can't: the verb, then a "not"
+            head = low[:-3] or "can"
+            out.append(_Token(raw[: len(head)], head, False, broke))
+            out.append(_Token("not", "not", False, False))
+            continue
+        if low == "cannot":
+            out += [_Token("can", "can", False, broke), _Token("not", "not", False, False)]
+            continue
+        low = low.split("'")[0]
+        short = len(low) > 1 or low.isdigit() or raw.isupper()  # "P", "X" name things
+        content = short and low not in STOPWORDS and low not in ANSWER_FILLER
+        key = low if low[0].isdigit() else stem(low)
+        out.append(_Token(raw, key, content, broke, stop, bool(glued) and not low[0].isdigit()))
+    return out
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a text commits to: numbers, names, and what it negates."""
+
+    stems: frozenset[str]  # every word's stem (lower case), to look names and words up
+    numbers: frozenset[str]  # normalised: "1,000" -> "1000", "three" -> "3", "May" -> "may"
+    names: frozenset[str]  # stems of capitalised words that are not the sentence's first
+    negations: tuple[tuple[str, str], ...]  # (an anchor word in its clause, the negated word)
+    negated: frozenset[str]  # stems within a negation's reach
+    pronoun: bool  # refers back to something named earlier ("he", "its", "this")
+    counted: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): 3 waves
+    frames: tuple[str, ...] = ()  # " a b c d ": the words around a "not", without it
+    words: str = " "  # every word in order, lower case, space-separated and space-framed
+    spelled: dict[str, str] = field(default_factory=dict, compare=False)  # stem -> word
+    # (axis, side, as written, word before, word after) of each word of an opposite pair
+    # ("not pass" is on fail's side)
+    poles: tuple[tuple[str, int, str, str, str], ...] = ()
+    # (number, its value scaled by the word after it): "1,577 million" is (1577, 1577000000)
+    scaled: frozenset[tuple[str, str]] = frozenset()
+    # the initials of each run of capitalised words ("members of the Scottish Parliament"
+    # -> "msp", "National LambdaRail" -> "nlr"), with the run's stems
+    runs: tuple[tuple[str, frozenset[str]], ...] = ()
+
+
+def facts(text: str) -> Facts:
+    """The facts of one sentence or span."""
+    toks = tokens(text)
+    numbers: set[str] = set()
+    names: set[str] = set()
+    negations: list[tuple[str, str]] = []
+    negated: set[str] = set()
+    frames: list[str] = []
+    spelled: dict[str, str] = {}
+    counted: set[tuple[str, str]] = set()
+    poles: list[tuple[str, int, str, str, str]] = []
+    pairs: set[tuple[str, str]] = set()
+    first = True
+    for i, t in enumerate(toks):
+        low = t.word.lower()
+        number = _number(low)
+        if low == "one" and _pronoun_one(toks, i):
+            number = None
+        if number is not None:
+            numbers.add(number)
+            nxt = toks[i + 1] if i + 1 < len(toks) else None
+            scaled = _scaled(number, nxt.word.lower() if nxt else "")
+            if scaled:
+                numbers.add(scaled)
+                pairs.add((number, scaled))
+            if nxt and nxt.content and not nxt.after_break and _number(nxt.word.lower()) is None:
+                counted.add((number, nxt.stem))
+        elif low in _MONTHS and t.word[0].isupper() and not first:
+            numbers.add(low)
+        elif t.word[0].isupper() and not first and t.content and not t.glued:
+            names.add(t.stem)
+        spelled.setdefault(t.stem, t.word)
+        if low in _NEGATIONS and not _negation_exempt(toks, i):
+            scope = _scope(toks, i)
+            negated.update(scope)
+            anchor = _clause_word(toks, i) or (scope[1] if len(scope) > 1 else None)
+            if scope and anchor:
+                negations.append((anchor, scope[0]))
+            frame = _frame(toks, i)
+            if frame:
+                frames.append(frame)
+        pole = _POLES.get(low) if t.after_stop or not t.word[0].isupper() else None
+        if pole is not None:
+            poles.append(_polarity(toks, i, pole))
+        first = first and not t.word[0].isalnum()
+    return Facts(
+        frozenset(t.stem for t in toks),
+        frozenset(n for n in numbers if n not in _ORDINAL_SUFFIX),
+        frozenset(names),
+        tuple(negations),
+        frozenset(negated),
+        any(t.word.lower() in _PRONOUNS for t in toks),
+        frozenset(counted),
+        tuple(frames),
+        " " + " ".join(t.word.lower() for t in toks) + " ",
+        spelled,
+        tuple(poles),
+        frozenset(pairs),
+        _runs(toks),
+    )
+
+
+_RUN_JOINERS = frozenset({"of", "the", "and", "for", "de", "du", "von", "van", "&"})
+_HUMPS = re.compile(r"[A-Z][a-z]*")
+
+
+def _runs(toks: list[_Token]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Runs of capitalised words with their initials (see ``Facts.runs``)."""
+    out: list[tuple[str, frozenset[str]]] = []
+    run: list[_Token] = []
+    for t in [*toks, None]:
+        if t is not None and (t.word[:1].isupper() or (run and t.word.lower() in _RUN_JOINERS)):
+            run.append(t)
+            continue
+        while run and run[-1].word.lower() in _RUN_JOINERS:
+            run.pop()
+        words = [r for r in run if r.word.lower() not in _RUN_JOINERS]
+        if len(words) >= 2 or (words and len(_HUMPS.findall(words[0].word)) >= 2):
+            initials = "".join(h[0] for w in words for h in _HUMPS.findall(w.word) or [w.word])
+            out.append((initials.lower(), frozenset(w.stem for w in words)))
+        run = []
+    return tuple(out)
+
+
+def _demonyms() -> dict[str, frozenset[str]]:
+    from app.core.verdict.lang.en import DEMONYMS
+
+    out: dict[str, frozenset[str]] = {}
+    for line in DEMONYMS:
+        stems = frozenset(stem(w.lower()) for w in line.split())
+        for s in stems:
+            out[s] = stems
+    return out
+
+
+_ALIKE = _demonyms()
+
+
+def alike(name: str, known: frozenset[str] | set[str]) -> bool:
+    """Whether ``known`` names the place or people ``name`` names ("French" for "France")."""
+    return bool(_ALIKE.get(name, frozenset()) & known)
+
+
+def _known_name(name: str, claim: Facts, span: Facts, known: frozenset[str] | set[str]) -> bool:
+    """Whether the span names ``name`` another way: by its initials ("EU"), by the words its
+    initials stand for, as the people or country it is ("French", "France")."""
+    if alike(name, known):
+        return True
+    bare = name[:-1] if name.endswith("s") and len(name) > 2 else name
+    if any(initials in (name, bare) for initials, _ in span.runs):
+        return True  # "MSPs" for "members of the Scottish Parliament"
+    return any(name in stems and initials in known for initials, stems in claim.runs)
+
+
+def _polarity(toks: list[_Token], i: int, pole: tuple[str, int]) -> tuple[str, int, str, str, str]:
+    """The pole of word ``i``, flipped when a negation shortly before it in its clause rules it,
+    with the words either side of it."""
+    axis, side = pole
+    word = toks[i].word.lower()
+    before = toks[i - 1].word.lower() if i else ""
+    after = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
+    for j in range(i - 1, max(-1, i - 1 - _QUANTIFIER_REACH), -1):
+        if toks[j + 1].after_break:
+            break
+        low = toks[j].word.lower()
+        reach = _QUANTIFIER_REACH if low in _NEGATIVE_QUANTIFIERS else _POLAR_REACH
+        if low in _NEGATIONS and i - j <= reach and not _negation_exempt(toks, j):
+            return axis, 1 - side, f"not {word}", before, after
+    return axis, side, word, before, after
+
+
+def _pronoun_one(toks: list[_Token], i: int) -> bool:
+    """Whether "one" at ``i`` is a pronoun ("the one you're in", "one of the first")."""
+    before = toks[i - 1].word.lower() if i else ""
+    after = toks[i + 1] if i + 1 < len(toks) else None
+    if before in _ONE_AS_PRONOUN_BEFORE:
+        return True
+    return after is None or after.word.lower() == "of" or not after.content
+
+
+def _number(low: str) -> str | None:
+    """A number word or digits, normalised ("1,000" -> "1000", "three" -> "3"), else None."""
+    if low[0].isdigit():
+        return low.replace(",", "")
+    return _NUMBER_WORDS.get(low) or _ORDINALS.get(low)
+
+
+def _scaled(number: str, word: str) -> str | None:
+    """'3' before 'thousand' is also 3000, so "three thousand" matches "3,000"."""
+    try:
+        value = float(number) * _MULTIPLIERS[word]
+    except (KeyError, ValueError):
+        return None
+    return str(int(value)) if value == int(value) else None
+
+
+def _negation_exempt(toks: list[_Token], i: int) -> bool:
+    nxt = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
+    return nxt in _NOT_NEGATING
+
+
+def _clause_word(toks: list[_Token], i: int) -> str | None:
+    """The content word nearest before a negation in its own clause (what it is said of)."""
+    for j in range(i, 0, -1):
+        if toks[j].after_break:
+            return None
+        if toks[j - 1].content:
+            return toks[j - 1].stem
+    return None
+
+
+def _scope(toks: list[_Token], i: int) -> list[str]:
+    scope: list[str] = []
+    for t in toks[i + 1 :]:
+        if t.after_break or len(scope) >= _SCOPE or (scope and t.word.lower() in _SCOPE_END):
+            break
+        if t.content:
+            scope.append(t.stem)
+    return scope
+
+
+def _frame(toks: list[_Token], i: int) -> str | None:
+    """Two words either side of a negation, without it: what the text says if it is dropped."""
+    before = [t.word.lower() for t in toks[max(0, i - _FRAME) : i]]
+    after = [t.word.lower() for t in toks[i + 1 : i + 1 + _FRAME]]
+    if not after or len(before) + len(after) < _FRAME + 1:
+        return None
+    if any(w in _NEGATIONS for w in before + after):
+        return None
+    return " " + " ".join(before + after) + " "
+
+
+def conflicts(
+    claim: Facts,
+    span: Facts,
+    context: Facts | None = None,
+    titled: frozenset[str] = frozenset(),
+    passage: Facts | None = None,
+    *,
+    table_scale: int | None = None,
+) -> list[Finding]:
+    """How ``span`` fails to back ``claim``'s facts; empty when nothing conflicts. Each
+    finding names its check (``checks.CHECKS``): figure, figure_place, name, name_place,
+    negation, opposite.
+
+    ``context`` is the text just before the span: a name the span refers to with a pronoun
+    may be named there. ``titled`` are the words of the source's file name and heading and
+    its topic (the names it repeats, the years of its first line), which any sentence of it
+    may leave unsaid. ``passage`` is the span's whole passage: a number or name it has
+    elsewhere still fails the span, but the reason then says where it is instead of saying
+    the passage lacks it. ``table_scale`` is the scale the passage states for its bare
+    figures ("in thousands"), when it states one.
+    """
+    out: list[Finding] = []
+    missing = [n for n in _missing_figures(claim, span, table_scale) if n not in titled]
+    counts = {w for _, w in span.counted}
+    missing += sorted(
+        {n for n, w in claim.counted - span.counted if w in counts and n not in missing}
+    )
+    elsewhere = [n for n in missing if passage is not None and n in passage.numbers]
+    missing = [n for n in missing if n not in elsewhere]
+    if missing and on("figure"):
+        have = sorted(span.numbers - claim.numbers)
+        out.append(
+            Finding(
+                "figure",
+                f"the passage does not say {', '.join(missing)}"
+                + (f" (it has {', '.join(have[:3])})" if have else ""),
+            )
+        )
+    if elsewhere and on("figure_place"):
+        out.append(
+            Finding(
+                "figure_place",
+                f"the passage says {', '.join(elsewhere)}, but not in the sentence closest to this",
+            )
+        )
+    known = span.stems | titled
+    if context is not None and span.pronoun:
+        known |= context.stems
+    absent = sorted(n for n in claim.names - known if not _known_name(n, claim, span, known))
+    named = [n for n in absent if passage is not None and n in passage.stems]
+    absent = [n for n in absent if n not in named]
+    if absent and on("name"):
+        words = ", ".join(claim.spelled.get(n, n) for n in absent)
+        out.append(Finding("name", f"the passage does not name {words}"))
+    if named and on("name_place"):
+        words = ", ".join(claim.spelled.get(n, n) for n in named)
+        out.append(
+            Finding(
+                "name_place", f"the passage names {words}, but not in the sentence closest to this"
+            )
+        )
+    added = _negation_changed(claim, span) if on("negation") else None
+    if added:
+        word = claim.spelled.get(added, added)
+        out.append(Finding("negation", f"the passage does not say 'not' about '{word}'"))
+    dropped = _negation_changed(span, claim) if on("negation") else None
+    if dropped:
+        word = span.spelled.get(dropped, dropped)
+        out.append(Finding("negation", f"the passage says the opposite ('not' about '{word}')"))
+    if not (added or dropped) and on("opposite"):  # a negation named is not named again
+        out += [Finding("opposite", why) for why in _opposed(claim, span)]
+    return out
+
+
+def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list[str]:
+    """The claim's figures the span does not give, compared by value (``figures``): "1,577
+    million" is backed by "1,577,000,000", by a bare "1,577" (a table's figures in millions,
+    unless the passage states another scale) and by "1,577.3 million" rounded, never by "1,577
+    billion"."""
+    from app.core.verdict.figures import same_value
+
+    other_scale = {n for n, s in span.scaled if (n, s) not in claim.scaled}
+    stated = {n for n, _ in span.scaled}  # "1,577 billion": a figure with its own scale
+    plain = [m for m in span.numbers if m[:1].isdigit() and m not in stated]
+    groups = {n: s for n, s in claim.scaled}
+    out = []
+    for n in sorted(claim.numbers - set(groups.values())):
+        scaled = groups.get(n)
+        if scaled is None and n in span.numbers:
+            continue
+        if scaled is not None:
+            if scaled in span.numbers or any(
+                same_value(scaled, m, table_scale=table_scale) for m in plain
+            ):
+                continue
+            if table_scale is None and n in span.numbers and n not in other_scale:
+                continue
+        elif n[:1].isdigit() and any(same_value(n, m) for m in plain):
+            continue
+        out.append(n)
+    return out
+
+
+def _opposed(claim: Facts, span: Facts) -> list[str]:
+    """Words of ``claim`` whose opposite ``span`` says: "passed" for "failed".
+
+    When the span says both sides ("northern and southern China"), the opposite counts where
+    it stands between the same words as the claim's ("reunited southern and").
+    """
+    said: dict[str, dict[int, str]] = {}
+    for axis, side, word, _, _ in span.poles:
+        said.setdefault(axis, {}).setdefault(side, word)
+    out: list[str] = []
+    for axis, side, word, before, after in dict.fromkeys(claim.poles):
+        sides = said.get(axis, {})
+        if 1 - side not in sides:
+            continue
+        if side not in sides and {p[1] for p in claim.poles if p[0] == axis} == {side}:
+            out.append(f"the passage says '{sides[1 - side]}', not '{word}'")
+            continue
+        if word.startswith("not ") or not (before and after):
+            continue
+        if f" {before} {word} {after} " in span.words:
+            continue
+        opposite = next(
+            (w for w in _SIDES[axis][1 - side] if f" {before} {w} {after} " in span.words), None
+        )
+        if opposite is not None:
+            out.append(f"the passage says '{before} {opposite} {after}', not '{word}'")
+    return out
+
+
+def _negation_changed(negating: Facts, other: Facts) -> str | None:
+    """A word ``negating`` negates that ``other`` states without the negation, if any."""
+    for anchor, word in negating.negations:
+        if word in other.stems and anchor in other.stems and word not in other.negated:
+            return word
+    for frame in negating.frames:
+        if frame in other.words:
+            return frame.split()[-1]
+    return None
+
+
+def merge(parts: list[Facts]) -> Facts:
+    """The facts of several spans taken together (an answer sentence may rest on two)."""
+    if len(parts) == 1:
+        return parts[0]
+    spelled: dict[str, str] = {}
+    for p in parts:
+        spelled.update(p.spelled)
+    return Facts(
+        frozenset().union(*(p.stems for p in parts)),
+        frozenset().union(*(p.numbers for p in parts)),
+        frozenset().union(*(p.names for p in parts)),
+        tuple(n for p in parts for n in p.negations),
+        frozenset().union(*(p.negated for p in parts)),
+        any(p.pronoun for p in parts),
+        frozenset().union(*(p.counted for p in parts)),
+        tuple(f for p in parts for f in p.frames),
+        " ".join(p.words for p in parts),
+        spelled,
+        tuple(x for p in parts for x in p.poles),
+        frozenset().union(*(p.scaled for p in parts)),
+    )

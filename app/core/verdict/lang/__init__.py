@@ -1,0 +1,1 @@
+"""Language packs of the verdict: the words of one language its checks need (``en``)."""

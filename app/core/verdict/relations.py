@@ -1,0 +1,402 @@
+"""What a sentence asserts, read off its dependency tree as arcs: who did what to whom, with what.
+
+Word overlap cannot tell "Rollo swore fealty to Charles" from "Charles swore fealty to Rollo":
+both hold the same words. A dependency tree can: each content word hangs from the word it
+modifies or completes, by a role. So a sentence is read as *arcs*, ``(head, role, dependent)``
+between content words, with the function words folded into the role (a preposition becomes
+``prep:to``; a passive subject is the object, its ``by`` phrase the subject; a copula hands its
+subject to the noun or adjective it links; a relative pronoun is the noun it stands for; the
+parts of a name — "King Charles III" — are one filler). A claim is then compared arc by arc
+with the passage sentences it rests on, in the manner of Goyal and Durrett's dependency-arc
+entailment (2020), without their trained model:
+
+- an arc is **attested** when a passage sentence holds the same two words linked the same way,
+  or close in its tree with no other link between them; a claim that swaps its verb for a
+  synonym still has its arguments in the same roles of one passage verb, which attests them;
+- an arc is **contradicted** when the passage links the same words by another role (the
+  subject made the object: a role swap), or gives the same slot of the same word another name
+  or figure (the date of something else, another person), or negates the word the claim
+  affirms. What the passage states elsewhere in another sentence does not contradict;
+- names and figures must be attested: a figure on its own proves nothing if the passage gives
+  it to something else.
+
+Words are compared by their Porter stems (``text.stem``), figures by value (``figures``), names
+also by their initials ("EU" for "European Union") and without a possessive ("Poland's").
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from app.core.text import stem
+from app.core.verdict import figures
+from app.core.verdict.lang import en
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
+# Roles: the arguments of a verb (who did what to whom) are its core; swapping two of them
+# changes who did what.
+SUBJ, OBJ = "subj", "obj"
+CORE = frozenset({SUBJ, OBJ})
+_CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "NUM", "ADV"})
+_NAME_PARTS = frozenset({"compound", "flat", "nmod", "nummod", "poss"})
+_FUNCTION_DEPS = frozenset(
+    {"det", "punct", "cc", "aux", "auxpass", "case", "mark", "expl", "dep", "predet", "prt"}
+)
+_SUBJ_DEPS = frozenset({"nsubj", "csubj", "nsubj:xsubj"})
+_OBJ_DEPS = frozenset({"dobj", "nsubjpass", "csubjpass", "dative", "oprd", "attr", "acomp"})
+MAX_HOPS = 3  # words this close in a tree are linked, when no arc names the link
+
+
+@dataclass(frozen=True)
+class Word:
+    """One content word of a sentence: its comparison key and what kind of word it is."""
+
+    key: str  # the stem of its lemma (lower case), or a figure's value
+    text: str  # as written
+    kind: str  # "name", "number", "noun", "verb", "adj", "adv"
+    i: int  # its token's index in the parse
+    negated: bool = False  # "not", "never", "no" on it
+    parts: frozenset[str] = frozenset()  # the keys of a multi-word name: {"king", "charl", "iii"}
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return self.parts | {self.key}
+
+    @property
+    def specific(self) -> bool:
+        """A name or a figure: a claim about it must be the passage's claim about it."""
+        return self.kind in ("name", "number")
+
+
+@dataclass(frozen=True)
+class Arc:
+    """``dep`` completes or modifies ``head`` in ``role``."""
+
+    head: Word
+    role: str
+    dep: Word
+    shared: bool = False  # the slot of a conjunct's first member ("X and Y founded it": Y)
+
+
+@dataclass
+class Reading:
+    """A sentence (or a passage sentence) read as content words and the arcs between them."""
+
+    text: str
+    words: list[Word] = field(default_factory=list)
+    arcs: list[Arc] = field(default_factory=list)
+    _tree: dict[int, int] = field(default_factory=dict, repr=False)  # token -> head token
+
+    def find(self, word: Word) -> list[Word]:
+        """This reading's words that are ``word`` (same key, a shared name part, an alias)."""
+        return [w for w in self.words if same(word, w)]
+
+    def hops(self, a: int, b: int) -> int:
+        """Tokens between ``a`` and ``b`` along the tree (a large number when unconnected)."""
+        up_a = self._ancestors(a)
+        for steps_b, node in enumerate(self._ancestors(b)):
+            if node in up_a:
+                return up_a[node] + steps_b
+        return 99
+
+    def _ancestors(self, i: int) -> dict[int, int]:
+        out = {i: 0}
+        steps = 0
+        while i in self._tree and self._tree[i] != i and steps < 40:
+            i = self._tree[i]
+            steps += 1
+            out.setdefault(i, steps)
+        return out
+
+
+def same(a: Word, b: Word) -> bool:
+    """Whether two words name the same thing: equal keys, a shared part of a name, a figure of
+    the same value, or one name the initials of the other."""
+    if a.kind == "number" or b.kind == "number":
+        return a.kind == b.kind and figures.same_value(a.key, b.key)
+    if a.key == b.key or (a.parts & b.keys) or (b.parts & a.keys):
+        return True
+    return _initials(a, b) or _initials(b, a)
+
+
+def _initials(short: Word, long: Word) -> bool:
+    """'EU' for 'European Union', 'U.N.' for 'United Nations'."""
+    letters = "".join(ch for ch in short.text if ch.isalpha())
+    if not (2 <= len(letters) <= 6 and letters.isupper() and long.kind == "name"):
+        return False
+    return "".join(p[0] for p in _spelled_parts(long)).lower() == letters.lower()
+
+
+def _spelled_parts(word: Word) -> list[str]:
+    return [p for p in word.text.split() if p[:1].isupper()]
+
+
+def read(doc: Doc | Span) -> Reading:
+    """The arcs of one parsed sentence (or span of one)."""
+    tokens = list(doc)
+    start = tokens[0].i if tokens else 0
+    inside = {t.i for t in tokens}
+    words: dict[int, Word] = {}
+    for t in tokens:
+        w = _word(t, inside)
+        if w is not None:
+            words[t.i] = w
+    out = Reading(doc.text, list(words.values()))
+    out._tree = {t.i - start: t.head.i - start for t in tokens if t.head.i in inside}
+    for t in tokens:
+        if t.i not in words or _is_name_part(t, words):
+            continue
+        for head, role in _heads(t, inside):
+            if head.i in words and head.i != t.i:
+                out.arcs.append(Arc(words[head.i], role, words[t.i], t.dep_ == "conj"))
+    # indices relative to the span, so hops() works for any slice of a doc
+    out.words = [_shift(w, start) for w in out.words]
+    out.arcs = [
+        Arc(_shift(a.head, start), a.role, _shift(a.dep, start), a.shared) for a in out.arcs
+    ]
+    return out
+
+
+def _shift(w: Word, start: int) -> Word:
+    if not start:
+        return w
+    return Word(w.key, w.text, w.kind, w.i - start, w.negated, w.parts)
+
+
+def _word(t: Token, inside: set[int]) -> Word | None:
+    """The content word of token ``t``, or None for a function word, a pronoun, a stopword
+    or the figure part of a scaled figure ("2" of "2 million": the figure is "million")."""
+    if t.pos_ not in _CONTENT_POS and not (t.pos_ == "AUX" and _is_copula_head(t)):
+        return None
+    low = t.text.lower()
+    if t.pos_ == "NUM" or t.text[:1].isdigit():
+        if _scaled_by_head(t):
+            return None
+        value = _figure(t)
+        if value is not None:
+            return Word(value, t.text, "number", t.i, _negated(t))
+    if t.pos_ == "AUX":  # a copula with nothing to hand its subject to: "X is in Paris"
+        return Word("be", t.text, "verb", t.i, _negated(t))
+    if _unit_suffix(t):
+        return None
+    if t.pos_ != "VERB" and (low in en.STOPWORDS or low in en.ANSWER_FILLER):
+        return None
+    if not any(c.isalpha() for c in low):
+        return None
+    kind = {"PROPN": "name", "NOUN": "noun", "VERB": "verb", "ADJ": "adj", "ADV": "adv"}.get(
+        t.pos_, "noun"
+    )
+    if kind == "adj" and t.text[:1].isupper() and not t.is_sent_start:
+        kind = "name"  # "French", "British": a demonym names a people or a country
+    key = _key(t)
+    parts: set[str] = set()
+    text = t.text
+    if kind == "name":
+        chain = [c for c in _name_chain(t) if c.i in inside]
+        parts = {_key(c) for c in chain} - {""}
+        text = " ".join(c.text for c in sorted([*chain, t], key=lambda c: c.i))
+    return Word(key, text, kind, t.i, _negated(t), frozenset(parts))
+
+
+def _figure(t: Token) -> str | None:
+    """The value of the figure ``t`` (with a scale word: "2 million", "1,577 million")."""
+    factor = figures.scale_word(t.text)
+    if factor is not None:  # "million" heads "2" (or follows it)
+        count = next(
+            (
+                c
+                for c in t.children
+                if c.dep_ in ("compound", "nummod", "quantmod")
+                and figures.value_of(c.text) is not None
+            ),
+            None,
+        )
+        if count is None:
+            return None
+        return figures.scaled(figures.value_of(count.text) or "0", factor)
+    value = figures.value_of(t.text)
+    nxt = t.nbor(1) if t.i + 1 < len(t.doc) else None
+    if value is not None and nxt is not None and not t.whitespace_:
+        suffix = figures.SUFFIXES.get(nxt.text.lower())
+        if suffix:  # "$1,305M": the tokenizer split the scale letter off
+            return figures.scaled(value, suffix)
+    if value is not None and nxt is not None and nxt.head.i != t.i:
+        factor = figures.scale_word(nxt.text)
+        if factor is not None and nxt.head.i != nxt.i and not list(nxt.children):
+            return figures.scaled(value, factor)  # a scale word the parse left unattached
+    return value
+
+
+def _unit_suffix(t: Token) -> bool:
+    """The "M" of "$1,305M", split from its figure by the tokenizer."""
+    if t.i == 0 or t.text.lower() not in figures.SUFFIXES:
+        return False
+    before = t.doc[t.i - 1]
+    return not before.whitespace_ and figures.value_of(before.text) is not None
+
+
+def _scaled_by_head(t: Token) -> bool:
+    """Whether ``t`` is the count of a scale word it hangs from ("2" in "2 million")."""
+    return (
+        t.dep_ in ("compound", "nummod", "quantmod")
+        and t.head.i != t.i
+        and figures.scale_word(t.head.text) is not None
+    )
+
+
+def _key(t: Token) -> str:
+    text = t.text
+    if text.endswith(("'s", "’s")):
+        text = text[:-2]
+    lemma = t.lemma_ if t.pos_ != "PROPN" else text
+    return stem(lemma.lower().replace(".", ""))  # "U.S." is "US"
+
+
+def _name_chain(t: Token) -> Iterator[Token]:
+    """The tokens that are parts of the name ``t`` heads ("King", "Charles" of "III")."""
+    for c in t.children:
+        if c.dep_ in _NAME_PARTS and c.pos_ in ("PROPN", "NUM") and c.i < t.i:
+            yield c
+            yield from _name_chain(c)
+
+
+def _is_name_part(t: Token, words: dict[int, Word]) -> bool:
+    head = t.head
+    return (
+        t.dep_ in _NAME_PARTS
+        and t.pos_ in ("PROPN", "NUM")
+        and head.i in words
+        and words[head.i].kind == "name"
+        and t.i < head.i
+    )
+
+
+def _negated(t: Token) -> bool:
+    """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), or a 'no'
+    determining it ("no troops")."""
+    for c in (*t.children, *(t.head.children if t.dep_ in ("attr", "acomp") else ())):
+        low = c.lower_
+        if c.dep_ == "neg" or (c.dep_ in ("advmod", "neg") and low in en.NEGATORS):
+            return True
+        if c.dep_ == "det" and low in en.NEGATING_DETERMINERS:
+            return True
+    return False
+
+
+def _is_copula_head(t: Token) -> bool:
+    """A form of 'be' that is the head of its clause with no noun or adjective after it."""
+    if t.lemma_ != "be":
+        return False
+    return not any(c.dep_ in ("attr", "acomp") for c in t.children)
+
+
+def _heads(t: Token, inside: set[int]) -> Iterator[tuple[Token, str]]:
+    """The content words ``t`` hangs from, with the role: prepositions, copulas, conjunctions
+    and relative pronouns folded in."""
+    dep = t.dep_
+    if dep in _FUNCTION_DEPS or dep == "ROOT" or t.head.i == t.i:
+        return
+    if _unit_suffix(t.head):  # "$1,305M" parsed as the figure modifying "M": the figure's slot
+        yield from _heads(t.head, inside)
+        return
+    if dep == "conj":  # "X and Y founded Z": Y fills X's slot
+        first = t.head
+        while first.dep_ == "conj" and first.head.i != first.i:
+            first = first.head
+        if first.i != t.i:
+            yield from _heads(first, inside)
+        return
+    if dep == "pobj":
+        prep = t.head
+        role = f"prep:{prep.lower_}"
+        holder = prep.head
+        if prep.dep_ == "agent":  # "by the kurultai": the one who acted
+            role = SUBJ
+        elif prep.dep_ in ("prep", "dative") and prep.head.dep_ == "prep":  # "in favour of"
+            holder = prep.head.head
+        yield from _resolved(holder, role)
+        return
+    role = _role(dep)
+    holder = t.head
+    if dep in _SUBJ_DEPS | {"nsubjpass", "csubjpass"} and holder.lemma_ == "be":
+        # "X is the capital": the capital is what is said of X
+        complement = next((c for c in holder.children if c.dep_ in ("attr", "acomp")), None)
+        if complement is not None:
+            holder = complement
+            role = SUBJ
+    if t.lower_ in en.RELATIVE_PRONOUNS and holder.dep_ == "relcl":
+        return  # the pronoun itself is no filler: its noun is linked below
+    yield from _resolved(holder, role)
+
+
+def _resolved(holder: Token, role: str) -> Iterator[tuple[Token, str]]:
+    """``holder`` itself, or, for a copula, the complement it hands the argument to."""
+    if holder.lemma_ == "be" and holder.pos_ == "AUX":
+        complement = next((c for c in holder.children if c.dep_ in ("attr", "acomp")), None)
+        if complement is not None:
+            yield complement, role
+            return
+    yield holder, role
+
+
+def _role(dep: str) -> str:
+    if dep in _SUBJ_DEPS:
+        return SUBJ
+    if dep in _OBJ_DEPS:
+        return OBJ
+    if dep in ("amod", "advmod", "npadvmod", "quantmod", "nummod", "compound", "nmod"):
+        return "mod"
+    if dep == "poss":
+        return "poss"
+    if dep == "appos":
+        return "appos"
+    return "comp"  # acl, relcl, advcl, xcomp, ccomp, pcomp, prep...
+
+
+def relative_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
+    """(verb, role, noun) of relative clauses and participles: "the community, which built
+    Abilene" gives the community as the subject of built; "the dynasty, founded in 1368", the
+    dynasty as the object of founded (token indices relative to the span)."""
+    tokens = list(doc)
+    start = tokens[0].i if tokens else 0
+    for t in tokens:
+        if t.dep_ == "acl" and t.tag_ in ("VBN", "VBG"):
+            role = OBJ if t.tag_ == "VBN" else SUBJ
+            if not any(c.dep_ in (_SUBJ_DEPS | _OBJ_DEPS) for c in t.children):
+                yield t.i - start, role, t.head.i - start
+            continue
+        if t.dep_ != "relcl":
+            continue
+        for c in t.children:
+            if c.lower_ in en.RELATIVE_PRONOUNS:
+                role = SUBJ if c.dep_ in _SUBJ_DEPS else OBJ if c.dep_ in _OBJ_DEPS else ""
+                if role:
+                    yield t.i - start, role, t.head.i - start
+
+
+def reading(doc: Doc | Span) -> Reading:
+    """``read``, with the relative clauses' nouns put in their pronouns' slots."""
+    out = read(doc)
+    by_i = {w.i: w for w in out.words}
+    for verb, role, noun in relative_arcs(doc):
+        if verb in by_i and noun in by_i:
+            out.arcs.append(Arc(by_i[verb], role, by_i[noun]))
+    return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_reading(text: str) -> Reading | None:
+    from app.core.verdict.parse import parse
+
+    doc = parse(text)
+    return reading(doc) if doc is not None else None
+
+
+def read_text(text: str) -> Reading | None:
+    """The reading of ``text`` parsed as one sentence (cached), or None without a parser."""
+    return _cached_reading(text)

@@ -1,0 +1,32 @@
+"""The verdict's view of words: stemmed content words and whole figures, for matching claims.
+
+``claim_terms`` stems a text's content words (the Porter rule the lexical index uses, so search
+and the checks agree on what a word is) and keeps figures whole; it leaves out stopwords, the
+words an answer uses about its sources (``lang.en.ANSWER_FILLER``) and connectives ("In
+addition, …" does not back an answer that the thing asked about is called "addition").
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.core.text import stem
+from app.core.verdict.lang import en
+
+_CLAIM_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_CONNECTIVE = re.compile(  # any white space between the words: PDFs set no-break spaces
+    r"\b(?:" + "|".join(p.replace(" ", r"\s+") for p in en.CONNECTIVES) + r")\b",
+    re.IGNORECASE,
+)
+
+
+def claim_terms(text: str) -> set[str]:
+    """Stemmed content words and normalised numbers of ``text`` (connectives left out)."""
+    terms = set()
+    for m in _CLAIM_WORD.finditer(_CONNECTIVE.sub(" ", text)):
+        tok = m.group().lower()
+        if tok[0].isdigit():
+            terms.add(tok.replace(",", ""))
+        elif tok not in en.STOPWORDS and tok not in en.ANSWER_FILLER and len(tok) > 1:
+            terms.add(stem(tok))
+    return terms
