@@ -42,7 +42,7 @@ SET = Path(__file__).resolve().parents[1] / "app/evaluation/sets/fluent-answers-
 
 def ms(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] * 1000
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] * 1000
 
 
 def load_seconds() -> float:
@@ -52,7 +52,10 @@ def load_seconds() -> float:
         "parse.parser(); print(time.perf_counter() - t)"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         cwd=Path(__file__).resolve().parents[1],
     )
     return float(out.stdout.strip())
