@@ -15,6 +15,7 @@ import select
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -80,6 +81,8 @@ class FakeOllama:
     pullable: set[str] | None = None
     rewrite_reply: str | None = None
     rewrite_delay: float = 0.0
+    # A grounding model: a request "Document: …\nClaim: …" is answered by grounding(doc, claim)
+    grounding: Callable[[str, str], str] | None = None
     pulls_finished: int = 0
     requests: list[Recorded] = field(default_factory=list)
     stalled: threading.Event = field(default_factory=threading.Event)
@@ -138,6 +141,10 @@ class FakeOllama:
         """The scripted reply, or in ``echo`` mode the first sentence of source 1, cited."""
         if self.rewrite_reply is not None and is_rewrite(body):
             return self.rewrite_reply
+        user = next((m["content"] for m in reversed(body["messages"]) if m["role"] == "user"), "")
+        if self.grounding is not None and user.startswith("Document: "):
+            document, _, claim = user[len("Document: ") :].rpartition("\nClaim: ")
+            return self.grounding(document, claim)
         if not self.echo:
             return self.reply
         user = next((m["content"] for m in reversed(body["messages"]) if m["role"] == "user"), "")

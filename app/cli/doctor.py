@@ -155,6 +155,15 @@ def _check_embedder(engine: Engine) -> tuple[bool, str]:
     return True, f"embedding model {embedder.model_id} loads ({vec.shape[1]} dimensions)"
 
 
+def _check_parser() -> tuple[bool, str]:
+    """The verdict's English parser: without it the sentence checks read words only."""
+    from app.core.verdict import parse
+
+    if parse.parser() is None:
+        return False, f"verdict: {parse.problem()}; answers are checked by their words only"
+    return True, f"verdict: the English parser ({parse.MODEL}) loads"
+
+
 def _check_files(engine: Engine) -> list[tuple[bool, str]]:
     """Each damaged file of the data directory, named with the command that repairs it."""
     lines = [(False, f"damaged: {d}") for d in damage.survey(engine.data)]
@@ -186,6 +195,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         *_check_files(engine),
         *_check_ollama(engine),
         _check_embedder(engine),
+        _check_parser(),
         *_check_reading(engine),
         _check_private(engine),
         _check_disk(engine.data.root),

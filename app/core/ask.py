@@ -42,6 +42,7 @@ from app.core.threads.conversation import Plan, open_store, plan_turn, record_tu
 from app.core.threads.store import ThreadStore
 from app.core.types import Support
 from app.core.verdict import parse
+from app.core.verdict.grounding import ground
 from app.core.verdict.judge import Level, Verdict, judge
 
 __all__ = [
@@ -101,6 +102,7 @@ class AskOptions:
     timeout_s: float = 120.0
     rewrite_followups: bool = True
     rewrite_timeout_s: float = 8.0
+    grounding_model: str = ""  # judges the sentences instead of the built-in checks (optional)
 
     @classmethod
     def from_settings(
@@ -116,6 +118,7 @@ class AskOptions:
             timeout_s=settings.request_timeout_s,
             rewrite_followups=settings.rewrite_followups,
             rewrite_timeout_s=settings.rewrite_timeout_s,
+            grounding_model=settings.grounding_model.strip(),
         )
 
 
@@ -278,6 +281,17 @@ class Asker:
                 reply=self.reply,
             )
         )
+        if o.grounding_model and answer.text and not answer.cancelled and answer.error is None:
+            checked = ground(
+                answer.sentences,
+                answer.sources,
+                host=o.host,
+                model=o.grounding_model,
+                timeout_s=o.timeout_s,
+                cancel=cancel,
+            )
+            answer.verdict = None
+            answer.judge(result.support, note=checked.words())
         if answer.cancelled:
             yield Done(finish(Ending.CANCELLED, result, answer))
         elif answer.error is not None:

@@ -160,6 +160,9 @@ class Settings:
     history_enabled: bool = True  # keep threads of questions and answers (threads.sqlite3)
     rewrite_followups: bool = True  # ask the model for a standalone query for a follow-up
     rewrite_timeout_s: Seconds = 8.0  # the rewrite's own time limit; then the merged query
+    # an Ollama model that judges each answer sentence against its passage ("bespoke-minicheck");
+    # empty: the built-in checks
+    grounding_model: str = ""
     problems: list[SettingProblem] = field(
         default_factory=list, compare=False, repr=False, metadata={"stored": False}
     )

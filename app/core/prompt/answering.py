@@ -119,8 +119,10 @@ class Source:
 
     @property
     def label(self) -> str:
-        """The file name and heading: an answer may name a passage by them."""
-        name = PurePath(display_path(self.hit.path)).stem.replace("_", " ").replace("-", " ")
+        """The file's folder, name and heading: an answer may name a passage by them (a note
+        in ``typescript/`` is about TypeScript)."""
+        path = PurePath(display_path(self.hit.path))
+        name = f"{path.parent.name} {path.stem}".replace("_", " ").replace("-", " ")
         return f"{name} {self.hit.heading or ''}".strip()
 
     def to_json(self) -> dict[str, object]:
@@ -350,8 +352,9 @@ class Answer:
         """True when the text is the start of an answer that stopped (error or cancel)."""
         return bool(self.text) and (self.error is not None or self.cancelled)
 
-    def judge(self, support: Support | None, *, answered: bool = True) -> Verdict:
-        """The headline verdict from these sentence marks and the retrieval evidence."""
+    def judge(self, support: Support | None, *, answered: bool = True, note: str = "") -> Verdict:
+        """The headline verdict from these sentence marks and the retrieval evidence (``note``
+        says what else checked them: a grounding model)."""
         self.verdict = judge(
             support,
             self.sentences,
@@ -360,6 +363,7 @@ class Answer:
             partial=self.partial,
             question=self.question,
             passages={s.n: (s.text, s.label) for s in self.sources},
+            note=note,
         )
         return self.verdict
 

@@ -8,12 +8,13 @@ the sources it cites (or of every source). Each of its arcs is looked for in eve
   (``relations.MAX_HOPS``) with no arc that links them otherwise, nor another name or figure
   in the same slot; a verb the passage words differently is attested through its arguments,
   when two of them fill the same roles of one passage verb;
-- it is **contradicted**, only where no sentence attests it, when a sentence holds the same
-  words in conflicting roles (the subject made the one something is done to: ``role``), or
-  fills the same slot of the same word with another name (``filler``) or figure
-  (``slot_figure``), or when a sentence holds the figure and its word but attaches the figure
-  to another word (``figure_elsewhere``); an attested arc is contradicted when every sentence
-  attesting it negates the word the claim affirms, or the reverse (``arc_negation``).
+- it is **contradicted**, only where no sentence attests it, when a sentence about the claim
+  (one that attests another of its arcs) holds the same words in conflicting roles (the
+  subject made the one something is done to: ``role``), or fills the same slot of the same
+  word with another name (``filler``) or figure (``slot_figure``), or holds the figure and its
+  word but attaches the figure to another word (``figure_elsewhere``); an attested arc is
+  contradicted when every sentence attesting it negates the word the claim affirms, or the
+  reverse (``arc_negation``).
 
 What a passage says elsewhere in another sentence is no contradiction: passages state several
 things. Arcs that are neither attested nor contradicted are left to the word checks (a claim
@@ -53,7 +54,10 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
             continue
         if arc.head.i in muddled:
             continue  # the parse gave this word two subjects: its roles say nothing
-        found = _contradiction(arc, pool)
+        # a sentence contradicts only when it is about the claim: it attests another of its
+        # arcs ("Of the 129 MSPs, 73 ..." is not contradicted by "the number of MPs ...")
+        about = [s for s in pool if any(s in got for m, got in attested.items() if m != n)]
+        found = _contradiction(arc, about)
         if found is not None:
             out.append(found)
     return list(dict.fromkeys(f for f in out if on(f.check)))
@@ -184,7 +188,7 @@ def _contradiction(arc: Arc, pool: Sequence[Reading]) -> Finding | None:
                     f"'{arc.head.text}', not {_named(arc.dep)}",
                 )
     together = any(s.find(arc.dep) and s.find(arc.head) for s in pool)
-    if arc.dep.kind == "number" and _telling(arc.dep) and together:
+    if arc.dep.kind == "number" and _telling(arc.dep) and not _year(arc.dep) and together:
         return Finding(
             "figure_elsewhere",
             f"the passage gives {arc.dep.text}, but not for '{arc.head.text}'",
@@ -198,6 +202,11 @@ def _telling(figure: Word) -> bool:
         return abs(float(figure.key)) >= 10
     except ValueError:
         return False
+
+
+def _year(figure: Word) -> bool:
+    """A year ("1759"): a date hangs from whichever verb a paraphrase puts it on."""
+    return figure.key.isdigit() and 1000 <= int(figure.key) <= 2100
 
 
 def _named(w: Word) -> str:

@@ -193,6 +193,22 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "computed",
+        "a figure the passage does not give, worked out from figures it does (a sum, a "
+        "difference, a ratio, a percentage or its change), where the sentence says it computes",
+        "the passage does not say 1832 (it has 1196, 636)",
+        Effect.BACKS,
+        "en",
+        (
+            _E(
+                "Operating income of $1,196M plus depreciation and amortization of $636M gives "
+                "$1,832M [1].",
+                "Operating income was 1,196 and depreciation and amortization was 636.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "figure_place",
         "a figure the passage gives, but not in the sentence the claim rests on",
         "the passage says 1850, but not in the sentence closest to this",
@@ -311,8 +327,8 @@ CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E(
-                "The tower opened in 1887 [1].",
-                "The tower, begun in 1887, opened two years later.",
+                "The company employs 4,500 people [1].",
+                "The company, founded by 4,500 shareholders, employs people in Ohio.",
                 "flagged",
             ),
         ),
@@ -331,6 +347,14 @@ CHECKS: tuple[Check, ...] = (
                 "flagged",
             ),
         ),
+    ),
+    Check(
+        "grounding",
+        "the grounding model's Yes or No to the sentence against its passage, where Settings "
+        "name one (bespoke-minicheck in Ollama); it then decides every claim sentence",
+        "bespoke-minicheck finds no support for this in [n]",
+        Effect.FLAGS,
+        "any",
     ),
     # -- the answer as a whole ------------------------------------------------------------
     Check(

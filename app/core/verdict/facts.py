@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 
 from app.core.text import STOPWORDS, stem
 from app.core.verdict.checks import Finding, on
+from app.core.verdict.figures import computed
 from app.core.verdict.lang.en import ANSWER_FILLER
+from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)?")
 _UNITS = (
@@ -121,6 +123,7 @@ class _Token:
     # written against a figure or an ampersand: the "M" of "$1,305M", the "FY" of "FY2021", the
     # "MD" of "MD&A" (parts of a code, not names)
     glued: bool = False
+    hyphened: bool = False  # written against a hyphen: part of a word ("one-liner")
 
 
 # "U.S.", "U.N.": an abbreviation with full stops is one word ("US"), as it is written without.
@@ -134,9 +137,8 @@ def tokens(text: str) -> list[_Token]:
     text = _DOTTED.sub(lambda m: m.group().replace(".", "") + " " * m.group().count("."), text)
     for m in _TOKEN.finditer(text):
         raw = m.group()
-        glued = (m.start() and text[m.start() - 1].isdigit()) or text[
-            m.end() : m.end() + 1
-        ].isdigit()
+        before, after = text[max(0, m.start() - 1) : m.start()], text[m.end() : m.end() + 1]
+        glued = before.isdigit() or after.isdigit() or "&" in (before, after)
         low = raw.lower().replace("’", "'")
         gap = text[last : m.start()]
         broke = bool(_CLAUSE_END.search(gap))
@@ -154,7 +156,8 @@ def tokens(text: str) -> list[_Token]:
         short = len(low) > 1 or low.isdigit() or raw.isupper()  # "P", "X" name things
         content = short and low not in STOPWORDS and low not in ANSWER_FILLER
         key = low if low[0].isdigit() else stem(low)
-        out.append(_Token(raw, key, content, broke, stop, bool(glued) and not low[0].isdigit()))
+        hyphened = "-" in (before, after)
+        out.append(_Token(raw, key, content, broke, stop, glued and not low[0].isdigit(), hyphened))
     return out
 
 
@@ -180,6 +183,7 @@ class Facts:
     # the initials of each run of capitalised words ("members of the Scottish Parliament"
     # -> "msp", "National LambdaRail" -> "nlr"), with the run's stems
     runs: tuple[tuple[str, frozenset[str]], ...] = ()
+    computes: bool = False  # says it computes ("+", "=", "margin", "change"): see ``computed``
 
 
 def facts(text: str) -> Facts:
@@ -241,8 +245,15 @@ def facts(text: str) -> Facts:
         tuple(poles),
         frozenset(pairs),
         _runs(toks),
+        bool(_COMPUTING.search(text)),
     )
 
+
+# A sentence that shows a computation: an operator between figures, or a word for one.
+_COMPUTING = re.compile(
+    r"\d\s*[-+×x*/÷=]\s*\$?\d|[=≈]|\b(?:" + "|".join(_COMPUTATION_WORDS) + r")\b",
+    re.IGNORECASE,
+)
 
 _RUN_JOINERS = frozenset({"of", "the", "and", "for", "de", "du", "von", "van", "&"})
 _HUMPS = re.compile(r"[A-Z][a-z]*")
@@ -314,10 +325,11 @@ def _polarity(toks: list[_Token], i: int, pole: tuple[str, int]) -> tuple[str, i
 
 
 def _pronoun_one(toks: list[_Token], i: int) -> bool:
-    """Whether "one" at ``i`` is a pronoun ("the one you're in", "one of the first")."""
+    """Whether "one" at ``i`` is a pronoun or part of a word ("the one you're in", "one of the
+    first", "a one-liner"), not the figure 1."""
     before = toks[i - 1].word.lower() if i else ""
     after = toks[i + 1] if i + 1 < len(toks) else None
-    if before in _ONE_AS_PRONOUN_BEFORE:
+    if before in _ONE_AS_PRONOUN_BEFORE or toks[i].hyphened:
         return True
     return after is None or after.word.lower() == "of" or not after.content
 
@@ -474,6 +486,8 @@ def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list
         elif n[:1].isdigit() and any(same_value(n, m) for m in plain):
             continue
         out.append(n)
+    if out and on("computed") and claim.computes:
+        out = computed(out, [n for n in claim.numbers if n[:1].isdigit() and n not in out])
     return out
 
 

@@ -98,3 +98,39 @@ def stated_scale(text: str) -> int | None:
     if len(found) != 1:
         return None
     return en.SCALE_WORDS[found.pop()]
+
+
+def computed(missing: list[str], given: list[str]) -> list[str]:
+    """Of the claim's ``missing`` figures, those that are not worked out from the figures it
+    gives that the passage has (``given``): a sum, difference, product, ratio, percentage or
+    percentage change of two of them, to the claim's own precision ("$17,606M" for $15,441M +
+    $2,165M; "34.6%" for 6,098 / 17,606). A worked-out figure may be worked on again."""
+    have = [float(g) for g in dict.fromkeys(given)]
+    left = list(missing)
+    changed = True
+    while left and changed:
+        changed = False
+        for n in list(left):
+            if _worked_out(n, have):
+                left.remove(n)
+                have.append(float(n))
+                changed = True
+    return left
+
+
+def _worked_out(claim: str, have: list[float]) -> bool:
+    try:
+        value = float(claim)
+    except ValueError:
+        return False
+    step = 10 ** -len(claim.split(".")[1]) if "." in claim else 1.0
+    for i, a in enumerate(have):
+        for j, b in enumerate(have):
+            if i == j:
+                continue
+            results = [a + b, a - b, a * b]
+            if b:
+                results += [a / b, 100 * a / b, 100 * (a - b) / b]
+            if any(abs(abs(r) - abs(value)) <= step / 2 + 1e-9 for r in results):
+                return True
+    return False

@@ -21,6 +21,7 @@ question asks about, and an answer that repeats an instruction planted in a pass
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -113,6 +114,33 @@ def judge(
     partial: bool = False,
     question: str = "",
     passages: Mapping[int, tuple[str, str]] | None = None,
+    note: str = "",
+) -> Verdict:
+    """The verdict for an answer with these sentence marks, given the retrieval evidence;
+    ``note`` (what else checked the sentences: a grounding model) ends its reason."""
+    verdict = _judge(
+        support,
+        sentences,
+        answered=answered,
+        error=error,
+        partial=partial,
+        question=question,
+        passages=passages,
+    )
+    if not note:
+        return verdict
+    return dataclasses.replace(verdict, reason=_join(verdict.reason, note))
+
+
+def _judge(
+    support: Support | None,
+    sentences: Sequence[SentenceMark],
+    *,
+    answered: bool,
+    error: str | None,
+    partial: bool,
+    question: str,
+    passages: Mapping[int, tuple[str, str]] | None,
 ) -> Verdict:
     """The verdict for an answer with these sentence marks, given the retrieval evidence.
 

@@ -32,7 +32,7 @@ from app.core.verdict.checks import Finding, on
 from app.core.verdict.copies import clauses_copied, find_code, find_copy
 from app.core.verdict.declines import declines, gap
 from app.core.verdict.facts import Facts, conflicts, facts, merge, tokens
-from app.core.verdict.figures import same_value, scale_word, stated_scale
+from app.core.verdict.figures import computed, same_value, scale_word, stated_scale
 from app.core.verdict.kinds import (
     NOT_A_CLAIM,
     in_code_block,
@@ -42,7 +42,7 @@ from app.core.verdict.kinds import (
     sentence_kind,
 )
 from app.core.verdict.relations import read_text
-from app.core.verdict.terms import claim_terms
+from app.core.verdict.terms import lemma_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
 
@@ -148,7 +148,7 @@ def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
     for src in sources:
         text = src.text
         bounds = sentence_spans(text)
-        sents = [(s, e, claim_terms(text[s:e])) for s, e in bounds]
+        sents = [(s, e, lemma_terms(text[s:e])) for s, e in bounds]
         ctx = [bounds[max(0, i - 2)][0] for i in range(len(bounds))]
         spans = [_Span(src.n, text, s, e, t, ctx[i], True) for i, (s, e, t) in enumerate(sents)]
         spans += [
@@ -219,7 +219,7 @@ def mark_sentences(
         bad = [n for n in cited if n not in by_n] if on("citation") else []
         mark = SentenceMark(text, start, end, supported=True, sources=valid, bad_citations=bad)
         plain = strip_citations(text)
-        terms = claim_terms(plain)
+        terms = lemma_terms(plain)
         shape = "" if bad else sentence_kind(answer, start, end) or ("" if terms else NOT_A_CLAIM)
         if shape and not on("about_sources" if shape == NOT_A_CLAIM else "layout"):
             shape = ""
@@ -410,6 +410,13 @@ def _figures_by_value(claim: _Claim, terms: set[str], spans: dict[int, list[_Spa
             figures = [t for t in sp.terms if t[:1].isdigit()]
             if any(same_value(value, m, table_scale=sp.scale) for m in figures):
                 sp.terms = sp.terms | {n} | (scales if n in scaled else set())
+    if claim.facts.computes and on("computed"):  # worked out from figures the span gives
+        mine = [t for t in terms if t[:1].isdigit()]
+        for sp in (sp for group in spans.values() for sp in group):
+            missing = [t for t in mine if t not in sp.terms]
+            if missing and len(missing) < len(mine):
+                given = [t for t in mine if t in sp.terms]
+                sp.terms = sp.terms | (set(missing) - set(computed(missing, given)))
 
 
 def _tabular(text: str) -> bool:

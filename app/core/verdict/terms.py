@@ -20,13 +20,27 @@ _CONNECTIVE = re.compile(  # any white space between the words: PDFs set no-brea
 )
 
 
-def claim_terms(text: str) -> set[str]:
-    """Stemmed content words and normalised numbers of ``text`` (connectives left out)."""
+def lemma_terms(text: str) -> set[str]:
+    """``claim_terms`` with each word stemmed from its lemma where the parser is there ("met"
+    -> "meet", "took" -> "take", "meeting" -> "meet"): a claim's "meeting" is a passage's "met",
+    whichever irregular form each writes. Without a parser, ``claim_terms``."""
+    from app.core.verdict.parse import parse
+
+    doc = parse(text)
+    if doc is None:
+        return claim_terms(text)
+    lemmas = {t.lower_: t.lemma_.lower() for t in doc if t.is_alpha and t.lemma_}
+    return claim_terms(text, lemmas)
+
+
+def claim_terms(text: str, lemmas: dict[str, str] | None = None) -> set[str]:
+    """Stemmed content words and normalised numbers of ``text`` (connectives left out); with
+    ``lemmas`` (word -> lemma), each word is stemmed from its lemma."""
     terms = set()
     for m in _CLAIM_WORD.finditer(_CONNECTIVE.sub(" ", text)):
         tok = m.group().lower()
         if tok[0].isdigit():
             terms.add(tok.replace(",", ""))
         elif tok not in en.STOPWORDS and tok not in en.ANSWER_FILLER and len(tok) > 1:
-            terms.add(stem(tok))
+            terms.add(stem(lemmas.get(tok, tok) if lemmas else tok))
     return terms

@@ -146,3 +146,12 @@ STATED_SCALE = re.compile(
     r"\b(?:in|amounts in|dollars in|\$ in|usd in)\s+(thousands|millions|billions)\b",
     re.IGNORECASE,
 )
+
+# Words that say a figure was worked out from others ("an operating margin of 34.6%", "the
+# change", "in total"): a figure the passage does not give may then be the sum, difference,
+# product, ratio or percentage change of figures it does (``figures.computed``).
+COMPUTATION_WORDS = _list(
+    "margin margins ratio ratios total totals sum sums difference change changes growth grew"
+    " increase increased decrease decreased percent percentage share average plus minus times"
+    " divided yields gives equals"
+)
