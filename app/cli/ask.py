@@ -10,12 +10,12 @@ from typing import Any
 from app.cli.common import (
     BatchLine,
     HandledError,
-    excerpt,
     print_json,
     read_batch,
     say_failed,
     visible,
 )
+from app.core.api import Footnotes
 from app.core.ask import (
     Asker,
     AskEvent,
@@ -36,6 +36,7 @@ from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
 from app.core.types import Support
 from app.core.verdict.judge import Verdict
+from app.core.wording import excerpt
 
 _LEVEL_WORDS = {
     "supported": "Supported",
@@ -55,12 +56,13 @@ def _where(path: str, page: int | None) -> str:
     return path + (f" p.{page}" if page else "")
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
     """Ask the core's Asker and render its events; the verdict needs the finished answer, so
     on a terminal the answer streams first and the verdict follows it; otherwise (a pipe,
     ``--json``) the verdict is the first line."""
     if getattr(args, "batch", None):
-        return _run_batch(args, engine)
+        return _run_batch(args, fn.engine)
+    engine = fn.engine
     settings = engine.settings
     store = open_store(engine.data, settings)
     thread_id = getattr(args, "thread", None)

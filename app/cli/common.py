@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from app.core.api import MAX_QUERY_CHARS, NO_FAULTS, Faults, Footnotes, Progress, is_disk_full
 from app.core.config import host_problem
-from app.core.diskfull import disk_full_message, is_disk_full
-from app.core.engine import Engine
 from app.core.errors import (
     DamagedError,
     DiskFullError,
@@ -24,12 +23,7 @@ from app.core.errors import (
     QueryError,
     StoreError,
 )
-from app.core.faults import NO_FAULTS, Faults
-from app.core.index.indexer import Progress
-from app.core.search.query import MAX_QUERY_CHARS
-from app.core.text import query_terms, sentence_spans, stem, words
-
-SNIPPET = 300  # characters of each passage in the text output
+from app.core.wording import disk_full_message
 
 
 class HandledError(Exception):
@@ -172,28 +166,6 @@ def say_failed(failed: int, total: int, what: str) -> None:
         )
 
 
-def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
-    """About ``width`` characters of a passage on one line, from the sentence that holds most
-    of the query's words (a passage's first lines are often a heading or a table's header)."""
-    terms = {stem(w) for w in query_terms(query)}
-    best, start = 0, 0
-    for s, e in sentence_spans(text):
-        found = len(terms & {stem(w.text) for w in words(text[s:e])})
-        if found > best:
-            best, start = found, s
-    whole = " ".join(text.split())
-    if len(whole) <= width:
-        return whole
-    before = " ".join(text[:start].split())
-    offset = min(len(before) + bool(before), len(whole) - width)  # near the end: what precedes
-    cut = whole[offset : offset + width]
-    if offset:  # from a word's start
-        cut = "…" + (cut if whole[offset - 1] == " " else cut.split(" ", 1)[-1])
-    if offset + width < len(whole):
-        cut = cut.rsplit(" ", 1)[0] + "…"
-    return cut
-
-
 def data_dir_arg(args: argparse.Namespace) -> Path:
     from app.core.config import resolve_data_dir
 
@@ -225,30 +197,30 @@ def ollama_host_arg(args: argparse.Namespace) -> str | None:
     return None
 
 
-def open_engine(args: argparse.Namespace, faults: Faults = NO_FAULTS) -> Engine:
-    """The engine for the data directory; each problem with its settings.json is one line on
-    stderr (the command goes on with the defaults for those keys). ``faults``: a fault test's
-    plan for the indexer (none otherwise)."""
-    engine = Engine(
+def open_footnotes(args: argparse.Namespace, faults: Faults = NO_FAULTS) -> Footnotes:
+    """The engine's face for the data directory; each problem with its settings.json is one
+    line on stderr (the command goes on with the defaults for those keys). ``faults``: a fault
+    test's plan for the indexer (none otherwise)."""
+    fn = Footnotes(
         data_dir_arg(args),
         chroma_url=getattr(args, "chroma_url", None),
         ollama_host=ollama_host_arg(args),
         faults=faults,
     )
-    for problem in engine.settings.problems:
+    for problem in fn.settings.problems:
         print(f"footnotes: {visible(problem)}", file=sys.stderr)
-    return engine
+    return fn
 
 
-Command = Callable[[argparse.Namespace, Engine], int]
+Command = Callable[[argparse.Namespace, Footnotes], int]
 
 
 def dispatch(args: argparse.Namespace, handler: Command, faults: Faults = NO_FAULTS) -> int:
     """Run a command on an engine for the data directory; handled errors exit 1, Ctrl-C 130."""
-    engine = None
+    fn = None
     try:
-        engine = open_engine(args, faults)
-        return handler(args, engine)
+        fn = open_footnotes(args, faults)
+        return handler(args, fn)
     except (
         HandledError,
         LockedError,
@@ -273,8 +245,8 @@ def dispatch(args: argparse.Namespace, handler: Command, faults: Faults = NO_FAU
         print("footnotes: stopped; everything indexed so far is saved.", file=sys.stderr)
         return 130
     finally:
-        if engine is not None:
-            engine.close()
+        if fn is not None:
+            fn.close()
 
 
 def database_message(exc: sqlite3.OperationalError, args: argparse.Namespace) -> str:

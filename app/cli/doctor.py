@@ -8,18 +8,19 @@ import sqlite3
 from pathlib import Path
 
 from app.cli.common import HandledError, visible
+from app.core.api import Footnotes
 from app.core.diskfull import FULL_BELOW_BYTES
 from app.core.engine import Engine
 from app.core.errors import AnswerError
 from app.core.index import damage, pending
 from app.core.index.availability import folder_problem
-from app.core.index.report import counted
 from app.core.ollama.address import display_host
 from app.core.ollama.client import has_model
 from app.core.ollama.models import ModelInfo, installed_models, pick_chat_model
 from app.core.private import too_open
 from app.core.prompt.answering import server_version
 from app.core.search import probes
+from app.core.wording import counted
 
 MIN_FREE_BYTES = 500_000_000  # below this, indexing a few large PDFs can fill the disk
 
@@ -189,7 +190,8 @@ def _check_reading(engine: Engine) -> list[tuple[bool, str]]:
     ]
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
+    engine = fn.engine
     """One line per check, ``ok`` or ``problem``; exit 1 if anything is wrong."""
     checks = [
         *_check_files(engine),

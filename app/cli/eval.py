@@ -10,6 +10,7 @@ from typing import Any
 
 from app import evaluation as ev
 from app.cli.common import HandledError, ProgressBar, print_json, visible
+from app.core.api import Footnotes
 from app.core.engine import Engine
 from app.core.search import support
 
@@ -28,7 +29,8 @@ def _say(args: argparse.Namespace, text: str) -> None:
         print(text, flush=True)
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
+    engine = fn.engine  # the eval tools measure the engine itself (dev tooling)
     data = _data_dir(args)
     try:
         if args.what == "retrieval":

@@ -6,18 +6,14 @@ import argparse
 import sys
 
 from app.cli.common import ProgressBar, print_json, visible
-from app.core.engine import Engine
-from app.core.index.indexer import Cancelled
-from app.core.index.report import counted
-from app.core.index.skipped import headline
-from app.core.ingest.scanning import normalize
-from app.core.ingest.skips import sentence
+from app.core.api import Cancelled, Footnotes, normalize
+from app.core.wording import counted, skip_sentence, skipped_headline
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
     bar = ProgressBar(not args.json)
     try:
-        report = engine.index(args.paths, progress=bar)
+        report = fn.index(args.paths, progress=bar)
     except Cancelled:
         raise KeyboardInterrupt from None
     finally:
@@ -36,7 +32,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
             f"({report.chunks_embedded:,} embedded, {report.chunks_reused:,} reused) "
             f"in {report.seconds:.1f} s"
         )
-        why = headline(report.skipped_summary())
+        why = skipped_headline(report.skipped_summary())
         if why:
             print(f"  {why}")
         if report.pages_ocr:
@@ -54,6 +50,6 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     named = {normalize(p) for p in args.paths}
     refused = [f for f in report.skipped if f.path in named]  # a file asked for by name
     for f in refused:
-        why = visible(f"{f.path}: skipped: {sentence(f.reason, f.path)}")
+        why = visible(f"{f.path}: skipped: {skip_sentence(f.reason, f.path)}")
         print(f"footnotes: {why}", file=sys.stderr)
     return 1 if report.not_found or refused else 0

@@ -6,15 +6,15 @@ from __future__ import annotations
 import argparse
 
 from app.cli.common import ProgressBar, visible
-from app.core.engine import Engine
+from app.core.api import Footnotes
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
     """One line per repair (a manifest rebuilt from the files shows a progress bar); one that
     cannot be done ends it with what to do (exit 1)."""
     bar = ProgressBar(True)
     try:
-        lines = engine.repair(progress=bar)
+        lines = fn.repair(progress=bar)
     finally:
         bar.close()
     for line in lines:

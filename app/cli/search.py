@@ -5,22 +5,23 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.cli.common import BatchLine, excerpt, print_json, read_batch, say_failed, visible
-from app.core.engine import Engine
+from app.cli.common import BatchLine, print_json, read_batch, say_failed, visible
+from app.core.api import Footnotes
+from app.core.wording import excerpt
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
     scope = getattr(args, "scope", None)  # --in/--type/--since/--until, for every line
     if args.batch:
         failed = total = 0
         for line in read_batch(args.batch):
             total += 1
-            out = _batch_line(args, engine, line)
+            out = _batch_line(args, fn, line)
             failed += "error" in out
             print_json(out)
         say_failed(failed, total, "queries")
         return 0
-    result = engine.search(args.query, args.k, args.mode, scope)
+    result = fn.search(args.query, args.k, args.mode, scope)
     if args.json:
         print_json(result.to_json())
         return 0
@@ -36,12 +37,12 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
     return 0
 
 
-def _batch_line(args: argparse.Namespace, engine: Engine, line: BatchLine) -> dict[str, Any]:
+def _batch_line(args: argparse.Namespace, fn: Footnotes, line: BatchLine) -> dict[str, Any]:
     """One line's search, or why it has none (the batch goes on, as ``ask --batch`` does)."""
     if line.error is not None:
         return {"_id": line.ident, "line": line.n, "error": line.error}
     try:
-        out = engine.search(line.text, args.k, args.mode, getattr(args, "scope", None)).to_json()
+        out = fn.search(line.text, args.k, args.mode, getattr(args, "scope", None)).to_json()
     except Exception as exc:  # one query's failure (a store error...) must not end the batch
         return {"_id": line.ident, "line": line.n, "query": line.text, "error": str(exc)}
     out["_id"] = line.ident

@@ -6,25 +6,12 @@ from __future__ import annotations
 import argparse
 
 from app.cli.common import print_json, visible
-from app.core.engine import Engine
-from app.core.index import file_warnings
-from app.core.index.availability import folder_problem
-from app.core.index.report import counted
-from app.core.index.skipped import headline
-from app.core.watch.retrying import read_state
+from app.core.api import Footnotes
+from app.core.wording import counted, skipped_headline
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
-    status = engine.status()
-    # a watched folder that cannot be read keeps its passages: say which, and why
-    manifest = engine.manifest
-    problems = {f: folder_problem(f, manifest.holds_files(f)) for f in status["folders"]}
-    status["unavailable"] = [{"path": f, "reason": r} for f, r in problems.items() if r]
-    status["watch"] = read_state(engine.data.root, engine.data.lock_path)  # None: no retry
-    warned = file_warnings.listed(engine.manifest.conn)
-    status["warnings"] = [{"path": p, "warning": w} for p, w in warned]
-    status["skipped"] = manifest.skipped_summary()
-    status["files_skipped"] = sum(g["count"] for g in status["skipped"])
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
+    status = fn.status()
     if args.json:
         print_json(status)
         return 0
@@ -35,7 +22,7 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         f"{status['files_failed']} failed, {status['files_skipped']} skipped); "
         f"passages: {status['chunks']}"
     )
-    skipped = headline(status["skipped"])
+    skipped = skipped_headline(status["skipped"])
     if skipped:
         print(f"Skipped: {skipped.split(': ', 1)[1]}")
         for group in status["skipped"]:
@@ -61,6 +48,6 @@ def run(args: argparse.Namespace, engine: Engine) -> int:
         print(f"  unavailable: {where}; its passages stay in the index")
     if status["watch"] is not None:
         print(f"Watcher: {visible(status['watch']['message'])}")
-    for path, warning in warned:
-        print(f"  warning: {visible(path)}: {visible(warning)}")
+    for w in status["warnings"]:
+        print(f"  warning: {visible(w['path'])}: {visible(w['warning'])}")
     return 0

@@ -7,35 +7,29 @@ import sys
 import time
 from pathlib import Path
 
-from app.cli.common import HandledError, excerpt, print_json, visible
-from app.core.engine import Engine
-from app.core.errors import HistoryError
-from app.core.text import display_path
-from app.core.threads.export import source_state, thread_markdown
-from app.core.threads.export_file import ExportError, write_export
-from app.core.threads.store import ThreadInfo, ThreadStore
-from app.core.watch.status import plural
+from app.cli.common import HandledError, print_json, visible
+from app.core.api import ExportError, Footnotes, ThreadInfo, ThreadStore, Verdict, source_state
+from app.core.errors import HistoryError, UnknownThread
+from app.core.wording import counted, excerpt, read_in_part, source_where, verdict_line
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
-    store = ThreadStore(engine.data.threads_path, engine.settings.busy_timeout_s)
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
+    store = fn.threads
     try:
         if args.action == "list":
             return _list(args, store)
         info = _thread(store, args.id)
         if args.action == "delete":
             store.delete(info.id)
-            turns = plural(info.turns, "turn")
+            turns = counted(info.turns, "turn")
             print(f"Deleted thread {visible(info.id)} ({turns}): {visible(info.title)}")
         elif args.action == "show":
             _show(store, info)
         else:
-            _export(args, store, info, engine.data.root)
+            _export(args, fn, info)
         return 0
     except HistoryError as exc:
         raise HandledError(str(exc)) from None
-    finally:
-        store.close()
 
 
 def _thread(store: ThreadStore, thread_id: str) -> ThreadInfo:
@@ -71,33 +65,26 @@ def _show(store: ThreadStore, info: ThreadInfo) -> None:
         print(f"\n[{turn.n}] {asked}")
         if turn.search_query.strip() != turn.question.strip():
             print(f"Searched for: {visible(turn.search_query)}")
-        level = visible(str(turn.verdict.get("level", "")).replace("_", " "))
-        if level:
-            print(f"Verdict: {level} — {visible(turn.verdict.get('reason', ''))}")
+        verdict = Verdict.from_json(turn.verdict)
+        if verdict is not None:
+            print(f"Verdict: {visible(verdict_line(verdict))}")
         print(visible(turn.answer.strip(), newlines=True) or "(no answer)")
         if turn.error:
             print(f"Error: {visible(turn.error)}")
         for s in turn.sources:
-            where = visible(display_path(s.path)) + (f" p.{s.page}" if s.page else "")
+            where = visible(source_where(s.path, s.page) + read_in_part(s.sent))
             state = source_state(s, turn.created)
             snippet = visible(excerpt(s.text, turn.search_query))
-            if s.sent is not None:
-                where += " (read in part)"
             print(f"  [{s.n}] {where}" + (f"  ({state})" if state else "") + f"\n      {snippet}")
 
 
-def _export(args: argparse.Namespace, store: ThreadStore, info: ThreadInfo, data_dir: Path) -> None:
-    turns = store.turns(info.id)
-    if args.turn is not None:
-        turns = [t for t in turns if t.n == args.turn]
-        if not turns:
-            raise HandledError(f"thread {info.id} has turns 1 to {info.turns}, not {args.turn}")
-    text = thread_markdown(info.title, turns, thread_id=info.id)
-    if args.output:
-        try:
-            write_export(Path(args.output), text, data_dir, replace=args.force)
-        except ExportError as exc:
-            raise HandledError(str(exc)) from None
+def _export(args: argparse.Namespace, fn: Footnotes, info: ThreadInfo) -> None:
+    to = Path(args.output) if args.output else None
+    try:
+        text = fn.export(info.id, turn=args.turn, to=to, force=args.force)
+    except (ExportError, ValueError, UnknownThread) as exc:
+        raise HandledError(str(exc)) from None
+    if to is not None:
         print(f"Wrote {visible(args.output)}", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -10,9 +10,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from app.cli.common import visible
-from app.core.engine import Engine
-from app.core.index.report import Progress, counted
-from app.core.watch.watcher import Watcher, WatchState, WatchStatus
+from app.core.api import Footnotes, Progress, WatchState, WatchStatus
+from app.core.wording import counted
 
 QUIET_STATES: frozenset[WatchState] = frozenset({"updating", "starting"})  # too chatty for a log
 
@@ -54,17 +53,16 @@ def stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
 
 
 def run_watch(
-    engine: Engine, *, stop: threading.Event | None = None, log: Callable[[str], None] = _print
+    fn: Footnotes, *, stop: threading.Event | None = None, log: Callable[[str], None] = _print
 ) -> int:
     """Watch every folder in the manifest until ``stop`` is set, Ctrl-C or SIGTERM."""
-    folders = engine.manifest.folders()
+    folders = fn.folders()
     if not folders:
         print(
             "footnotes: no watched folders; add one with `footnotes folders add PATH`.",
             file=sys.stderr,
         )
         return 1
-    engine.acquire_writer("footnotes watch")
     stop = stop or threading.Event()
     last_logged = ""
 
@@ -82,7 +80,7 @@ def run_watch(
         log(s.message)
         last_logged = s.state
 
-    watcher = Watcher(engine, on_progress=on_progress, on_status=on_status)
+    watcher = fn.watch(on_progress=on_progress, on_status=on_status)
     with stop_on_sigterm(stop):
         watcher.start()
         try:
@@ -99,6 +97,6 @@ def run_watch(
     return 0
 
 
-def run(args: argparse.Namespace, engine: Engine) -> int:
+def run(args: argparse.Namespace, fn: Footnotes) -> int:
     """The ``watch`` command."""
-    return run_watch(engine)
+    return run_watch(fn)

@@ -29,7 +29,6 @@ from app.core.index.manifest import Manifest
 from app.core.index.matrix_cache import CACHE_FILE, store_fingerprint
 from app.core.index.meta import ModelRecord
 from app.core.index.namespace import data_dir_namespace
-from app.core.index.report import counted
 from app.core.index.roots import RootsFile, salvage
 from app.core.index.store import VectorStore, check_server
 from app.core.ingest.parsing import ParseLimits
@@ -40,6 +39,7 @@ from app.core.search.calibration import Calibration
 from app.core.search.index_cache import IndexCache
 from app.core.search.retrieval import Retriever, SearchResult
 from app.core.search.scope import Scope
+from app.core.text import counted
 
 log = logging.getLogger(__name__)
 

@@ -198,6 +198,11 @@ def alnum_parts(word: str) -> list[str]:
     return _ALNUM_PARTS.findall(word)
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """ "1 passage", "2 passages", "1,204 files": a count with its noun agreeing."""
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
 def query_terms(text: str) -> list[str]:
     """Lower-cased words of a question without stopwords, in order, without repeats."""
     seen: dict[str, None] = {}

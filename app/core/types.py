@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.core.text import display_path
 
@@ -106,3 +108,15 @@ class Support:
             "building": self.building,
             "features": {k: round(v, 4) for k, v in self.features.items()},
         }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Support:
+        """The evidence ``to_json`` wrote (a stored turn's)."""
+        features = raw.get("features") or {}
+        return cls(
+            bool(raw.get("supported", False)),
+            float(raw.get("score", 0.0)),
+            str(raw.get("reason", "")),
+            {str(k): float(v) for k, v in features.items()},
+            bool(raw.get("building", False)),
+        )

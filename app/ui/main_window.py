@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import AnswerFailure
-from app.core.index.report import counted
+from app.core.wording import counted
 from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (
     AskSession,

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.index.report import counted
 from app.core.ollama.address import display_host
 from app.core.ollama.models import ModelInfo, pick_chat_model
+from app.core.wording import counted
 from app.ui.theme import colors
 from app.ui.widgets import plain_label
 

@@ -189,6 +189,7 @@ def test_watch_logs_each_change_until_stopped(
     """The watch command's log, in this process (stopping it by signal is tested in
     test_watcher, with a real process)."""
     from app.cli.watch import run_watch
+    from app.core.api import Footnotes
     from app.core.engine import Engine
 
     docs = tmp_path / "docs"
@@ -200,7 +201,9 @@ def test_watch_logs_each_change_until_stopped(
     codes: list[int] = []
     stop = threading.Event()
     watching = threading.Thread(
-        target=lambda: codes.append(run_watch(engine, stop=stop, log=lines.append))
+        target=lambda: codes.append(
+            run_watch(Footnotes(cli_data_dir, engine=engine), stop=stop, log=lines.append)
+        )
     )
     watching.start()
     try:
@@ -311,7 +314,7 @@ def test_output_into_a_closed_pipe_stops_quietly(indexed, tmp_path: Path) -> Non
 def test_search_text_shows_the_sentence_that_matches() -> None:
     """A long passage is shown from the sentence holding the query's words, not cut off
     before it."""
-    from app.cli.common import excerpt
+    from app.core.wording import excerpt
 
     passage = (
         "Intro sentence here. " * 30 + "The chain is replaced every 3,000 km. " + "More. " * 80

@@ -28,7 +28,6 @@ from app.core.index.report import (
     Progress,
     ProgressEvent,
     ProgressFn,
-    counted,
 )
 from app.core.index.schema import INDEX_FORMAT
 from app.core.index.skipped import SkippedFile
@@ -44,6 +43,7 @@ from app.core.ingest.parsing import (
 from app.core.ingest.reader_pool import ParserPool
 from app.core.ingest.scanning import FileStat, IgnoreRules, normalize
 from app.core.ingest.skips import file_type
+from app.core.text import counted
 
 # Share of a run's files (the smallest) read and written before any vector is computed; for
 # the rest, a batch of vectors is computed whenever the reader has no file ready.

@@ -104,9 +104,4 @@ class Progress:
     pages: int = 0  # ... of this many
 
 
-def counted(n: int, one: str, many: str | None = None) -> str:
-    """ "1 passage", "2 passages", "1,204 files": a count with its noun agreeing."""
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
-
-
 ProgressFn = Callable[[Progress], None]

@@ -68,8 +68,3 @@ class WatchStats:
     files_failed: int = 0
     chunks_embedded: int = 0
     batches: int = 0
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 folder``, ``2 folders``."""
-    return f"{count} {noun}" + ("" if count == 1 else "s")

@@ -35,11 +35,12 @@ from watchdog.events import FileSystemEvent, FileSystemMovedEvent
 
 from app.core.index.report import Cancelled, IndexReport, Progress
 from app.core.ingest.scanning import is_within, no_longer_watched, normalize
+from app.core.text import counted
 from app.core.watch.backoff import Backoff
 from app.core.watch.change_queue import MAX_WAIT_S, QUIET_S, Batch, ChangeQueue
 from app.core.watch.observers import POLL_S, FolderWatches
 from app.core.watch.retrying import Retrier
-from app.core.watch.status import FolderProblems, WatchState, WatchStats, WatchStatus, plural
+from app.core.watch.status import FolderProblems, WatchState, WatchStats, WatchStatus
 
 if TYPE_CHECKING:
     from app.core.engine import Engine
@@ -243,12 +244,12 @@ class Watcher:
             self._problems.check(folder, self.engine.manifest)
         folders = [f for f in folders if f not in self._problems.reasons]
         if folders:
-            self._status("syncing", f"Looking for changes in {plural(len(folders), 'folder')}...")
+            self._status("syncing", f"Looking for changes in {counted(len(folders), 'folder')}...")
             self.last_sync = report = indexer.sync(folders, cancel=self._stop, drain=False)
             self._count(report)
             self._status(
                 "watching",
-                f"Watching {plural(len(folders), 'folder')}; start-up check: "
+                f"Watching {counted(len(folders), 'folder')}; start-up check: "
                 f"{report.files_indexed} indexed, {report.files_unchanged} unchanged, "
                 f"{report.files_removed} removed, {report.files_failed} failed.",
             )
@@ -296,7 +297,7 @@ class Watcher:
             if self._vectors_waiting and not self._retrier.waiting:  # between changes, a slice
                 self._retrier.attempt(self._embed_slice, Batch([], []))
             if (ops or batch.moves or batch.paths) and not (was_busy or self._retrier.waiting):
-                self._status("watching", f"Watching {plural(len(self._folders), 'folder')}.")
+                self._status("watching", f"Watching {counted(len(self._folders), 'folder')}.")
 
     def _guarded(self, fn: Callable[..., None], *args: Any) -> bool:
         """A failed step is reported and the watcher goes on; False if it failed."""
@@ -325,7 +326,7 @@ class Watcher:
             elif self._root_of(path) is not None:
                 drop.append(path)
         if keep:
-            self._status("updating", f"Updating {plural(len(keep), 'path')}...")
+            self._status("updating", f"Updating {counted(len(keep), 'path')}...")
             self._count(indexer.update_paths(keep, cancel=self._stop, drain=False))
         if drop:
             self.stats.files_removed += indexer.remove(drop)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.watch import run_watch
+from app.core.api import Footnotes
 from app.core.errors import StoreError
 from app.core.index.report import Progress
 from app.core.index.store import VectorStore
@@ -168,7 +169,9 @@ def test_a_server_down_at_start_is_retried_on_the_schedule_and_shown(
     stop = threading.Event()
     again = make_engine(chroma_url=down)
     thread = threading.Thread(
-        target=run_watch, args=(again,), kwargs={"stop": stop, "log": lines.append}
+        target=run_watch,
+        args=(Footnotes(again.data.root, engine=again),),
+        kwargs={"stop": stop, "log": lines.append},
     )
     thread.start()
     try:

@@ -1,0 +1,90 @@
+"""What the front ends say about the same things, worded once: counts, verdicts, sources.
+
+The command line and the window show the same verdict, the same source and the same count;
+worded here, they cannot word them two ways ("read in part" in ``ask``, something else in
+``threads show``). Plain text, no markup: each front end escapes and styles it its own way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.core.diskfull import disk_full_message
+from app.core.index.skipped import headline as skipped_headline
+from app.core.ingest.skips import sentence as skip_sentence
+from app.core.text import counted, display_path, query_terms, sentence_spans, stem, words
+from app.core.verdict.judge import Level, Verdict
+
+SNIPPET = 300  # characters of a passage shown on one line
+
+__all__ = [
+    "LEVEL_WORDS",
+    "SNIPPET",
+    "counted",
+    "disk_full_message",
+    "display_path",
+    "excerpt",
+    "level_words",
+    "read_in_part",
+    "skip_sentence",
+    "skipped_headline",
+    "source_where",
+    "verdict_line",
+]
+
+LEVEL_WORDS = {
+    Level.SUPPORTED: "Supported",
+    Level.PARTLY: "Partly supported",
+    Level.UNSUPPORTED: "UNSUPPORTED",
+    Level.NO_ANSWER: "No answer",
+}
+
+
+def level_words(level: Level) -> str:
+    """The verdict's level in a word or two, as the command line prints it."""
+    return LEVEL_WORDS[level]
+
+
+def verdict_line(verdict: Verdict, strong: bool | None = None, score: float | None = None) -> str:
+    """The verdict's headline and reason on one line; with the retrieval evidence (strong or
+    weak, its score) when it is known."""
+    words = level_words(verdict.level)
+    if strong is not None and score is not None:
+        words += f" (retrieval {'strong' if strong else 'weak'}, {score:.2f})"
+    return f"{words}: {verdict.reason}"
+
+
+def source_where(path: str, page: int | None) -> str:
+    """A source's file and page, as a person reads them ("/notes/lease.pdf p.3")."""
+    return display_path(path) + (f" p.{page}" if page else "")
+
+
+def read_in_part(sent: Sequence[Sequence[int]] | None, truncated: bool = False) -> str:
+    """What the model read of a source, when not all of it: " (read in part)" for an excerpt
+    (its lines about the question), " (cut to fit the model's context)" for a source cut
+    short; "" when it read all of it."""
+    if sent is None:
+        return ""
+    return " (cut to fit the model's context)" if truncated else " (read in part)"
+
+
+def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
+    """About ``width`` characters of a passage on one line, from the sentence that holds most
+    of the query's words (a passage's first lines are often a heading or a table's header)."""
+    terms = {stem(w) for w in query_terms(query)}
+    best, start = 0, 0
+    for s, e in sentence_spans(text):
+        found = len(terms & {stem(w.text) for w in words(text[s:e])})
+        if found > best:
+            best, start = found, s
+    whole = " ".join(text.split())
+    if len(whole) <= width:
+        return whole
+    before = " ".join(text[:start].split())
+    offset = min(len(before) + bool(before), len(whole) - width)  # near the end: what precedes
+    cut = whole[offset : offset + width]
+    if offset:  # from a word's start
+        cut = "…" + (cut if whole[offset - 1] == " " else cut.split(" ", 1)[-1])
+    if offset + width < len(whole):
+        cut = cut.rsplit(" ", 1)[0] + "…"
+    return cut
