@@ -10,6 +10,16 @@ from app.core.text import display_path
 
 
 @dataclass(frozen=True)
+class TableSpan:
+    """A table in a page's text: ``text[start:end]``, one row a line; its column heads (and
+    caption) are its first lines, ``text[start:head_end]`` (empty when it has none)."""
+
+    start: int
+    end: int
+    head_end: int
+
+
+@dataclass(frozen=True)
 class Page:
     """Text of one page (PDF/EPUB, 1-based ``number``) or of a whole file (``number`` None)."""
 
@@ -17,6 +27,7 @@ class Page:
     text: str
     section: str | None = None  # heading path of the page: its PDF outline, its own title
     ocr: bool = False  # the text was read by OCR (a scanned page or an image)
+    tables: tuple[TableSpan, ...] = ()  # its tables, for the chunker to keep whole
 
 
 @dataclass(frozen=True)
