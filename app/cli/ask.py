@@ -73,7 +73,13 @@ def run(args: argparse.Namespace, fn: Footnotes) -> int:
         )
     asker = Asker(_search(args, engine), store, _options(args, engine))
     request = AskRequest(
-        args.question, getattr(args, "scope", None), thread_id, thread_must_exist=True
+        args.question,
+        getattr(args, "scope", None),
+        thread_id,
+        thread_must_exist=True,
+        # --thread names the thread to follow up in: the person chose it, so it is kept
+        # (a question that reads as one of its own is still searched as typed)
+        follow_up=True if thread_id else None,
     )
     stream = not args.json and sys.stdout.isatty()
     try:
@@ -150,6 +156,7 @@ def _json(o: AskOutcome, *, thread: str | None) -> dict[str, Any]:
         "search_query": o.search_query,
         "search_method": o.search_method,
         "search_note": o.search_note or None,
+        "new_topic_from": o.new_topic_from,
     }
 
 

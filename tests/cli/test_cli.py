@@ -327,6 +327,26 @@ def test_search_text_shows_the_sentence_that_matches() -> None:
     assert excerpt("Short. With a chain.", "chain") == "Short. With a chain."
 
 
+@pytest.mark.parametrize(
+    "passage",
+    [  # one long sentence with the word near its end: a file list, a run-on paragraph
+        "Files: "
+        + " ".join(f"packages/vms/file{i}.com" for i in range(40))
+        + " Copyright: 2019, Björn Stenberg <bjorn@haxx.se> License: curl",
+        "The manual "
+        + "describes many options that change how it reads its input, " * 6
+        + "and Stenberg wrote the option that disables commands that write files.",
+    ],
+)
+def test_search_text_shows_the_word_searched_for(passage: str) -> None:
+    """`search Stenberg` showed the start of a long sentence that held the word only at its
+    end: the snippet did not show what was searched for."""
+    from app.core.wording import excerpt
+
+    shown = excerpt(passage, "Stenberg")
+    assert "Stenberg" in shown and shown.startswith("…") and len(shown) <= 302
+
+
 def test_folders_add_says_what_is_wrong_and_what_happens_next(tmp_path: Path) -> None:
     data = tmp_path / "data"
     docs = tmp_path / "docs"
