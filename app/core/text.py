@@ -4,6 +4,8 @@ Also the shape of a page that lists rather than says (``is_toc_like``): tables o
 indexes, lists of page numbers and lists of links to other pages (a notes collection's README),
 whose lines name topics without stating anything about them.
 
+What a word is, in every script, is said once: ``words`` (the full-text index, the lexical
+query, snippets, excerpts, the support flag and the named-file test all split text with it).
 ``query_terms`` keeps a question's content words as typed, in order (the lexical query, the
 support flag's key terms), without ``STOPWORDS``; the verdict's own word view (stems, figures
 kept whole) is ``app.core.verdict.terms``.
@@ -14,10 +16,13 @@ from __future__ import annotations
 import codecs
 import functools
 import hashlib
+import itertools
 import re
 import threading
 import unicodedata
+from typing import NamedTuple
 
+import regex
 import snowballstemmer
 
 STOPWORDS = frozenset(
@@ -32,7 +37,6 @@ STOPWORDS = frozenset(
     yourself yourselves
     """.split()  # noqa: SIM905
 )
-WORD = re.compile(r"\w+", re.UNICODE)
 _PORTER = snowballstemmer.stemmer("porter")  # the Porter (1980) rules that FTS5 uses
 _PORTER_LOCK = threading.Lock()
 
@@ -78,6 +82,122 @@ def well_formed(text: str) -> str:
     return raw.decode("utf-8", "footnotes-cp1252")
 
 
+# -- words, in every script ------------------------------------------------------------------
+# Scripts written without spaces between words. A run of one of them has no boundaries to go
+# by (no dictionary here), so it is read as its overlapping pairs of characters, as Lucene's
+# CJK analyzer reads Chinese, Japanese and Korean: "資料番号" -> "資料", "料番", "番号". Each
+# script is a run of its own, so Japanese kanji, hiragana and katakana part where they meet
+# ("資料番号は" -> "資料", "料番", "番号", "は"): a particle is no half of a pair.
+_UNSPACED_SCRIPTS = (
+    r"[\p{sc=Han}\u3006]",  # Chinese characters and Japanese kanji (with 々 〇 〆)
+    r"\p{sc=Hiragana}",
+    r"[\p{sc=Katakana}\u30fc\uff70]",  # with the prolonged sound mark ー
+    r"\p{sc=Hangul}",  # Korean puts spaces between phrases: a noun and its particle are one
+    r"\p{sc=Thai}",
+    r"\p{sc=Lao}",
+    r"\p{sc=Khmer}",
+    r"\p{sc=Myanmar}",
+)
+# A word of a spaced script: a run of letters, digits and combining marks (a Devanagari vowel
+# sign, a Thai tone mark, an accent typed apart), as SQLite's unicode61 tokenizer reads one
+# with ``categories 'L* N* Co M*'``; apostrophes and hyphens separate words. Underscores join
+# them as in a name of code ("find_opt"): the index holds its parts, and a search for it
+# looks for them side by side.
+_SPACED = r"[[\p{L}\p{N}\p{M}\p{Co}]--[" + "".join(s.strip("[]") for s in _UNSPACED_SCRIPTS) + "]]"
+_TOKEN = regex.compile(
+    "|".join(f"((?:{script}\\p{{M}}*)+)" for script in _UNSPACED_SCRIPTS)
+    + f"|({_SPACED}+(?:_{_SPACED}+)*)",
+    regex.V1,
+)
+_SPACED_GROUP = len(_UNSPACED_SCRIPTS) + 1
+_UNSPACED = regex.compile("|".join(_UNSPACED_SCRIPTS))
+_UNIT = regex.compile(r"\X")  # one user-perceived character: a base and its marks
+# Every block that holds a character of those scripts (a superset: a quick test that a text
+# has none, so that the full-text index reads it unchanged).
+_MAYBE_UNSPACED = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff\u19e0-\u19ff\u2e80-\u2fdf"
+    "\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303c\u3040-\u30ff\u3130-\u318f"
+    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\ua9e0-\ua9ff\uaa60-\uaa7f"
+    "\uac00-\ud7ff\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f]"
+)
+# One character of these a word on its own: a Chinese character or a Korean syllable is one
+# ("猫", "책"); a lone kana is a particle or an ending ("は", "を"), a lone Thai letter nothing.
+_WORD_ALONE = regex.compile(r"[\p{sc=Han}\p{sc=Hangul}]\p{M}*")
+
+
+class Word(NamedTuple):
+    """A word of a text: as written, and where (``text == source[start:end]``)."""
+
+    text: str
+    start: int
+    end: int
+
+
+def words(text: str) -> list[Word]:
+    """The words of ``text`` in order, in any script: what search, snippets and sentence
+    checks count as a word, and the tokens the full-text index holds (``index_words``).
+
+    In a script written with spaces (Latin, Cyrillic, Greek, Arabic, Hebrew, Devanagari...) a
+    word is a run of letters, digits and combining marks, so "पांडुलिपियाँ" and "naïve" stay
+    whole and "FY2018" and "find_opt" are one word each; punctuation, spaces and symbols
+    separate words, and case is kept (callers fold it). In a script written without spaces (Han,
+    hiragana, katakana, Hangul, Thai, Lao, Khmer, Myanmar) each run of one script gives its
+    overlapping pairs of characters, and a run of one character that character: "古老的地图和
+    手稿" -> "古老", "老的", "的地", "地图", "图和", "和手", "手稿". A word and a pair of the same
+    run overlap by one character; words of one unbroken token touch (``a.end == b.start``:
+    "東京タワー" -> "東京", "タワ", "ワー"), words with something between them do not.
+
+    Two texts share a word exactly when each holds it, so a word found in a passage is found
+    by search, and a Japanese sentence can be matched to a Japanese passage pair by pair.
+    """
+    out: list[Word] = []
+    for m in _TOKEN.finditer(text):
+        if m.lastindex == _SPACED_GROUP:
+            out.append(Word(m.group(), m.start(), m.end()))
+            continue
+        units = [(u.start(), u.end()) for u in _UNIT.finditer(text, m.start(), m.end())]
+        if len(units) == 1:
+            out.append(Word(m.group(), m.start(), m.end()))
+            continue
+        for (start, _), (_, end) in itertools.pairwise(units):
+            out.append(Word(text[start:end], start, end))
+    return out
+
+
+def index_words(text: str) -> str:
+    """``text`` as the full-text index is given it: unchanged when no script written without
+    spaces is in it (the tokenizer reads its words as ``words`` does), else its ``words``
+    joined by spaces, so the index holds the pairs of characters that a query is split into.
+
+    The index keeps what this returned, and deletes a row by giving it again: a change to
+    ``words`` for those scripts needs a new schema version that rebuilds the index.
+    """
+    if not _MAYBE_UNSPACED.search(text):
+        return text
+    return " ".join(w.text for w in words(text))
+
+
+def unspaced(text: str) -> bool:
+    """Whether ``text`` holds a letter of a script written without spaces (``words`` reads
+    its runs as pairs of characters)."""
+    return bool(_MAYBE_UNSPACED.search(text)) and bool(_UNSPACED.search(text))
+
+
+def word_alone(word: str) -> bool:
+    """Whether ``word`` (of ``words``) is a word by itself: any word of two characters or
+    more, a number, or one Chinese character or Korean syllable (not a lone kana: a particle)."""
+    return len(word) > 1 or word.isdigit() or bool(_WORD_ALONE.fullmatch(word))
+
+
+_ALNUM_PARTS = regex.compile(r"[\p{L}\p{M}]+|\d+")
+
+
+def alnum_parts(word: str) -> list[str]:
+    """A word's runs of letters and of digits ("FY2018" -> "FY", "2018"; "find_opt" -> "find",
+    "opt"); letters keep their marks, so "दुर्लभ" is one part, not three."""
+    return _ALNUM_PARTS.findall(word)
+
+
 def counted(n: int, one: str, many: str | None = None) -> str:
     """ "1 passage", "2 passages", "1,204 files": a count with its noun agreeing."""
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
@@ -86,8 +206,9 @@ def counted(n: int, one: str, many: str | None = None) -> str:
 def query_terms(text: str) -> list[str]:
     """Lower-cased words of a question without stopwords, in order, without repeats."""
     seen: dict[str, None] = {}
-    for word in WORD.findall(text.lower()):
-        if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
+    for found in words(text):
+        word = found.text.lower()
+        if word not in STOPWORDS and word_alone(word):
             seen.setdefault(word, None)
     return list(seen)
 
@@ -134,8 +255,13 @@ def strip_citations(text: str) -> str:
 
 
 # -- sentences ------------------------------------------------------------------------------
+# Full stops that a space follows (the Devanagari danda and the Arabic question mark too), and
+# those of Chinese and Japanese, which end a sentence with nothing after them: "…です。資料…".
+_STOPS = ".!?…।॥؟"
+_WIDE_STOPS = "。！？｡"
 _END = re.compile(
-    r"[.!?…]+[\"'”’)]*(?:\s*\[[^\[\]\n]{1,24}\])*"  # terminal punctuation, closers, citations
+    rf"[{_STOPS}]+[\"'”’)]*(?:\s*\[[^\[\]\n]{{1,24}}\])*"  # full stops, closers, citations
+    rf"|[{_WIDE_STOPS}]+[」』）】〕\"'”’)]*(?:\s*\[[^\[\]\n]{{1,24}}\])*"
     r"|\n[ \t]*\n\s*"  # a blank line always ends a sentence
     r"|\n(?=[ \t]*(?:[-*•+]|\d{1,3}[.)])\s)"  # so does a line that starts a list item
 )
@@ -151,14 +277,17 @@ _ABBREV = frozenset(_ABBREV_WORDS.split())
 def sentence_spans(text: str, *, lines: bool = False) -> list[tuple[int, int]]:
     """(start, end) of each sentence, trimmed of whitespace and list markers.
 
-    Citation markers right after the full stop stay with their sentence. With ``lines``
+    Citation markers right after the full stop stay with their sentence; a Chinese or
+    Japanese full stop ends a sentence with no space after it. With ``lines``
     (for answers) every line break ends a sentence; in passages single line breaks are
     usually wrapped lines and are kept inside the sentence.
     """
     spans: list[tuple[int, int]] = []
     start = 0
     for m in (_ANSWER_END if lines else _END).finditer(text):
-        if m.group()[0] in ".!?…":
+        if m.group()[0] in _WIDE_STOPS:
+            _push(text, start, m.end(), spans)
+        elif m.group()[0] in _STOPS:
             after = text[m.end() : m.end() + 1]
             if after and not after.isspace():
                 continue  # 3.5, file.txt, e.g.x

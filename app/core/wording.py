@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from app.core.diskfull import disk_full_message
 from app.core.index.skipped import headline as skipped_headline
 from app.core.ingest.skips import sentence as skip_sentence
-from app.core.text import WORD, counted, display_path, query_terms, sentence_spans, stem
+from app.core.text import counted, display_path, query_terms, sentence_spans, stem, words
 from app.core.verdict.judge import Level, Verdict
 
 SNIPPET = 300  # characters of a passage shown on one line
@@ -74,7 +74,7 @@ def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
     table's header), or, when that sentence is too long to show them from its start, from a
     little before the first of them."""
     terms = {stem(w) for w in query_terms(query)}
-    found = [(m.start(), stem(m.group())) for m in WORD.finditer(text)]
+    found = [(w.start, stem(w.text)) for w in words(text)]
     found = [(at, t) for at, t in found if t in terms]
     best, start, end = 0, 0, len(text)
     for s, e in sentence_spans(text):

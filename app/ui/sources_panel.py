@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.text import unspaced, words
 from app.ui.theme import colors
 from app.ui.widgets import elide_name, shown_path, tooltip
 
@@ -60,8 +61,9 @@ class SourceRow:
     @property
     def gist(self) -> str:
         """What tells this passage from others of the same file or page: its first words
-        (its folder and section are in the tooltip)."""
-        return " ".join(self.hit.text.split()[:30])
+        (its folder and section are in the tooltip); thirty words of a script written without
+        spaces, not its whole first paragraph."""
+        return gist(self.hit.text)
 
     def mark(self) -> tuple[str, str]:
         """(text, colour name) of the support mark."""
@@ -77,6 +79,19 @@ class SourceRow:
         if self.cited:
             return "cited, but no supporting span found", "warn_fg"
         return "not used in the answer", "muted_fg"
+
+
+GIST_WORDS = 30
+
+
+def gist(text: str) -> str:
+    """The first ``GIST_WORDS`` words of a passage on one line: its first thirty
+    space-separated words, or in a script written without spaces thirty of ``words``."""
+    first = " ".join(text.split()[:GIST_WORDS])
+    if not unspaced(first):
+        return first
+    found = words(first)
+    return first if len(found) <= GIST_WORDS else first[: found[GIST_WORDS - 1].end]
 
 
 def usage_row(row: SourceRow, usage: SourceUsage) -> SourceRow:

@@ -1,4 +1,13 @@
-"""SQLite FTS5 over chunk texts: schema, query building and BM25 search."""
+"""SQLite FTS5 over chunk texts: schema, query building and BM25 search.
+
+The index holds the words of ``text.words``: SQLite's tokenizer reads a script written with
+spaces as ``words`` does (``categories`` keeps combining marks in their word, so Hindi and
+Thai words are not cut at a vowel sign), and a text in a script written without spaces (Han,
+kana, Hangul, Thai...) reaches the tokenizer as its pairs of characters (``index_words``,
+registered on each connection as the SQL function ``footnotes_words``). A query is split by
+the same function, so "手稿" finds "…古老的地图和手稿，…", which the tokenizer alone reads as
+one token from "古" to "稿".
+"""
 
 from __future__ import annotations
 
@@ -7,32 +16,44 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.text import WORD, query_terms
+from app.core.text import Word, alnum_parts, index_words, query_terms, word_alone, words
 
-_ALNUM_PARTS = re.compile(r"[^\W\d_]+|\d+")
-
+TOKENIZE = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
 # External-content FTS5 table kept in step with `chunks` by triggers, so the chunk text is
 # stored once and every manifest transaction updates the lexical index atomically with it.
 # Three columns: the passage, its context line (title, heading path) and its file's name
-# (``label``, rewritten when the file is renamed); a match in the passage weighs most.
-SCHEMA = """
+# (``label``, rewritten when the file is renamed); a match in the passage weighs most. Its
+# content is a view of `chunks` as the tokenizer is given them (``footnotes_words``), so a
+# rebuild and the integrity check read what the triggers wrote.
+SCHEMA = f"""
+CREATE VIEW IF NOT EXISTS chunks_fts_source(id, text, context, label) AS
+    SELECT id, footnotes_words(text), footnotes_words(context), footnotes_words(label)
+    FROM chunks;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, context, label, content='chunks', content_rowid='id',
-    tokenize='porter unicode61 remove_diacritics 2'
+    text, context, label, content='chunks_fts_source', content_rowid='id',
+    tokenize="{TOKENIZE}"
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, text, context, label)
-    VALUES (new.id, new.text, new.context, new.label);
+    INSERT INTO chunks_fts(rowid, text, context, label) VALUES (
+        new.id, footnotes_words(new.text), footnotes_words(new.context),
+        footnotes_words(new.label)
+    );
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text, context, label)
-    VALUES ('delete', old.id, old.text, old.context, old.label);
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, context, label) VALUES (
+        'delete', old.id, footnotes_words(old.text), footnotes_words(old.context),
+        footnotes_words(old.label)
+    );
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text, context, label ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text, context, label)
-    VALUES ('delete', old.id, old.text, old.context, old.label);
-    INSERT INTO chunks_fts(rowid, text, context, label)
-    VALUES (new.id, new.text, new.context, new.label);
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, context, label) VALUES (
+        'delete', old.id, footnotes_words(old.text), footnotes_words(old.context),
+        footnotes_words(old.label)
+    );
+    INSERT INTO chunks_fts(rowid, text, context, label) VALUES (
+        new.id, footnotes_words(new.text), footnotes_words(new.context),
+        footnotes_words(new.label)
+    );
 END;
 """
 # BM25 weights of the passage, its context line and its file name.
@@ -42,7 +63,22 @@ DROP TRIGGER IF EXISTS chunks_ai;
 DROP TRIGGER IF EXISTS chunks_ad;
 DROP TRIGGER IF EXISTS chunks_au;
 DROP TABLE IF EXISTS chunks_fts;
+DROP VIEW IF EXISTS chunks_fts_source;
 """
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """Give ``conn`` the function the index's triggers and view call (every connection that
+    may write passages, rebuild or check the index; a search needs none)."""
+    conn.create_function("footnotes_words", 1, _index_words, deterministic=True)
+    # A function of the application in a trigger or a view: allowed where SQLite was built
+    # to trust only functions marked innocuous, which Python's sqlite3 cannot mark.
+    conn.execute("PRAGMA trusted_schema = ON")
+
+
+def _index_words(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
+    """``index_words`` for SQL: a NULL (or a number) passes unchanged."""
+    return index_words(value) if isinstance(value, str) else value
 
 
 @dataclass(frozen=True)
@@ -53,17 +89,55 @@ class LexicalHit:
     score: float
 
 
+MAX_TERMS = 64
+MAX_RUN_PAIRS = 8  # a longer run of pairs is a clause, not a word: no phrase of it
+
+
 def build_query(text: str) -> str | None:
-    """An FTS5 MATCH expression: the question's content terms OR-ed, each quoted (no syntax)."""
+    """An FTS5 MATCH expression: the question's content terms OR-ed, each quoted (no syntax).
+
+    In a script written without spaces the terms are pairs of characters (``words``); the
+    whole run they come from is OR-ed too, as a phrase ("資料 料番 番号"), so a passage holding
+    the word as written leads one holding its pairs apart. One Chinese character or Korean
+    syllable alone is looked for as a prefix: it also starts the pairs it is indexed in.
+    """
     terms = query_terms(text)
     if not terms:
-        terms = list(dict.fromkeys(WORD.findall(text.lower())))
+        terms = list(dict.fromkeys(w.text.lower() for w in words(text)))
     if not terms:
         return None
     # "FY2018" also matches "2018", "10k" stays whole: letters and digits are split apart too.
-    pieces = [p for t in terms for p in _ALNUM_PARTS.findall(t) if p != t and len(p) > 1]
-    terms = list(dict.fromkeys(terms + pieces))
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])
+    pieces = [p for t in terms for p in alnum_parts(t) if p != t and len(p) > 1]
+    terms = list(dict.fromkeys(terms + pieces))[:MAX_TERMS]
+    out = [_quoted(t) + ("*" if _single_unit(t) else "") for t in terms]
+    out += [_quoted(" ".join(w.text.lower() for w in run)) for run in _pair_runs(words(text))]
+    return " OR ".join(dict.fromkeys(out))
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _single_unit(term: str) -> bool:
+    """A one-character word of a script written without spaces ("猫", "책")."""
+    return len(term) == 1 and not term.isdigit() and word_alone(term)
+
+
+def _pair_runs(found: list[Word]) -> list[list[Word]]:
+    """The runs of overlapping pairs (one run of a script written without spaces each), of
+    two pairs up to ``MAX_RUN_PAIRS``."""
+    runs: list[list[Word]] = []
+    current: list[Word] = []
+    for w in found:
+        if current and w.start < current[-1].end:
+            current.append(w)
+            continue
+        if 1 < len(current) <= MAX_RUN_PAIRS:
+            runs.append(current)
+        current = [w]
+    if 1 < len(current) <= MAX_RUN_PAIRS:
+        runs.append(current)
+    return runs
 
 
 PHRASE_MIN_WORDS = 8  # a query this long may be a sentence copied from a file
@@ -73,8 +147,8 @@ _QUOTED = re.compile(r'["“”]([^"“”]{3,300})["“”]')
 def phrases(text: str) -> list[str]:
     """Exact phrases to look for, most telling first: a long query as a whole (a sentence
     pasted from a file, quotation marks and all), then each quoted part of the query."""
-    whole = [text] if len(WORD.findall(text)) >= PHRASE_MIN_WORDS else []
-    quoted = [q for q in _QUOTED.findall(text) if len(WORD.findall(q)) >= 2 and q != text]
+    whole = [text] if len(words(text)) >= PHRASE_MIN_WORDS else []
+    quoted = [q for q in _QUOTED.findall(text) if len(words(q)) >= 2 and q != text]
     return whole + quoted
 
 
@@ -92,8 +166,7 @@ def phrase_search(
     """
     found: dict[int, tuple[int, float]] = {}
     for rank, phrase in enumerate(phrases(text)):
-        words = WORD.findall(phrase)
-        match = 'text : "' + " ".join(words).replace('"', '""') + '"'
+        match = "text : " + _quoted(" ".join(w.text for w in words(phrase)))
         for hit in _match(conn, match, k, within):
             found.setdefault(hit.row_id, (rank, hit.score))
     ordered = sorted(found.items(), key=lambda x: (x[1][0], -x[1][1]))
@@ -101,6 +174,8 @@ def phrase_search(
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
+    """The full-text table, its view and triggers, on a connection given their function."""
+    register(conn)
     conn.executescript(SCHEMA)
 
 

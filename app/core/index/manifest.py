@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from app.core.index import pending, schema, skipped
+from app.core.index import lexical, pending, schema, skipped
 from app.core.index.records import ChunkRow, FileRecord, make_chunk_id
 from app.core.index.roots import Roots, RootsFile
 from app.core.index.schema import SCHEMA_VERSION
@@ -73,6 +73,7 @@ class Manifest:
                 self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
             )
         self.conn.text_factory = _decode_text
+        lexical.register(self.conn)  # the full-text triggers' own function
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
         if not readonly:

@@ -11,7 +11,10 @@ hits from them say so and ``status`` counts them. Version 5 lists the texts whos
 still to be computed (``index.pending``), so passages are searchable by their words before
 their vectors exist, and records which embedding model built the vectors (``meta``).
 Version 6 lists the files skipped on purpose (``index.skipped``: binary data, formats with no
-reader), so every file on disk is counted.
+reader), so every file on disk is counted. Version 7 indexes the words of every script
+(``lexical``: pairs of characters where a script has no spaces, combining marks kept in their
+word); its full-text rows are rebuilt from the passages already stored, so nothing is read or
+embedded again.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from app.core.index import lexical, pending, skipped
 from app.core.ingest.context import file_label
 from app.core.ingest.failures import FailureKind
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # What each passage's vector is made of. 1: the passage alone; 2: its context line and the
 # passage (``ingest.context``); 3: a PDF page's own title joins its heading path
 # (``context.page_title``); 4: tables kept whole (a PDF row on one line, leaders and page
@@ -155,6 +158,9 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if version is not None and version < 6:
             _add_skipped(conn)
             conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
+        if version is not None and version < 7:
+            _rebuild_lexical(conn)
+            conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema'")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
@@ -165,6 +171,14 @@ def _add_skipped(conn: sqlite3.Connection) -> None:
     """Version 5 -> 6: the list of skipped files (empty: before it, files whose name said
     nothing of their format were never looked at, so the next sync finds them)."""
     conn.execute(skipped.SCHEMA)
+
+
+def _rebuild_lexical(conn: sqlite3.Connection) -> None:
+    """Version 6 -> 7: the full-text index of every script's words, from the stored passages
+    (the tokenizer and the text it is given change; the passages and vectors do not)."""
+    for statement in _statements(lexical.DROP + lexical.SCHEMA):
+        conn.execute(statement)
+    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
 
 
 def _add_context_columns(conn: sqlite3.Connection) -> None:

@@ -5,8 +5,11 @@ a rare name or number) the same weight as a mediocre dense rank, and a semantica
 passage from another document could win. Here each list's scores are scaled to [0, 1] within
 the list (min-max), and a passage's score is the mean of its two scaled scores (a list that
 did not return it adds 0). A lexical top match that leads its runner-up by ``LEXICAL_MARGIN``
-or more stays first whatever the dense side says (when the question names files, only if it
-is one of theirs: the passages of a file named in the question come first).
+or more, or the only passage holding any of the query's words, stays first whatever the dense
+side says (when the question names files, only if it is one of theirs: the passages of a file
+named in the question come first). The embedding model reads English: for a word of another
+script ("手稿") its nearest passages are noise, and the one passage that holds the word must
+not tie with them.
 
 Tuned on SciFact dev (809 claims), halves by query parity, against RRF (k=60) on the same
 candidates: nDCG@10 0.745 / 0.706 against 0.725 / 0.691.
@@ -97,7 +100,9 @@ def without_bonus(score: float) -> float:
 
 
 def _leads(lex: Ranked) -> bool:
-    """The lexical top match is far above the rest (a copied sentence, a rare term)."""
+    """The lexical top match is far above the rest (a copied sentence, a rare term), or alone."""
+    if len(lex) == 1:
+        return True
     return len(lex) >= 2 and lex[1][1] > 0 and lex[0][1] >= LEXICAL_MARGIN * lex[1][1]
 
 

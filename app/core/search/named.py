@@ -6,9 +6,13 @@ years outrank it. A file is named when the first word of its name is capitalised
 in "3M_2018_10K", "Acme Annual Report 2021", "Pfizer_2023Q2_10Q"; not "delete-lines") and the
 question writes that word as a name: capitalised and not its first word, alone or run together
 from up to three words ("American Water Works" for "AMERICANWATERWORKS"), or an acronym the
-name starts with ("MGM" for "MGMRESORTS"). When the question gives years, files whose name
-holds its latest year are preferred, then any of its years. More than ``MAX_NAMED`` files left
-means the question names a collection, not a document: none is named.
+name starts with ("MGM" for "MGMRESORTS"). A name in a script without capitals ("議事録_2023",
+"张三简历", "तकनीकी_रिपोर्ट") cannot say it is a name: it is named when the question writes its
+first part whole (as a word; in a script written without spaces, anywhere in the question).
+Names and questions are split into words as search splits them (``text.words``), so "Müller"
+is one part. When the question gives years, files whose name holds its latest year are
+preferred, then any of its years. More than ``MAX_NAMED`` files left means the question names
+a collection, not a document: none is named.
 
 Retrieval adds each named file's best passages to the candidates and ranks them above other
 files' passages (``fusion.NAMED_BONUS``; a passage holding the question word for word still
@@ -23,13 +27,14 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from app.core.index.manifest import Manifest
-from app.core.text import STOPWORDS
+from app.core.text import STOPWORDS, unspaced, words
 
 MAX_NAMED = 3  # more files named than this: the name is a collection's ("Normans_1".."_40")
 MAX_JOINED = 3  # words run together into one name part ("American Water Works")
-_PART = re.compile(r"[A-Za-z0-9]+")
 _NAME_YEAR = re.compile(r"(?:19|20)\d\d(?=$|[a-z])")  # "2018", "2023q2"
-_YEAR = re.compile(r"\b(?:FY|Q\d'?)?((?:19|20)\d\d)\b", re.IGNORECASE)
+# A year stands apart from Latin letters and digits; a Chinese or Japanese one runs on
+# into its characters ("2024年").
+_YEAR = re.compile(r"(?<![0-9A-Za-z])(?:FY|Q\d'?)?((?:19|20)\d\d)(?![0-9A-Za-z])", re.IGNORECASE)
 # Changes when a file is added, removed or renamed (a rename to a path of the same length
 # aside), at the cost of a scan of the paths' lengths.
 _PATHS_SIGNATURE = (
@@ -42,27 +47,61 @@ _SHORT_FY = re.compile(r"\bFY'?(\d\d)\b", re.IGNORECASE)  # "FY20" for 2020
 class _Name:
     subject: str  # the name's first part, lower case
     years: frozenset[int]
+    caseless: bool = False  # in a script without capitals: named when the question writes it
+
+
+def parts(text: str) -> list[str]:
+    """The parts of a name or a question: its words, where a script written without spaces
+    runs on joined again ("会議メモ_2023" -> "会議メモ", "2023", not pairs of characters), and
+    split at underscores."""
+    spans: list[list[int]] = []
+    joins = False  # the last word is of a script written without spaces
+    for w in words(text):
+        own = unspaced(w.text)
+        if spans and joins and own and w.start <= spans[-1][1]:
+            spans[-1][1] = w.end
+        else:
+            spans.append([w.start, w.end])
+        joins = own
+    # in a file name an underscore separates ("3M_2018_10K"), as a space would
+    return [part for s, e in spans for part in text[s:e].split("_") if part]
 
 
 def file_name(path: str) -> _Name | None:
     """What a file's name says of it, or None when its name is not a name ("notes-on-vim")."""
-    parts = _PART.findall(PurePath(path).stem)
-    if not parts:
+    found = parts(PurePath(path).stem)
+    if not found:
         return None
-    first = parts[0]
+    first = found[0]
     subject = first.lower()
-    if not (first[0].isupper() or first[0].isdigit()) or not any(c.isalpha() for c in first):
+    if not any(c.isalpha() for c in first):
+        return None
+    caseless = subject == first.upper()
+    if not (caseless or first[0].isupper() or first[0].isdigit()):
         return None
     if len(subject) < 2 or subject in STOPWORDS:
         return None
-    years = {int(m.group()) for p in parts[1:] for m in [_NAME_YEAR.match(p.lower())] if m}
-    return _Name(subject, frozenset(years))
+    years = {int(m.group()) for p in found[1:] for m in [_NAME_YEAR.match(p.lower())] if m}
+    return _Name(subject, frozenset(years), caseless)
+
+
+class _Written:
+    """What a question writes, to test caseless names against (``writes``)."""
+
+    def __init__(self, question: str) -> None:
+        self.low = question.lower()
+        self.parts = {p.lower() for p in parts(question)}
+
+    def writes(self, name: _Name) -> bool:
+        """Whether a caseless name's first part is written in the question: as one of its
+        parts, or, in a script written without spaces (no word boundaries), anywhere."""
+        return name.subject in (self.low if unspaced(name.subject) else self.parts)
 
 
 def question_names(question: str) -> tuple[set[str], list[str], set[int]]:
     """The names a question writes (words run together, lower case), the acronyms a name may
     start with, and the years it gives."""
-    words = _PART.findall(question)
+    words = parts(question)
     names: set[str] = set()
     acronyms: list[str] = []
     for i, word in enumerate(words):
@@ -111,12 +150,12 @@ class NamedFiles:
         """Paths of the files ``question`` names (at most ``MAX_NAMED``), best first."""
         self._refresh()
         names, acronyms, years = question_names(question)
-        if not names:
-            return []
+        written = _Written(question)
         hits = [
             path
             for path, n in self._names.items()
-            if n.subject in names or any(n.subject.startswith(a) for a in acronyms)
+            if (written.writes(n) if n.caseless else n.subject in names)
+            or any(n.subject.startswith(a) for a in acronyms)
         ]
         if years and hits:
             latest = [p for p in hits if max(years) in self._names[p].years]

@@ -48,7 +48,7 @@ from app.core.search.support_model import (
     shipped_path,
 )
 from app.core.search.termstats import TermStats, idf
-from app.core.text import WORD, query_terms, sentence_spans, stem
+from app.core.text import alnum_parts, query_terms, sentence_spans, stem, words
 from app.core.types import Hit, Support
 
 # The support model reads the best eight passages, as it was fitted and calibrated on, however
@@ -56,7 +56,6 @@ from app.core.types import Hit, Support
 HITS = 8
 KEY_WEIGHT = 3.0  # without index counts, names and numbers weigh this much more
 SPECIFIC_POWER = 4  # ``specific_coverage`` weighs terms by rarity to this power: the rarest lead
-_ALNUM = re.compile(r"[^\W\d_]+|\d+")
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|cannot)\b|n't\b", re.IGNORECASE)
 _NEGATION_WORD = re.compile(  # the whole word, to quote it: "can't", not "n't"
     r"\b(?:not|never|no|none|nor|neither|without|cannot|\w+n't)\b", re.IGNORECASE
@@ -68,9 +67,9 @@ def key_words(question: str) -> set[str]:
     """The question's names and numbers, as typed: capitalised after its first word, or
     holding a digit."""
     return {
-        m.group()
-        for i, m in enumerate(WORD.finditer(question))
-        if (i > 0 and m.group()[0].isupper()) or any(c.isdigit() for c in m.group())
+        w.text
+        for i, w in enumerate(words(question))
+        if (i > 0 and w.text[0].isupper()) or any(c.isdigit() for c in w.text)
     }
 
 
@@ -79,8 +78,8 @@ def key_terms(question: str) -> dict[str, float]:
     content = set(query_terms(question))
     keys = key_words(question)
     out: dict[str, float] = {}
-    for m in WORD.finditer(question):
-        word = m.group()
+    for found in words(question):
+        word = found.text
         if word.lower() not in content:
             continue
         term = stem(word)
@@ -99,7 +98,7 @@ def rarity_terms(question: str, stats: TermStats | None) -> tuple[dict[str, floa
     words = query_terms(question)
     size = stats.size()
     found = stats.doc_freqs(words)
-    parts = {w: _ALNUM.findall(w) for w in words if found.get(w, 0) == 0}
+    parts = {w: alnum_parts(w) for w in words if found.get(w, 0) == 0}
     parts = {w: kept for w, ps in parts.items() if len(ps) > 1 and (kept := _long(ps))}
     if parts:  # "FY2018" no passage holds: its parts "fy" and "2018" count instead
         found.update(stats.doc_freqs({p for ps in parts.values() for p in ps}))
@@ -122,7 +121,7 @@ def _long(parts: list[str]) -> list[str]:
 
 
 def _stems(text: str) -> set[str]:
-    return {stem(w) for w in WORD.findall(text)}
+    return {stem(w.text) for w in words(text)}
 
 
 def coverage(terms: dict[str, float], text: str) -> float:
@@ -269,12 +268,12 @@ def _measured(model: SupportModel, calibration: Calibration | None) -> Calibrati
 def unknown_words(question: str, stats: TermStats) -> list[str]:
     """The question's content words (as typed) that no passage of the index holds."""
     content = set(query_terms(question))
-    words = [m.group() for m in WORD.finditer(question) if m.group().lower() in content]
-    counts = stats.doc_freqs([w.lower() for w in words])
+    typed = [w.text for w in words(question) if w.text.lower() in content]
+    counts = stats.doc_freqs([w.lower() for w in typed])
     out: list[str] = []
-    for w in words:
+    for w in typed:
         if counts.get(w.lower(), 0) == 0 and w not in out:
-            parts = _long(_ALNUM.findall(w.lower()))
+            parts = _long(alnum_parts(w.lower()))
             if len(parts) < 2 or not any(stats.doc_freqs(parts).values()):
                 out.append(w)
     return out

@@ -32,7 +32,7 @@ from typing import Protocol
 
 from app.core.errors import AnswerError
 from app.core.ollama.client import stream_chat
-from app.core.text import CITATION, STOPWORDS, query_terms, stem, strip_citations
+from app.core.text import CITATION, STOPWORDS, query_terms, stem, strip_citations, words
 
 REWRITE_TURNS = 3  # earlier turns shown to the rewrite
 _ANSWER_CHARS = 400  # of each earlier answer, in the rewrite prompt
@@ -233,8 +233,8 @@ def reads_as_query(text: str) -> bool:
 
 def copies(text: str, answer: str) -> bool:
     """Whether ``text`` is mostly ``answer``'s words in the answer's order."""
-    said = re.findall(r"\w+", text.lower())
-    told = re.findall(r"\w+", strip_citations(answer).lower())
+    said = [w.text for w in words(text.lower())]
+    told = [w.text for w in words(strip_citations(answer).lower())]
     if len(said) < _COPY_RUN + 1 or not told:
         return False
     blocks = difflib.SequenceMatcher(None, said, told, autojunk=False).get_matching_blocks()

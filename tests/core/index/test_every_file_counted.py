@@ -85,6 +85,6 @@ def test_an_older_manifest_gains_the_skipped_list_on_open(tmp_path: Path) -> Non
     reader.close()
     manifest = Manifest(db)
     version = manifest.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0]
-    assert int(version) == SCHEMA_VERSION == 6
+    assert int(version) == SCHEMA_VERSION == 7
     assert manifest.skipped_under(str(tmp_path)) == {}
     manifest.close()

@@ -233,7 +233,7 @@ def test_a_version_1_manifest_is_migrated_on_open_and_retries_as_before(tmp_path
 
     manifest = Manifest(db)
     version = manifest.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0]
-    assert int(version) == SCHEMA_VERSION == 6
+    assert int(version) == SCHEMA_VERSION == 7
     records = manifest.files_under(str(folder))
     assert {os.path.basename(p): (r.error_kind, r.error_limit) for p, r in records.items()} == {
         "locked.md": (K.PERMISSION, None),

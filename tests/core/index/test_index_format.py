@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.index import lexical
 from app.core.index.schema import INDEX_FORMAT
 from app.core.ingest.context import embedding_text
 from app.core.text import text_hash
@@ -78,6 +79,7 @@ def test_chunks_carry_their_context_and_are_keyed_by_what_is_embedded(make_engin
 def downgrade_to_format_1(data: Path) -> int:
     """Make the index what format 1 left: bare-passage hashes and context-free rows."""
     db = sqlite3.connect(data / "manifest.sqlite3")
+    lexical.register(db)  # the full-text triggers call it: a connection without it cannot write
     rows = db.execute("SELECT id, text FROM chunks").fetchall()
     db.executemany(
         "UPDATE chunks SET text_hash = ?, context = '' WHERE id = ?",

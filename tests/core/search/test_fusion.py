@@ -138,3 +138,12 @@ def test_a_weak_passage_never_ties_the_best_one_whose_vector_is_still_coming(
     assert Path(hits[0].path).name == "kiln.md"
     assert hits[0].dense_score is not None and hits[0].dense_score > 0.4
     assert hits[0].score - hits[1].score > 0.3  # a clear lead, not a tie broken by name
+
+
+def test_the_only_passage_holding_the_querys_word_stays_first() -> None:
+    """A word in a script the embedding model does not read ("手稿"): the dense ranking is
+    noise, and the one passage that holds the word must not tie with its top."""
+    dense = [(row(1), 0.31), (row(2), 0.30), (row(3), 0.12)]
+    lexical = [(row(3), 4.2)]
+    assert [h.chunk_id for h in fuse(dense, lexical, 3)] == ["c3", "c1", "c2"]
+    assert [h.chunk_id for h in fuse(dense, [], 3)] == ["c1", "c2", "c3"]

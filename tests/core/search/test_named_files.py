@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.search.named import file_name, question_names
+from app.core.index.manifest import Manifest
+from app.core.index.records import FileRecord
+from app.core.search.named import NamedFiles, _Name, file_name, parts, question_names
 
 ACME_2021 = """# Cash flows
 
@@ -100,3 +102,34 @@ def test_what_counts_as_naming_a_file() -> None:
     assert "americanwaterworks" in names
     names, _, _ = question_names("Delete lines in vim quickly")  # a first word is not a name
     assert "delete" not in names
+
+
+def test_a_name_in_a_script_without_capitals_is_named_when_the_question_writes_it(
+    tmp_path: Path,
+) -> None:
+    """Japanese, Chinese or Hindi have no capitals to mark a name: a file is named when the
+    question writes its name's first part, and its parts are split as search splits words."""
+    assert file_name("/r/Müller_2020_Bericht.pdf") == _Name("müller", frozenset({2020}))
+    minutes = file_name("/r/議事録_2023.md")
+    assert minutes is not None and minutes.caseless and minutes.years == {2023}
+    assert parts("会議メモ2024") == ["会議メモ", "2024"]  # not its pairs of characters
+
+    manifest = Manifest(tmp_path / "manifest.sqlite3")
+    for name in (
+        "議事録_2023.md",
+        "議事録_2024.md",
+        "张三简历.txt",
+        "तकनीकी_रिपोर्ट.md",
+        "notes.md",
+    ):
+        path = str(tmp_path / name)
+        manifest.replace_file(FileRecord(path, 1, 1, "h", "indexed"), [])
+    named = NamedFiles(manifest)
+    assert [Path(p).name for p in named.named("2024年の議事録で決まったことは？")] == [
+        "議事録_2024.md"
+    ]
+    assert [Path(p).name for p in named.named("张三简历里写了什么")] == ["张三简历.txt"]
+    assert [Path(p).name for p in named.named("तकनीकी रिपोर्ट में क्या है")] == ["तकनीकी_रिपोर्ट.md"]
+    assert named.named("会議はいつですか") == []  # no file's name written
+    assert named.named("what do my notes say") == []  # a lower-case English name is no name
+    manifest.close()
