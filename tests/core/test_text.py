@@ -145,12 +145,7 @@ def test_text_without_words_has_no_sentences() -> None:
     assert sentence_spans(" ... \n\n --- ") == []
 
 
-CONTENTS = (
-    "Contents\n"
-    "1 Introduction ........ 1\n"
-    "2 Methods ........ 5\n"
-    "3 Results ........ 12\n"
-)
+CONTENTS = "Contents\n1 Introduction ........ 1\n2 Methods ........ 5\n3 Results ........ 12\n"
 BOOK_INDEX = "apples, 12, 45\nbananas 3-7, 19\ncherries, 101; 140\n"
 NOTES_README = "- [Undo a commit](git/undo.md)\n- [Delete lines](vim/lines.md)\n- [[Compost]]\n"
 PROSE = "The river rose in the spring of 1921.\nThe town built a wall.\nIt held for ten years."
