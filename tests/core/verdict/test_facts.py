@@ -13,7 +13,7 @@ from app.core.verdict.marks import mark_sentences
 
 def found(claim: str, span: str, **kw: object) -> list[str]:
     """The checks that flag ``claim`` against ``span``."""
-    return [f.check for f in conflicts(facts(claim), facts(span), **kw)]  # type: ignore[arg-type]
+    return [f.check for f in conflicts(facts(claim), facts(span), **kw)]
 
 
 def test_a_sentence_commits_to_its_figures_names_negations_and_counts() -> None:
