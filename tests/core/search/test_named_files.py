@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.search.named import file_name, question_names
-
 ACME_2021 = """# Cash flows
 
 Purchases of property, plant and equipment were 412 million in the year, for the new
@@ -85,18 +83,3 @@ def test_within_a_named_file_the_passage_with_the_questions_words_wins(
     assert Path(hits[0].path).name == "ACME_2021_annual_report.md"
     assert "412 million" in hits[0].text
     assert hits[0].score - hits[1].score > 0.2  # a margin, not a tie
-
-
-def test_what_counts_as_naming_a_file() -> None:
-    assert file_name("/r/3M_2018_10K.pdf") == file_name("/x/3M-2018-10K.md")
-    named = file_name("/r/MGMRESORTS_2022Q4_EARNINGS.pdf")
-    assert named is not None and named.subject == "mgmresorts" and named.years == {2022}
-    for not_a_name in ("/n/delete-lines-in-vim.md", "/n/The-Report.md", "/n/2021.txt"):
-        assert file_name(not_a_name) is None, not_a_name
-
-    names, acronyms, years = question_names("Has MGM paid dividends in FY22 and 2021?")
-    assert "mgm" in names and acronyms == ["mgm"] and years == {2021, 2022}
-    names, _, _ = question_names("How much did American Water Works pay out?")
-    assert "americanwaterworks" in names
-    names, _, _ = question_names("Delete lines in vim quickly")  # a first word is not a name
-    assert "delete" not in names
