@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.core.threads.followup import merge_query, standalone_query, validate
+from app.core.threads.followup import merge_query, standalone_query
 from app.core.threads.store import Turn
 from tests.fake_ollama import FakeOllama
 
@@ -56,8 +56,3 @@ def test_a_rewrite_that_reads_as_a_query_is_searched(server: FakeOllama, query: 
     server.rewrite_reply = query
     rewrite = standalone_query("and in 2022?", [earlier()], host=server.url, model="llama3.2")
     assert (rewrite.method, rewrite.query) == ("model", query)
-
-
-def test_validate_knows_a_copy_of_the_answer_from_a_query() -> None:
-    assert validate("US 20% tariff on steel imports in 2018", "and in 2022?", [ANSWER]) is None
-    assert validate("US 20% tariff on steel imports in 2018", "and in 2022?") is not None
