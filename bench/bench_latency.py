@@ -304,21 +304,107 @@ def figures(text: str) -> str:
 
 
 def evidence_sent(engine: Any, asked: list[dict[str, Any]]) -> list[list[object]]:
-    """FinanceBench questions whose evidence page is among the passages sent: the eight
-    (today) and those chosen by evidence (now). What the cut costs where scores are flat."""
-    from app.core.prompt.answering import estimate_tokens
-    from app.core.prompt.passages import choose_passages
-
+    """FinanceBench questions whose evidence page is among the sources sent: the eight whole
+    (today) and the sources of the prompt as built now (chosen by evidence, kept to the
+    sources' budget: a source left out is not sent)."""
     sent = {"today": 0, "now": 0}
     for q in asked:
         pages = {(e["doc_name"], e["evidence_page_num"] + 1) for e in q.get("evidence", [])}
-        hits = engine.search(q["question"], 8).hits
-        for label, chosen in (("today", hits), ("now", choose_passages(hits, estimate_tokens))):
-            sent[label] += any((Path(h.path).stem, h.page) in pages for h in chosen)
+        for label, (_, sources) in prompts(engine, q["question"]).items():
+            sent[label] += any((Path(s.hit.path).stem, s.hit.page) in pages for s in sources)
     n = max(1, len(asked))
     today, now = sent["today"] / n, sent["now"] / n
-    label = "filings: evidence page among the passages sent (share)"
+    label = "filings: evidence page among the sources sent (share)"
     return [[label, today, now, now / today if today else float("nan")]]
+
+
+def finance_questions(name: str) -> list[dict[str, Any]]:
+    """FinanceBench's questions of one half ("dev", tuned on; "held_out", reported) whose
+    filing is in the corpus (as ``footnotes eval retrieval`` counts them: a question about a
+    filing that is not there cannot have its page sent)."""
+    import json
+
+    manifest = json.loads(require_data("financebench", "manifest.json").read_text())
+    present = {q["financebench_id"] for q in manifest["questions"] if q.get("pdf_included")}
+    found = [
+        q
+        for q in read_jsonl(require_data("financebench", "questions.jsonl"))
+        if q["financebench_id"] in present
+    ]
+    held = held_out(found, "financebench_id")
+    if name == "held_out":
+        return held
+    ids = {q["financebench_id"] for q in held}
+    return [q for q in found if q["financebench_id"] not in ids]
+
+
+def filings_rows(engine: Any, asked: list[dict[str, Any]], tag: str) -> list[list[object]]:
+    """The filings' prompt figures for some FinanceBench questions, each label ending ``tag``."""
+    questions = [q["question"] for q in asked]
+    today, now = prompt_tokens(engine, questions)
+    rows = [row("prompt tokens, filings (median)", today, now)]  # type: ignore[arg-type]
+    rows.append(["prompt tokens, filings (p95)", pct(today, .95), pct(now, .95),
+                 pct(now, .95) / pct(today, .95)])  # fmt: skip
+    rows += evidence_sent(engine, asked)
+    golds = [(q["question"], gold_figures(q["answer"])) for q in asked]
+    rows += answer_sent(engine, golds, "filings: gold figure in the text sent", figures)
+    return [[f"{r[0]}{tag}", *r[1:]] for r in rows]
+
+
+def child_filings() -> int:
+    """In a fresh process of either tree: the filings rows of both halves, as JSON lines."""
+    import json
+
+    sys.path.insert(0, os.environ["FOOTNOTES_BENCH_TREE"])  # that tree's app, not this one
+    from app.core.engine import Engine
+
+    engine = Engine(Path(os.environ["FOOTNOTES_BENCH_DATA"]))
+    try:
+        limit = int(os.environ.get("FOOTNOTES_BENCH_QUESTIONS", "60"))
+        for name in ("held_out", "dev"):
+            asked = finance_questions(name)[:limit]
+            for r in filings_rows(engine, asked, f" [{name}, n={len(asked)}]"):
+                print("ROW " + json.dumps(r), flush=True)
+    finally:
+        engine.close()
+    return 0
+
+
+def before_after(old: Path, args: argparse.Namespace) -> None:
+    """The filings rows of the ``--baseline`` tree over ``--before-index`` (what main's code
+    built) beside this tree's over ``--filings-index``, "now" columns side by side."""
+    import json
+
+    got: dict[str, dict[str, list[Any]]] = {}
+    for label, tree, data in (
+        ("before", old, args.before_index),
+        ("after", REPO_ROOT, args.filings_index),
+    ):
+        env = {
+            **os.environ,
+            "FOOTNOTES_BENCH_TREE": str(tree),
+            "FOOTNOTES_BENCH_DATA": str(data),
+            "FOOTNOTES_BENCH_QUESTIONS": str(args.questions),
+        }
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--child-filings"],
+            cwd=tree, env=env, capture_output=True, text=True, timeout=3600, check=False,
+        )  # fmt: skip
+        rows = [json.loads(x[4:]) for x in done.stdout.splitlines() if x.startswith("ROW ")]
+        if not rows:
+            raise RuntimeError(f"filings child failed in {tree}: {done.stderr[-1500:]}")
+        got[label] = {r[0]: r for r in rows}
+    table = []
+    for name, b in got["before"].items():
+        a = got["after"].get(name)
+        if a is None:
+            continue
+        table.append([name, b[1], b[2], a[2], a[2] / b[2] if b[2] else float("nan")])
+        table.append([f"  (now/today within each tree) {name}", "", b[3], a[3], ""])
+    print(f"\nbefore: {args.baseline} over {args.before_index}; after: this tree over "
+          f"{args.filings_index} (the 'now' prompt of each; 'today' is the fixed eight whole "
+          "of the baseline tree)")  # fmt: skip
+    print_table(["figure", "today (before)", "now (before)", "now (after)", "after/before"], table)
 
 
 def pct(values: list[float], p: float) -> float:
@@ -493,14 +579,23 @@ def main() -> int:
         "--answers-only", action="store_true", help="only the prompt and answer figures"
     )
     parser.add_argument(
+        "--before-index",
+        type=Path,
+        help="with --filings-index: a data dir indexed by the --baseline tree; its filings "
+        "figures (baseline code) beside this tree's (over --filings-index), in the same run",
+    )
+    parser.add_argument(
         "--real-tokens",
         action="store_true",
         help="with --ollama-host: prompt tokens as the real model counts them (minutes more)",
     )
     parser.add_argument("--child-ready", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child-filings", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_ready:
         return child_ready()
+    if args.child_filings:
+        return child_filings()
     args.work.mkdir(parents=True, exist_ok=True)
     import platform
 
@@ -573,23 +668,20 @@ def main() -> int:
     if args.filings_index:
         filings_engine = Engine(args.filings_index)
         try:
-            found = list(read_jsonl(require_data("financebench", "questions.jsonl")))
-            asked = held_out(found, "financebench_id")
-            questions = [q["question"] for q in asked][: args.questions]
-            today, now = prompt_tokens(filings_engine, questions)
-            rows.append(row("prompt tokens, filings (median)", today, now))  # type: ignore[arg-type]
-            rows.append(["prompt tokens, filings (p95)", pct(today, .95), pct(now, .95),
-                         pct(now, .95) / pct(today, .95)])  # fmt: skip
-            rows += evidence_sent(filings_engine, asked[: args.questions])
-            golds = [(q["question"], gold_figures(q["answer"])) for q in asked[: args.questions]]
-            label = "filings: gold figure in the text sent"
-            rows += answer_sent(filings_engine, golds, label, figures)
+            for name in ("held_out", "dev"):
+                asked = finance_questions(name)[: args.questions]
+                rows += filings_rows(filings_engine, asked, f" [{name}, n={len(asked)}]")
             if args.ollama_host and args.real_tokens:
+                questions = [q["question"] for q in finance_questions("held_out")]
                 label = f"prompt tokens, filings, {args.model}'s tokenizer (median)"
-                rows += real_tokens(filings_engine, questions, args.ollama_host, args.model, label)
+                rows += real_tokens(
+                    filings_engine, questions[: args.questions], args.ollama_host, args.model, label
+                )
         finally:
             filings_engine.close()
     print_table(["figure", "today", "now", "now/today"], rows)
+    if args.filings_index and args.before_index and old is not None:
+        before_after(old, args)
     if not args.filings_index:
         print("(filings: pass --filings-index DIR, a data dir whose index holds corpus/filings,")
         print(" such as the eval/corpus one `footnotes eval support --set corpus` builds)")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -39,11 +39,12 @@ from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
 from app.core.text import well_formed
 from app.core.threads.conversation import Plan, open_store, plan_turn, record_turn
-from app.core.threads.store import ThreadStore
-from app.core.types import Support
+from app.core.threads.store import ThreadStore, Turn
+from app.core.types import Hit, Support
 from app.core.verdict import parse
 from app.core.verdict.grounding import ground
 from app.core.verdict.judge import Level, Verdict, judge
+from app.core.verdict.marks import from_json_sentences
 
 __all__ = [
     "AskEvent",
@@ -167,6 +168,70 @@ class AskOutcome:
     def usage(self) -> SourceUsage | None:
         """How the answer used each source (None when no answer came: no marks at all)."""
         return source_usage(self.answer, self.verdict)
+
+    @classmethod
+    def from_turn(
+        cls,
+        turn: Turn,
+        thread_id: str,
+        states: Mapping[tuple[int, int], str] | None = None,
+    ) -> AskOutcome:
+        """A stored turn as the outcome it was: its answer, marks (planted instructions and
+        declines kept), verdict, sources and the retrieval evidence it was judged on (for a
+        turn stored before that was kept: unknown, said so, never green). ``states`` says
+        which sources' files changed or vanished since (their heading says so; the quote is
+        the text as it was)."""
+        states = states or {}
+        hits = []
+        for s in turn.sources:
+            state = states.get((turn.n, s.n))
+            heading = f"{state} · {s.heading}" if state and s.heading else (state or s.heading)
+            hits.append(
+                Hit(
+                    rank=s.n,
+                    path=s.path,
+                    page=s.page,
+                    start=s.start,
+                    end=s.end,
+                    text=s.text,
+                    score=0.0,
+                    chunk_id=f"thread:{thread_id}:{turn.n}:{s.n}",
+                    heading=heading,
+                    text_hash=s.text_hash,
+                )
+            )
+        verdict = Verdict.from_json(turn.verdict)
+        sources = [
+            Source(h.rank, h, tuple((a, b) for a, b in s.sent) if s.sent is not None else None)
+            for h, s in zip(hits, turn.sources, strict=True)
+        ]
+        answer = Answer(
+            turn.answer,
+            turn.model,
+            sources,
+            from_json_sentences(turn.sentences),
+            error=turn.error,
+            verdict=verdict,
+            question=turn.question,
+        )
+        kept = turn.verdict.get("support")
+        support = Support.from_json(kept) if isinstance(kept, dict) else Support(False, 0.0, UNKEPT)
+        ending = Ending.FAILED if turn.error and not turn.answer else Ending.ANSWERED
+        return cls(
+            turn.question,
+            ending,
+            turn.search_query,
+            "stored",
+            SearchResult(turn.search_query, hits, support),
+            answer,
+            verdict,
+            turn=turn.n,
+            thread_id=thread_id,
+            error=turn.error,
+        )
+
+
+UNKEPT = "The retrieval evidence of this answer was not kept (it was stored before it was)."
 
 
 @dataclass(frozen=True)
@@ -380,7 +445,7 @@ class _Finisher:
             answer.verdict = verdict
         thread_id, turn, warning = None, self.plan.turn, self.plan.warning
         if answer is not None and not answer.cancelled and ending.asked:
-            saved = record_turn(self.store, self.plan, self.question, answer)
+            saved = record_turn(self.store, self.plan, self.question, answer, support)
             thread_id, turn, warning = saved.thread_id, saved.turn, saved.warning
         r = self.plan.rewrite
         return AskOutcome(

@@ -209,6 +209,9 @@ _TITLE_PAGE_LINE = re.compile(
     + r"\s*$",
     re.IGNORECASE,
 )
+# A table's row as a PDF page's layout sets it ("Other notes | 62 | 51"): two cells or more
+# of figures after its label. Its last figure is not a page number, whatever its size.
+_FIGURE_CELL = re.compile(r"[\s$]*\(?[-–—]?\s*(?:\d[\d,.]*\)?%?|[-–—]+)[\s$]*")
 _TOC_SHARE = 0.5  # of a text's lines in a listing shape, for the text to be a listing
 _TOC_MIN_LINES = 3
 
@@ -218,14 +221,34 @@ def is_toc_line(line: str) -> bool:
     its page numbers, a run of page numbers (a table's figures, with thousands separators
     or four-digit years, are not), or a list item that is only a link to another page."""
     text = line.strip()
-    if not text:
+    if not text or _table_row(text):
         return False
+    text = _flat(text)
     return bool(
         _LEADER_LINE.search(text)
         or _INDEX_LINE.match(text)
         or _PAGE_RUN.match(text)
         or _LINK_LINE.match(text)
     )
+
+
+def _flat(line: str) -> str:
+    """A line with its cells run together: a PDF's contents row "1.1 | Imports | 3" (its dot
+    leader cut) reads as "1.1 Imports 3", the shape of a title and its page."""
+    return line.replace(" | ", " ") if " | " in line else line
+
+
+def _titled(line: str) -> bool:
+    """A title followed by its page number, and not a table's row."""
+    return bool(_TITLE_PAGE_LINE.match(_flat(line))) and not _table_row(line)
+
+
+def _table_row(line: str) -> bool:
+    """A row of a table whose cells are joined by " | ": two figures at least, or one that no
+    page number looks like ("$ 356", "(61)", "1,577", "4.5%", "—")."""
+    cells = line.split(" | ")
+    figures = [c for c in cells[1:] if _FIGURE_CELL.fullmatch(c)]
+    return len(figures) >= 2 or any(re.search(r"[$(),.%—–-]", c) for c in figures)
 
 
 def toc_lines(text: str) -> list[tuple[int, int]]:
@@ -239,7 +262,7 @@ def toc_lines(text: str) -> list[tuple[int, int]]:
     out = []
     for s, e in lines:
         line = text[s:e]
-        titled = whole and _TITLE_PAGE_LINE.match(line)
+        titled = whole and _titled(line)
         run_on = len(_LEADER.findall(line)) >= 2  # a contents page extracted as one long line
         if is_toc_line(line) or titled or run_on:
             out.append((s, e))
@@ -257,9 +280,9 @@ def is_toc_like(text: str) -> bool:
 
 
 def _listing(text: str, lines: list[tuple[int, int]]) -> bool:
+    if any(_table_row(text[s:e]) for s, e in lines):
+        return False  # a table with a row of figures in it lists amounts, not pages
     if len(lines) < _TOC_MIN_LINES:
         return bool(lines) and all(is_toc_line(text[s:e]) for s, e in lines)
-    shaped = sum(
-        bool(is_toc_line(text[s:e]) or _TITLE_PAGE_LINE.match(text[s:e])) for s, e in lines
-    )
+    shaped = sum(bool(is_toc_line(text[s:e]) or _titled(text[s:e])) for s, e in lines)
     return shaped / len(lines) >= _TOC_SHARE

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.core.text import display_path
+
+
+@dataclass(frozen=True)
+class TableSpan:
+    """A table in a page's text: ``text[start:end]``, one row a line; its column heads (and
+    caption) are its first lines, ``text[start:head_end]`` (empty when it has none)."""
+
+    start: int
+    end: int
+    head_end: int
 
 
 @dataclass(frozen=True)
@@ -15,6 +27,7 @@ class Page:
     text: str
     section: str | None = None  # heading path of the page: its PDF outline, its own title
     ocr: bool = False  # the text was read by OCR (a scanned page or an image)
+    tables: tuple[TableSpan, ...] = ()  # its tables, for the chunker to keep whole
 
 
 @dataclass(frozen=True)
@@ -106,3 +119,15 @@ class Support:
             "building": self.building,
             "features": {k: round(v, 4) for k, v in self.features.items()},
         }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Support:
+        """The evidence ``to_json`` wrote (a stored turn's)."""
+        features = raw.get("features") or {}
+        return cls(
+            bool(raw.get("supported", False)),
+            float(raw.get("score", 0.0)),
+            str(raw.get("reason", "")),
+            {str(k): float(v) for k, v in features.items()},
+            bool(raw.get("building", False)),
+        )

@@ -14,7 +14,7 @@ from typing import Any
 
 from app.core.engine import Engine
 from app.core.index.indexer import ProgressFn
-from app.core.search.retrieval import Candidates
+from app.core.search.retrieval import Candidates, page_reader
 from app.core.search.retrieval import candidates as gather
 from app.core.text import sentence_spans
 from app.core.types import Hit
@@ -26,6 +26,7 @@ from app.evaluation.datasets import (
     write_docs,
 )
 from app.evaluation.metrics import ndcg_at_k, recall_at_k
+from app.evaluation.support_data import DEV_HALF, half
 
 MODES = ("dense", "lexical", "hybrid")
 
@@ -48,13 +49,26 @@ def eval_engine(parent: Engine, name: str) -> Engine:
 def candidates(engine: Engine, queries: Sequence[str], depth: int) -> Iterable[Candidates]:
     """Each query's candidates as the shipped search gathers them, each retriever's top
     ``depth`` (queries embedded in batches)."""
+    for cand, _ in ranked_candidates(engine, queries, depth):
+        yield cand
+
+
+def ranked_candidates(
+    engine: Engine, queries: Sequence[str], depth: int
+) -> Iterable[tuple[Candidates, Callable[[list[Hit]], list[Hit]]]]:
+    """Each query's candidates with its page reader: ``cand.ranked(k, mode, depth, reader)``
+    is the shipped order (``retrieval.Candidates.ranked``)."""
     embedder, store = engine.embedder(), engine.store()
     named = engine.retriever.named
     for i in range(0, len(queries), 64):
         part = queries[i : i + 64]
         vectors = embedder.encode(list(part))
         for q, vec in zip(part, vectors, strict=True):
-            yield gather(engine.manifest, store, vec, q, depth, named=named)
+            cand = gather(engine.manifest, store, vec, q, depth, named=named)
+            yield (
+                cand,
+                page_reader(engine.manifest, store, q, vec, files=engine.retriever.cache.pages),
+            )
 
 
 def eval_beir(engine: Engine, data: BeirSet, *, k: int = 10, depth: int = 100) -> dict[str, Any]:
@@ -94,25 +108,50 @@ def run_scifact(
         engine.close()
 
 
+HALVES = ("dev", "held_out")
+
+
+def half_of(key: str) -> str:
+    """The half a question (or a group) falls in, as every ``eval`` splits them: tune on
+    "dev", report "held_out"."""
+    return "dev" if half(key) == DEV_HALF else "held_out"
+
+
 def eval_financebench(
     engine: Engine, questions: Sequence[FinanceQuestion], cuts: Sequence[int] = (5, 10)
 ) -> dict[str, Any]:
-    """Share of questions with an evidence page among the top-n hits (chunks), per mode."""
-    found = {m: dict.fromkeys(cuts, 0) for m in MODES}
+    """Share of questions with an evidence page among the top-n hits (chunks), per mode (the
+    shipped order: hybrid reads the pages of the leading filings again), on all questions
+    and on each half."""
+    groups = ("all", *HALVES)
+    found = {g: {m: dict.fromkeys(cuts, 0) for m in MODES} for g in groups}
+    counts = dict.fromkeys(groups, 0)
     depth = max(engine.retriever.candidates, max(cuts))
-    for q, cand in zip(
-        questions, candidates(engine, [q.question for q in questions], depth), strict=True
-    ):
+    shipped = engine.retriever.candidates  # each retriever's top n, as the search fuses them
+    ranked = ranked_candidates(engine, [q.question for q in questions], depth)
+    for q, (cand, reader) in zip(questions, ranked, strict=True):
+        where_half = half_of(q.id)
+        counts["all"] += 1
+        counts[where_half] += 1
         for mode in MODES:
-            where = [(file_stem(h), h.page) for h in cand.hits(max(cuts), mode)]
+            hits = cand.ranked(max(cuts), mode, shipped, reader)
+            where = [(file_stem(h), h.page) for h in hits]
             for n in cuts:
-                found[mode][n] += any(w in q.pages for w in where[:n])
-    total = max(1, len(questions))
+                got = any(w in q.pages for w in where[:n])
+                found["all"][mode][n] += got
+                found[where_half][mode][n] += got
+
+    def shares(group: str) -> dict[str, dict[str, float]]:
+        total = max(1, counts[group])
+        return {
+            m: {f"page@{n}": round(c / total, 4) for n, c in f.items()}
+            for m, f in found[group].items()
+        }
+
     return {
         "questions": len(questions),
-        "modes": {
-            m: {f"page@{n}": round(c / total, 4) for n, c in f.items()} for m, f in found.items()
-        },
+        "modes": shares("all"),
+        "halves": {h: {"questions": counts[h], "modes": shares(h)} for h in HALVES},
     }
 
 
@@ -168,22 +207,35 @@ def eval_known_items(
 ) -> dict[str, Any]:
     """Share of pasted sentences whose passage comes first (identical text elsewhere counts)
     and whose page is in the top 5, per mode."""
-    first = dict.fromkeys(MODES, 0)
-    page5 = dict.fromkeys(MODES, 0)
+    groups = ("all", *HALVES)
+    first = {g: dict.fromkeys(MODES, 0) for g in groups}
+    page5 = {g: dict.fromkeys(MODES, 0) for g in groups}
+    counts = dict.fromkeys(groups, 0)
     depth = engine.retriever.candidates
-    for (sentence, path, page), cand in zip(
-        items, candidates(engine, [s for s, _, _ in items], depth), strict=True
-    ):
+    ranked = ranked_candidates(engine, [s for s, _, _ in items], depth)
+    for (sentence, path, page), (cand, reader) in zip(items, ranked, strict=True):
+        where_half = half_of(path)  # by file: a file's sentences fall in one half
+        counts["all"] += 1
+        counts[where_half] += 1
         for mode in MODES:
-            hits = cand.hits(5, mode)
-            first[mode] += bool(hits) and sentence in " ".join(hits[0].text.split())
-            page5[mode] += any(h.path == path and h.page == page for h in hits)
-    n = max(1, len(items))
+            hits = cand.ranked(5, mode, depth, reader)
+            is_first = bool(hits) and sentence in " ".join(hits[0].text.split())
+            on_page = any(h.path == path and h.page == page for h in hits)
+            for g in ("all", where_half):
+                first[g][mode] += is_first
+                page5[g][mode] += on_page
+
+    def shares(group: str) -> dict[str, dict[str, float]]:
+        n = max(1, counts[group])
+        return {
+            m: {"first": round(first[group][m] / n, 4), "page@5": round(page5[group][m] / n, 4)}
+            for m in MODES
+        }
+
     return {
         "items": len(items),
-        "modes": {
-            m: {"first": round(first[m] / n, 4), "page@5": round(page5[m] / n, 4)} for m in MODES
-        },
+        "modes": shares("all"),
+        "halves": {h: {"items": counts[h], "modes": shares(h)} for h in HALVES},
     }
 
 

@@ -115,6 +115,9 @@ class DevRow:
         )
 
 
+DEV_HALF = 0  # the half of every labelled set that is tuned on; the other is reported
+
+
 def half(group: str) -> int:
     """A deterministic split by group (article, document), so each half holds unseen groups."""
     return int(hashlib.blake2b(group.encode("utf-8"), digest_size=4).hexdigest(), 16) % 2

@@ -26,8 +26,10 @@ from app.core.ingest.failures import FailureKind
 SCHEMA_VERSION = 6
 # What each passage's vector is made of. 1: the passage alone; 2: its context line and the
 # passage (``ingest.context``); 3: a PDF page's own title joins its heading path
-# (``context.page_title``). A file whose rows are older is rebuilt by the next sync.
-INDEX_FORMAT = 3
+# (``context.page_title``); 4: tables kept whole (a PDF row on one line, leaders and page
+# furniture left out; column heads in the heading path of a long table's parts). A file whose
+# rows are older is rebuilt by the next sync.
+INDEX_FORMAT = 4
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -13,6 +13,14 @@ When the next unit would break a limit, the chunk ends after its unit with the b
 score, not just before the overflow; like a minimiser, that choice survives a shift of the
 window. A section (page, or Markdown heading to heading) that fits in one chunk stays whole.
 
+Tables (``Page.tables``: a PDF page's rows, Markdown pipe tables, HTML and Word tables, a CSV
+file) are chunked at their own edges: a chunk starts at a table's first line and at the first
+unit after it, and inside a table the units are its rows (lines), never sentences, so a row's
+label stays with its figures. A table that fits stays whole; a long one is cut between rows
+by the same content-defined rule, and each part after the first carries the table's column
+heads at the end of its heading path (``table_heading``), so what is embedded and searched
+with a row names the periods of its figures, while the passage itself stays exact page text.
+
 Limits. all-MiniLM-L6-v2 reads 254 word pieces besides [CLS] and [SEP]; English prose takes
 ~1.3 per word, so ``MAX_WORDS = 150`` (~200 pieces) leaves room for punctuation and rare words
 (180 words would fill the window exactly). Code, paths, numbers and ASCII tables take a piece
@@ -34,11 +42,19 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import NamedTuple
 
-from app.core.ingest.context import embedding_text, passage_context
+from app.core.ingest.context import SEPARATOR, embedding_text, passage_context
 from app.core.text import text_hash
-from app.core.types import Chunk, Document
+from app.core.types import Chunk, Document, TableSpan
 
-__all__ = ["MAX_CHARS", "MAX_WORDS", "MIN_WORDS", "chunk_document", "chunk_text"]
+__all__ = [
+    "MAX_CHARS",
+    "MAX_WORDS",
+    "MIN_WORDS",
+    "chunk_document",
+    "chunk_text",
+    "table_heading",
+]
+MAX_HEAD_CHARS = 120  # of a table's column heads repeated in a part's heading path
 
 MAX_WORDS = 150
 MAX_CHARS = 1000
@@ -61,6 +77,7 @@ _MD_LINE_RE = re.compile(
     re.MULTILINE,
 )
 _CLOSING_HASHES_RE = re.compile(r"(?:^|[ \t]+)#+$")
+_RULE_LINE = re.compile(r"^[\s|:+=-]*$")
 
 
 class _Limits(NamedTuple):
@@ -104,12 +121,29 @@ def chunk_document(
             markdown=doc.kind == "markdown",
             max_words=max_words,
             max_chars=max_chars,
+            tables=page.tables,
         ):
-            heading = c.heading or page.section
+            heading = table_heading(c.heading or page.section, page.text, page.tables, c.start)
             ctx = passage_context(doc.title, heading)
             digest = text_hash(embedding_text(ctx, c.text)) if ctx else c.text_hash
             chunks.append(replace(c, heading=heading, context=ctx, text_hash=digest))
     return chunks
+
+
+def table_heading(
+    heading: str | None, text: str, tables: tuple[TableSpan, ...], start: int
+) -> str | None:
+    """The heading path of a passage starting at ``start``: for a part of a table after its
+    column heads, the heads (one line, cells as written) at its end."""
+    for table in tables:
+        if table.start <= start < table.end:
+            if table.head_end <= table.start or start < table.head_end:
+                return heading
+            lines = text[table.start : table.head_end].splitlines()
+            kept = [ln for ln in lines if not _RULE_LINE.match(ln)]  # no "|---|---|"
+            head = " ".join(" ".join(kept).split())[:MAX_HEAD_CHARS]
+            return SEPARATOR.join([heading, head]) if heading else head
+    return heading
 
 
 def chunk_text(
@@ -120,6 +154,7 @@ def chunk_text(
     markdown: bool = False,
     max_words: int = MAX_WORDS,
     max_chars: int = MAX_CHARS,
+    tables: tuple[TableSpan, ...] = (),
 ) -> list[Chunk]:
     """Cut one page of text into ordered, non-overlapping chunks that cover all of it."""
     if max_words < 1 or max_chars < 1:
@@ -127,7 +162,8 @@ def chunk_text(
     limits = _Limits(max_words, max_chars, max(1, round(max_words * _PIECES_PER_WORD)))
     min_words = min(MIN_WORDS, max(1, max_words // 3))
     chunks: list[Chunk] = []
-    for first, last in _group(_units(text, markdown, limits), limits, min_words):
+    units = _units(text, markdown, limits, tables)
+    for first, last in _group(units, limits, min_words):
         body = text[first.start : last.end]
         chunks.append(Chunk(path, page, first.start, last.end, body, text_hash(body), last.heading))
     return chunks
@@ -237,13 +273,51 @@ def _best_cut(units: list[_Unit], min_words: int) -> int:
     return best
 
 
-def _units(text: str, markdown: bool, limits: _Limits) -> Iterator[_Unit]:
-    """Yield the page's units in order: blocks, split further where over the limits."""
-    for start, end, heading, is_heading in _blocks(text, markdown):
-        first = is_heading
-        for span in _spans(text, start, end, limits):
-            yield _unit(text, span, limits, heading, first)
-            first = False
+def _units(
+    text: str, markdown: bool, limits: _Limits, tables: tuple[TableSpan, ...] = ()
+) -> Iterator[_Unit]:
+    """Yield the page's units in order: blocks, split further where over the limits; a
+    table's lines one unit each, the first of a table and the first after it forced."""
+    edges = sorted((t.start, t.end) for t in tables if t.start < t.end)
+    after_table = False
+    for block_start, block_end, heading, is_heading in _blocks(text, markdown):
+        for start, end, inside in _around(text, edges, block_start, block_end):
+            if inside:
+                first = start in {a for a, _ in edges} or after_table or is_heading
+                for l_start, l_end in _split(text, start, end, _LINE_END_RE):
+                    line = _measure(text, l_start, l_end, limits)
+                    for span in [line] if line is not None else _pack(text, l_start, l_end, limits):
+                        yield _unit(text, span, limits, heading, first)
+                        first = False
+                after_table = end in {b for _, b in edges}
+                continue
+            first = (is_heading and start == block_start) or after_table
+            after_table = False
+            for span in _spans(text, start, end, limits):
+                yield _unit(text, span, limits, heading, first)
+                first = False
+
+
+def _around(
+    text: str, edges: list[tuple[int, int]], start: int, end: int
+) -> Iterator[tuple[int, int, bool]]:
+    """A block cut at the edges of the tables it overlaps: (start, end, in a table), each
+    part trimmed and not empty."""
+    pos = start
+    parts: list[tuple[int, int, bool]] = []
+    for a, b in edges:
+        if b <= pos or a >= end:
+            continue
+        if a > pos:
+            parts.append((pos, a, False))
+        parts.append((max(a, pos), min(b, end), True))
+        pos = min(b, end)
+    if pos < end:
+        parts.append((pos, end, False))
+    for s, e, inside in parts:
+        s, e = _trim(text, s, e)
+        if s < e:
+            yield s, e, inside
 
 
 def _spans(text: str, start: int, end: int, limits: _Limits) -> Iterator[_Span]:

@@ -35,12 +35,13 @@ from app.core.ingest.decoding import (
     normalise,
 )
 from app.core.ingest.failures import DocumentError, FailureKind, LoadError, UnsupportedFile
-from app.core.ingest.html import html_to_text
+from app.core.ingest.html import html_tables, html_to_text
 from app.core.ingest.images import IMAGE_SUFFIXES, image_pdf
 from app.core.ingest.ocr import PageOcr, needs_ocr, ocr_page_text
-from app.core.ingest.pdftext import pdf_page_chars, pdf_page_read, pdf_page_text
+from app.core.ingest.pdftext import pdf_page_chars, pdf_page_layout, pdf_page_text
 from app.core.ingest.skips import SkipReason, known_binary
-from app.core.types import Document, Page
+from app.core.ingest.tables import delimited_table, markdown_tables
+from app.core.types import Document, Page, TableSpan
 
 READ_EVERY = 10  # pages between two reports of a long document being read
 
@@ -212,20 +213,25 @@ def load_bytes(
     if kind in ("pdf", "epub", "image"):
         pages, title, unread = _paged_pages(data, kind, max_pages, ocr, on_read, max_bytes)
     elif kind == "docx":
-        text, title = _docx_text(data, max_bytes)
-        pages = [Page(None, text)]
+        text, title, docx_tables = _docx_text(data, max_bytes)
+        pages = [Page(None, text, tables=docx_tables)]
     elif kind == "html":
         decoded = decode_markup(data)
         html, warning = decoded.text, decoded.warning
-        pages, title = [Page(None, html_to_text(html))], html_title(html)
+        text, html_spans = html_tables(html)
+        pages, title = [Page(None, text, tables=html_spans)], html_title(html)
     elif kind == SNIFFED:
         decoded = decode_sniffed(data)
         kind, pages = "text", [Page(None, decoded.text)]
     else:
         decoded = decode_bytes(data)
-        pages, warning = [Page(None, decoded.text)], decoded.warning
+        text, warning = decoded.text, decoded.warning
+        tables: tuple[TableSpan, ...] = ()
         if kind == "markdown":
-            title = markdown_title(pages[0].text)
+            title, tables = markdown_title(text), markdown_tables(text)
+        elif os.path.splitext(inner_name(abspath))[1].lower() in (".csv", ".tsv"):
+            tables = delimited_table(text)
+        pages = [Page(None, text, tables=tables)]
     return Document(abspath, kind, pages, title, scanned_unread=unread, warning=warning)
 
 
@@ -305,7 +311,7 @@ def _paged_pages(
                 on_read(index + 1, count)
             try:
                 page = doc.load_page(index)
-                text, page_title = pdf_page_read(page)
+                text, page_title, tables = pdf_page_layout(page)
                 if kind != "epub" and needs_ocr(page, text):
                     scanned.append(index + 1)
             except (MemoryError, RecursionError):
@@ -314,7 +320,7 @@ def _paged_pages(
                 raise LoadError(
                     f"page {index + 1} could not be read; the file may be damaged"
                 ) from None
-            pages.append(Page(index + 1, text, page_title))
+            pages.append(Page(index + 1, text, page_title, tables=tables))
         title = clean_title((doc.metadata or {}).get("title")) if kind != "image" else None
         pages, unread = _with_ocr(doc, pages, scanned, ocr, kind == "image")
         return _with_outline(doc, pages), title, unread
@@ -341,8 +347,11 @@ def _with_ocr(
     return out, 0
 
 
-def _docx_text(data: bytes, max_bytes: int | None = None) -> tuple[str, str | None]:
-    """Paragraphs and table cells in document order, separated by blank lines; and the title.
+def _docx_text(
+    data: bytes, max_bytes: int | None = None
+) -> tuple[str, str | None, tuple[TableSpan, ...]]:
+    """Paragraphs and tables in document order, separated by blank lines (a table one row a
+    line, its cells joined by " | ", its first row its column heads); the title; the tables.
     The zip is inflated as a stream under caps first (``containers``): python-docx inflates
     each part whole."""
     if not data:
@@ -357,13 +366,25 @@ def _docx_text(data: bytes, max_bytes: int | None = None) -> tuple[str, str | No
 
     try:
         document = docx.Document(io.BytesIO(data))
-        parts: list[str] = []
+        parts: list[tuple[str, int | None]] = []
         _docx_collect(document.iter_inner_content(), parts)
     except (MemoryError, RecursionError):
         raise
     except Exception:
         raise LoadError("it is not a valid Word (.docx) document or it is damaged") from None
-    return normalise("\n\n".join(parts)), clean_title(document.core_properties.title)
+    texts: list[str] = []
+    tables: list[TableSpan] = []
+    pos = 0
+    for raw, head in parts:
+        text = normalise(raw).lstrip("\ufeff") if texts else normalise(raw)
+        if texts:
+            texts.append("\n\n")
+            pos += 2
+        if head is not None:
+            tables.append(TableSpan(pos, pos + len(text), pos + min(len(text), head)))
+        texts.append(text)
+        pos += len(text)
+    return "".join(texts), clean_title(document.core_properties.title), tuple(tables)
 
 
 def _with_outline(doc: pymupdf.Document, pages: list[Page]) -> list[Page]:
@@ -379,23 +400,43 @@ def _with_outline(doc: pymupdf.Document, pages: list[Page]) -> list[Page]:
         return pages
     sections = outline_sections(toc, len(pages))
     return [
-        Page(p.number, p.text, with_page_title(sections[i], p.section), p.ocr)
+        Page(p.number, p.text, with_page_title(sections[i], p.section), p.ocr, p.tables)
         for i, p in enumerate(pages)
     ]
 
 
-def _docx_collect(items: Iterable[Any], parts: list[str]) -> None:
-    """Append the text of paragraphs, and of each table cell once (merged cells repeat)."""
+def _docx_collect(items: Iterable[Any], parts: list[tuple[str, int | None]]) -> None:
+    """Append the text of paragraphs (head None), and of each table as rows of cells, each
+    cell once (merged cells repeat), with the length of its first row (its column heads)."""
+    for item in items:
+        if _is_table(item):
+            rows = _docx_rows(item)
+            if rows:
+                parts.append(("\n".join(rows), len(rows[0]) if len(rows) > 1 else 0))
+        elif item.text.strip():
+            parts.append((item.text, None))
+
+
+def _is_table(item: Any) -> bool:
     from docx.table import Table
 
-    for item in items:
-        if isinstance(item, Table):
-            seen: dict[int, object] = {}  # id -> element, kept alive so ids stay unique
-            for row in item.rows:
-                for cell in row.cells:
-                    if id(cell._tc) in seen:
-                        continue
-                    seen[id(cell._tc)] = cell._tc
-                    _docx_collect(cell.iter_inner_content(), parts)
-        elif item.text.strip():
-            parts.append(item.text)
+    return isinstance(item, Table)
+
+
+def _docx_rows(table: Any) -> list[str]:
+    """A Word table's rows as lines: each cell's text (paragraphs, nested tables) on one
+    line, cells joined by " | "; a cell merged over several columns or rows is read once."""
+    seen: dict[int, object] = {}  # id -> element, kept alive so ids stay unique
+    rows: list[str] = []
+    for row in table.rows:
+        cells: list[str] = []
+        for cell in row.cells:
+            if id(cell._tc) in seen:
+                continue
+            seen[id(cell._tc)] = cell._tc
+            inner: list[tuple[str, int | None]] = []
+            _docx_collect(cell.iter_inner_content(), inner)
+            cells.append(" ".join(" ".join(text.split()) for text, _ in inner))
+        if any(cells):
+            rows.append(" | ".join(cells))
+    return rows

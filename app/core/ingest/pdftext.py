@@ -2,9 +2,11 @@
 
 The text of a page is built in one fixed way so that character offsets found at index time can
 be mapped back to glyph boxes when the page is rendered: the characters of a span are
-concatenated, the spans of a line concatenated, lines joined by "\\n" and text blocks joined
-by "\\n\\n". Image blocks and lines holding only whitespace are left out. Control characters
-inside the PDF's text become spaces (one for one), so "\\n" only ever separates lines.
+concatenated, the spans of a line concatenated; ``pdflayout`` orders the lines (a table's
+rows on one line each, cells joined by " | ", dot leaders and page furniture left out); lines
+are joined by "\\n" and blocks by "\\n\\n". Image blocks and lines holding only whitespace
+are left out. Control characters inside the PDF's text become spaces (one for one), so "\\n"
+only ever separates lines.
 
 ``pdf_page_text`` reads MuPDF's "dict" output (span strings, about four times faster than
 per-character "rawdict"); ``pdf_page_chars`` reads "rawdict" for the boxes. Both apply the same
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
     import pymupdf
 
 from app.core.ingest.context import TitleLine, page_title
+from app.core.ingest.pdflayout import Layout, Line, join_cells, layout
+from app.core.types import TableSpan
 
 BBox = tuple[float, float, float, float]
 
@@ -58,18 +62,24 @@ def pdf_page_text(page: pymupdf.Page) -> str:
 def pdf_page_read(page: pymupdf.Page) -> tuple[str, str | None]:
     """The page's text (as ``pdf_page_text``) and its title (``context.page_title``), from
     one reading of the page."""
-    blocks: list[str] = []
+    text, title, _ = pdf_page_layout(page)
+    return text, title
+
+
+def pdf_page_layout(page: pymupdf.Page) -> tuple[str, str | None, tuple[TableSpan, ...]]:
+    """The page's text, its title and its tables (``pdflayout``), from one reading."""
+    lines: list[Line] = []
     lines_seen: list[TitleLine] = []
-    for lines in _text_blocks(page.get_text("dict", flags=TEXT_FLAGS)):
-        kept = []
-        for line in lines:
+    for number, block in enumerate(_text_blocks(page.get_text("dict", flags=TEXT_FLAGS))):
+        for line in block:
             text = clean("".join(span["text"] for span in line["spans"]))
             if text.strip():
-                kept.append(text)
+                lines.append(Line(number, tuple(line["bbox"]), text))
                 lines_seen.append(_title_line(line, text))
-        if kept:
-            blocks.append(LINE_SEP.join(kept))
-    return BLOCK_SEP.join(blocks), page_title(lines_seen, page.rect.height)
+    laid = layout(lines, page.rect.height)
+    built, _, tables = _build(laid, lines, None)
+    titled = [t for i, t in enumerate(lines_seen) if i not in laid.furniture]
+    return built, page_title(titled, page.rect.height), tables
 
 
 def _title_line(line: dict[str, Any], text: str) -> TitleLine:
@@ -86,32 +96,58 @@ def _title_line(line: dict[str, Any], text: str) -> TitleLine:
 
 def pdf_page_chars(page: pymupdf.Page) -> tuple[str, list[BBox | None]]:
     """The page's text plus one box (x0, y0, x1, y1) per character; None for separators."""
-    parts: list[str] = []
-    boxes: list[BBox | None] = []
-    for lines in _text_blocks(page.get_text("rawdict", flags=TEXT_FLAGS)):
-        kept: list[tuple[str, list[BBox | None]]] = []
-        for line in lines:
+    lines: list[Line] = []
+    line_boxes: list[list[BBox | None]] = []
+    for number, block in enumerate(_text_blocks(page.get_text("rawdict", flags=TEXT_FLAGS))):
+        for line in block:
             chars: list[str] = []
-            line_boxes: list[BBox | None] = []
+            boxes: list[BBox | None] = []
             for span in line["spans"]:
                 for char in span["chars"]:
                     c = char["c"]
                     x0, y0, x1, y1 = char["bbox"]
-                    box = (x0, y0, x1, y1)
                     chars.append(c)
-                    line_boxes.extend([box] * len(c))
+                    boxes.extend([(x0, y0, x1, y1)] * len(c))
             text = clean("".join(chars))
             if text.strip():
-                kept.append((text, line_boxes))
-        if not kept:
-            continue
-        if parts:
-            parts.append(BLOCK_SEP)
-            boxes.extend([None] * len(BLOCK_SEP))
-        for i, (text, line_boxes) in enumerate(kept):
-            if i:
-                parts.append(LINE_SEP)
-                boxes.append(None)
-            parts.append(text)
-            boxes.extend(line_boxes)
-    return "".join(parts), boxes
+                lines.append(Line(number, tuple(line["bbox"]), text))
+                line_boxes.append(boxes)
+    text, boxes_out, _ = _build(layout(lines, page.rect.height), lines, line_boxes)
+    return text, boxes_out or []
+
+
+def _build(
+    laid: Layout, lines: list[Line], line_boxes: list[list[BBox | None]] | None
+) -> tuple[str, list[BBox | None] | None, tuple[TableSpan, ...]]:
+    """The text of a laid-out page (blocks by BLOCK_SEP, lines by LINE_SEP, a row's cells by
+    ``pdflayout.join_cells``), the boxes of its characters when ``line_boxes`` are given,
+    and its tables' spans."""
+    parts: list[str] = []
+    boxes: list[BBox | None] | None = [] if line_boxes is not None else None
+    tables: list[TableSpan] = []
+    pos = 0
+
+    def put(text: str, source: list[BBox | None] | None) -> None:
+        nonlocal pos
+        parts.append(text)
+        pos += len(text)
+        if boxes is not None:
+            boxes.extend(source if source is not None else [None] * len(text))
+
+    for index, (block, heads) in enumerate(zip(laid.blocks, laid.tables, strict=True)):
+        if index:
+            put(BLOCK_SEP, None)
+        start = head_end = pos
+        for row_no, row in enumerate(block):
+            if row_no:
+                put(LINE_SEP, None)
+            texts = [lines[i].text[a:b] for i, a, b in row]
+            for sep, (i, a, b), cell in zip(join_cells(texts), row, texts, strict=True):
+                if sep:
+                    put(sep, None)
+                put(cell, line_boxes[i][a:b] if line_boxes is not None else None)
+            if heads is not None and row_no < heads:
+                head_end = pos
+        if heads is not None:
+            tables.append(TableSpan(start, pos, head_end))
+    return "".join(parts), boxes, tuple(tables)

@@ -125,9 +125,22 @@ class Source:
         name = f"{path.parent.name} {path.stem}".replace("_", " ").replace("-", " ")
         return f"{name} {self.hit.heading or ''}".strip()
 
+    @property
+    def sent_spans(self) -> list[tuple[int, int]]:
+        """What the model read as (start, end) offsets in the text of the passage's page (or
+        file), like the hit's own ``start``/``end``: the cells of a table's rows, exactly."""
+        ranges = self.sent if self.sent is not None else ((0, len(self.hit.text)),)
+        return [(self.hit.start + a, self.hit.start + b) for a, b in ranges]
+
     def to_json(self) -> dict[str, object]:
         sent = [list(r) for r in self.sent] if self.sent is not None else None
-        return {"n": self.n, **self.hit.to_json(), "sent": sent, "truncated": self.truncated}
+        return {
+            "n": self.n,
+            **self.hit.to_json(),
+            "sent": sent,
+            "sent_spans": [list(r) for r in self.sent_spans],
+            "truncated": self.truncated,
+        }
 
 
 def estimate_tokens(text: str) -> int:

@@ -19,16 +19,18 @@ gold paragraph kept against the median prompt (system prompt included) of today'
 share 0.50 -> 0.995 kept, 52% of the tokens; 0.55 -> 0.995, 46%; 0.60 -> 0.986, 43%;
 0.65 -> 0.981, 37%. Held-out half (184) at 0.55: 0.983 kept, 47% of the tokens.
 
-Where scores are flat (a filing's pages: 0.26, 0.26, 0.25... of the best) the choice keeps
-most of the eight, each a dense table page. So the sources of one prompt also have a budget,
+Where scores are flat (a filing's pages: 0.26, 0.26, 0.25... of the best) the choice keeps most
+of the eight, each a dense table page. So the sources of one prompt also have a budget,
 ``SOURCE_TOKENS`` (``answering.build_messages`` keeps to it): while they are over it, each
 passage after the best one is cut to its ``excerpt`` about the question (the row asked about
-with its column heads, the sentence with its neighbours), the lowest ranked first, then to
-its best line alone; only then are the lowest ranked left out. Sources within it go whole, so
-a question over a few short paragraphs loses nothing. Tuned on the dev halves (blake2b of the
-question id), median prompt tokens against today's eight passages whole, and the gold answer
-in the text the model reads (SQuAD: 300 answerable; FinanceBench: its 37 questions' evidence
-page, and an evidence line, among the passages read):
+with its column heads, the sentence with its neighbours), the lowest ranked first, then to its
+best line alone; only then are the lowest ranked left out. A table's row is one line
+(``ingest.pdflayout``), so the row asked about goes with its figures; the heads of a part of a
+long table that does not hold them are in its source tag (the end of its heading path). Sources
+within it go whole, so a question over a few short paragraphs loses nothing. Tuned on the dev
+halves (blake2b of the question id), median prompt tokens against today's eight passages whole,
+and the gold answer in the text the model reads (SQuAD: 300 answerable; FinanceBench: its 37
+questions' evidence page, and an evidence line, among the passages read):
 
     budget       SQuAD tokens  SQuAD gold read  filings tokens  evidence page  evidence line
     today's 8    1.00          288              1.00            17             15
@@ -52,6 +54,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from app.core.ingest.pdflayout import is_head_line
 from app.core.search.fusion import without_bonus
 from app.core.text import is_toc_like, query_terms, sentence_spans, stem
 from app.core.types import Hit
@@ -141,11 +144,17 @@ def excerpt(
         kept.update(new)
         used += extra
     first = min(kept)
-    kept.update(i for i in range(first) if _COLUMN_HEAD.match(text[slice(*units[i])].strip()))
+    kept.update(i for i in range(first) if _column_head(text[slice(*units[i])]))
     ranges = _ranges(text, [units[i] for i in sorted(kept)])
     if estimate(sent_text(text, ranges)) > (1 - MIN_SAVING) * whole:
         return None
     return ranges
+
+
+def _column_head(line: str) -> bool:
+    """A line of a table's column heads: a year or a quarter alone (a PDF's cells read one
+    a line), or the heads of a row ("(Millions) | 2018 | 2017")."""
+    return bool(_COLUMN_HEAD.match(line.strip())) or is_head_line(line)
 
 
 def _terms(text: str) -> set[str]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.core.search.calibration import Calibration, CalibrationFile
 from app.core.search.named import NamedFiles
+from app.core.search.pages import FilePages
 from app.core.search.termstats import LexicalStats
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ class IndexCache:
         self.manifest = manifest
         self.named = NamedFiles(manifest)  # file names, re-read when the files change
         self.stats = LexicalStats(manifest.conn)  # term counts, cleared when the index grows
+        self.pages = FilePages(manifest)  # the passages of the filings read again lately
         self._calibration = None if calibration_root is None else CalibrationFile(calibration_root)
 
     def calibration(self) -> Calibration | None:

@@ -20,7 +20,7 @@ from app.core.index import lexical, pending
 from app.core.index.indexer import Embedder
 from app.core.index.manifest import ChunkRow, Manifest
 from app.core.index.store import DenseHit, VectorStore
-from app.core.search import support
+from app.core.search import pages, support
 from app.core.search.fusion import fuse
 from app.core.search.index_cache import IndexCache
 from app.core.search.named import NamedFiles
@@ -84,6 +84,45 @@ class Candidates:
         """Fused hits from each retriever's top ``depth`` candidates (default: all)."""
         first = [row for row, _ in self.exact] if mode != "dense" else []
         return fuse(self.dense[:depth], self.lexical[:depth], k, mode, first, self.named)
+
+    def ranked(
+        self,
+        k: int,
+        mode: str,
+        depth: int | None,
+        read_pages: Callable[[list[Hit]], list[Hit]] | None,
+    ) -> list[Hit]:
+        """The shipped order: fused hits, then (hybrid, no verbatim holder of the query) the
+        pages of the leading paged files ranked again (``pages``), cut to ``k``."""
+        if read_pages is None or mode != "hybrid" or self.exact:
+            return self.hits(k, mode, depth)
+        # the pages are read against as many hits as one retriever's candidates (as tuned)
+        wide = self.hits(max(k, depth or max(len(self.dense), len(self.lexical))), mode, depth)
+        return read_pages(wide)[:k]
+
+
+def page_reader(
+    manifest: Manifest,
+    store: VectorStore,
+    query: str,
+    qvec: np.ndarray,
+    exclude: Callable[[ChunkRow], bool] | None = None,
+    files: Callable[[str], pages.FileView] | None = None,
+) -> Callable[[list[Hit]], list[Hit]]:
+    """``pages.rerank`` for one query over this index (passages ``exclude`` picks left out;
+    ``files`` reads a file's passages, ``IndexCache.pages`` to keep them between queries)."""
+
+    def pages_of(path: str) -> pages.FileView:
+        view = files(path) if files is not None else pages.FileView(manifest.chunks_of(path))
+        if exclude is None:
+            return view
+        rows = [r for r in view.rows if not exclude(r)]
+        return view if len(rows) == len(view.rows) else pages.FileView(rows)
+
+    def read(hits: list[Hit]) -> list[Hit]:
+        return pages.rerank(query, qvec, hits, pages_of, store.vectors)
+
+    return read
 
 
 def candidates(
@@ -269,7 +308,8 @@ class Retriever:
         if exclude is not None:
             found = found.without(exclude)
         waiting = self._rank_waiting(found, qvec, n) if mode != "lexical" else {}
-        hits = found.hits(k, mode, depth=n)
+        reader = page_reader(self.manifest, self._store(), query, qvec, exclude, self.cache.pages)
+        hits = found.ranked(k, mode, n, reader)
         for h in hits:
             if h.dense_score is None and h.text_hash in waiting:
                 h.dense_score = waiting[h.text_hash]

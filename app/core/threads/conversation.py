@@ -22,6 +22,7 @@ from app.core.errors import HistoryError, UnknownThread
 from app.core.prompt.answering import Answer
 from app.core.threads.followup import Rewrite, standalone_query
 from app.core.threads.store import ThreadStore, Turn, turn_from_answer
+from app.core.types import Support
 
 PROMPT_TURNS = 4  # earlier turns offered to the answer prompt (then cut to its token budget)
 
@@ -104,14 +105,20 @@ def plan_turn(
     return Plan(thread_id, turn, rewrite, history, warning)
 
 
-def record_turn(store: ThreadStore | None, plan: Plan, question: str, answer: Answer) -> Saved:
+def record_turn(
+    store: ThreadStore | None,
+    plan: Plan,
+    question: str,
+    answer: Answer,
+    support: Support | None = None,
+) -> Saved:
     """Store the answered turn (creating the thread on its first turn). A question without an
     answer (Ollama down, a timeout, the model not asked) is not kept: no empty thread or turn,
     and asked again it starts where it was."""
     if store is None or not answer.text:
         return Saved(None, plan.turn, plan.warning)
     try:
-        turn = turn_from_answer(question, plan.search_query, answer)
+        turn = turn_from_answer(question, plan.search_query, answer, support)
         if plan.thread_id is None:  # the thread and its first turn in one transaction
             thread_id, n = store.start(question, turn)
         else:

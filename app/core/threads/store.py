@@ -24,6 +24,7 @@ from typing import Any
 
 from app.core.errors import HistoryError
 from app.core.prompt.answering import Answer
+from app.core.types import Support
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (
@@ -109,8 +110,11 @@ class ThreadInfo:
         return {"id": self.id, "title": self.title, "turns": self.turns, "updated": stamp}
 
 
-def turn_from_answer(question: str, search_query: str, answer: Answer) -> Turn:
-    """The storable turn for a finished answer."""
+def turn_from_answer(
+    question: str, search_query: str, answer: Answer, support: Support | None = None
+) -> Turn:
+    """The storable turn for a finished answer, with the retrieval evidence it was judged on
+    (kept with the verdict, so the turn shown again is judged on what it was)."""
     from app.core.text import text_hash
     from app.core.verdict.judge import judge
     from app.core.verdict.marks import to_json_sentences
@@ -135,7 +139,7 @@ def turn_from_answer(question: str, search_query: str, answer: Answer) -> Turn:
         search_query=search_query,
         answer=answer.text,
         sources=sources,
-        verdict=verdict.to_json(),
+        verdict={**verdict.to_json(), **({"support": support.to_json()} if support else {})},
         sentences=to_json_sentences(answer.sentences),
         model=answer.model,
         error=answer.error,

@@ -22,9 +22,9 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from app.core.text import citations, sentence_spans, strip_citations, toc_lines
 from app.core.verdict.attest import contradictions
@@ -543,8 +543,36 @@ def to_json_sentences(marks: Sequence[SentenceMark]) -> list[dict[str, object]]:
             "kind": m.kind,
             "reason": m.reason,
             "bad_citations": m.bad_citations,
+            "planted": m.planted,
+            "declines": m.declines,
+            "checks": m.checks,
         }
         for m in marks
+    ]
+
+
+def from_json_sentences(raw: Sequence[Mapping[str, Any]]) -> list[SentenceMark]:
+    """The marks ``to_json_sentences`` wrote (a stored turn's), whole: planted instructions and
+    declines included."""
+    return [
+        SentenceMark(
+            text=str(m.get("text", "")),
+            start=int(m.get("start", 0)),
+            end=int(m.get("end", 0)),
+            supported=bool(m.get("supported", False)),
+            sources=[int(n) for n in m.get("sources", [])],
+            support_spans=[
+                (int(s["n"]), int(s["start"]), int(s["end"])) for s in m.get("spans", [])
+            ],
+            score=float(m.get("score", 0.0)),
+            kind=str(m.get("kind", "claim")),
+            reason=str(m.get("reason", "")),
+            bad_citations=[int(n) for n in m.get("bad_citations", [])],
+            planted=bool(m.get("planted", False)),
+            declines=bool(m.get("declines", False)),
+            checks=[str(c) for c in m.get("checks", [])],
+        )
+        for m in raw
     ]
 
 

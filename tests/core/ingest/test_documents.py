@@ -249,9 +249,14 @@ def test_docx_paragraphs_and_tables_in_order(tmp_path: Path) -> None:
     document.save(str(path))
     doc = load_document(path)
     assert doc.kind == "docx" and doc.pages[0].number is None
-    assert doc.pages[0].text == (
-        "Quarterly report\n\nRevenue grew.\n\nRegion\n\nSales\n\nBoth columns\n\nAfter the table."
+    text = doc.pages[0].text
+    # a table is one block, one row a line, its cells side by side; merged cells read once
+    assert text == (
+        "Quarterly report\n\nRevenue grew.\n\nRegion | Sales\nBoth columns\n\nAfter the table."
     )
+    (table_span,) = doc.pages[0].tables
+    assert text[table_span.start : table_span.end] == "Region | Sales\nBoth columns"
+    assert text[table_span.start : table_span.head_end] == "Region | Sales"
 
 
 @pytest.mark.parametrize(

@@ -127,6 +127,39 @@ def test_a_long_table_passage_is_sent_as_the_row_asked_about_with_its_column_hea
     assert estimate_tokens(sent) < 0.5 * estimate_tokens(CASH_FLOWS)
 
 
+ROW_TABLE = "\n".join(
+    ["(Millions) | 2018 | 2017 | 2016"] + [" | ".join(row) for row in ROWS]
+)  # the same statement as a PDF page reads now: a row a line (ingest.pdflayout)
+
+
+def test_a_table_read_as_rows_is_sent_as_its_head_and_the_row_asked_about() -> None:
+    ranges = excerpt(QUESTION, ROW_TABLE, estimate_tokens)
+    sent = sent_text(ROW_TABLE, ranges)
+    assert "Purchases of property, plant and equipment | (1,577) | (1,373) | (1,420)" in sent
+    assert sent.startswith("(Millions) | 2018 | 2017 | 2016\n")  # which figure is 2018's
+    assert "Depreciation" not in sent
+    assert estimate_tokens(sent) < 0.5 * estimate_tokens(ROW_TABLE)
+
+
+def test_a_source_says_where_on_its_page_the_text_it_sent_lies() -> None:
+    """``sent_spans`` are offsets in the page's text, as a hit's start/end are: the cells the
+    model read, exactly, for marks, highlights and the export's quotes."""
+    page = "Consolidated Statement of Cash Flows\n\n" + ROW_TABLE + "\n\nNotes follow."
+    start = page.index(ROW_TABLE)
+    hits = [hit(1, 0.9, TOP)]
+    hits.append(Hit(2, "/d/10-k.pdf", 60, start, start + len(ROW_TABLE), ROW_TABLE, 0.8, "c2"))
+    hits += [Hit(i, "/d/10-k.pdf", 60 + i, 0, len(PROSE), PROSE, 0.8, f"c{i}") for i in (3, 4)]
+    _, sources = build_messages(QUESTION, hits)
+    table = next(s for s in sources if s.n == 2)
+    assert table.sent is not None
+    read = [page[a:b] for a, b in table.sent_spans]
+    assert read[0] == "(Millions) | 2018 | 2017 | 2016"
+    assert any("Purchases of property, plant and equipment | (1,577)" in r for r in read)
+    assert table.to_json()["sent_spans"] == [list(r) for r in table.sent_spans]
+    whole = sources[0]
+    assert whole.sent_spans == [(whole.hit.start, whole.hit.end)]
+
+
 def test_a_long_prose_passage_is_sent_as_the_sentence_asked_about_and_its_neighbours() -> None:
     question = "What does it cost to photograph documents in the archive?"
     sent = sent_text(PROSE, excerpt(question, PROSE, estimate_tokens))

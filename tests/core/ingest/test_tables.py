@@ -1,0 +1,183 @@
+"""Tables kept whole: a PDF statement's rows on one line, and every format's tables chunked at
+their own edges, with their column heads on every part.
+
+A statement set the way filings set it (the label at the left margin, each figure its own
+text line in a column to the right, a dot leader between them, the page number and a running
+head in the margins) used to come out as one line per cell: a passage held "Inventories" and
+three figures with no year. Each test reads a real file written here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import docx
+import pymupdf
+
+from app.core.ingest.chunking import chunk_document
+from app.core.ingest.loaders import load_document
+from app.core.ingest.pdftext import pdf_page_chars, pdf_page_text
+
+ROWS = [
+    ("Cash and cash equivalents", "2,822", "1,467"),
+    ("Short-term investments", "-", "266"),
+    ("Inventories", "4,310", "3,726"),
+    ("Other current assets", "536", "260"),
+    ("Total current assets", "7,669", "5,720"),
+    ("Property and equipment, net", "319", "250"),
+]
+
+
+def statement_pdf(path: Path, rows: list[tuple[str, str, str]] = ROWS) -> Path:
+    """One page: a running head, a bold title, the column heads, the rows (one with a dot
+    leader), a sentence of prose below, and the page number at the foot."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 30), "Table of Contents", fontname="helv", fontsize=8)
+    page.insert_text((72, 70), "Consolidated Balance Sheets", fontname="hebo", fontsize=11)
+    page.insert_text((400, 100), "2019", fontname="helv", fontsize=9)
+    page.insert_text((470, 100), "2018", fontname="helv", fontsize=9)
+    y = 116
+    for i, (label, a, b) in enumerate(rows):
+        text = f"{label} . . . . . . . ." if i == 2 else label
+        page.insert_text((72, y), text, fontname="helv", fontsize=9)
+        page.insert_text((400, y), a, fontname="helv", fontsize=9)
+        page.insert_text((470, y), b, fontname="helv", fontsize=9)
+        y += 12
+    page.insert_text(
+        (72, y + 30), "The notes are an integral part of these statements.", fontsize=9
+    )
+    page.insert_text((300, 770), "47", fontname="helv", fontsize=9)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def test_a_statement_row_is_one_line_with_its_figures(tmp_path: Path) -> None:
+    doc = load_document(statement_pdf(tmp_path / "acme.pdf"))
+    page = doc.pages[0]
+    lines = page.text.splitlines()
+    assert "Inventories | 4,310 | 3,726" in lines  # the leader is cut, the label keeps its row
+    assert "Short-term investments | - | 266" in lines  # a dash for nil is a figure
+    assert "2019 | 2018" in lines
+    assert ". . ." not in page.text
+    # page furniture is not passage text
+    assert "Table of Contents" not in page.text and "47" not in lines
+    (table,) = page.tables
+    assert page.text[table.start : table.head_end] == "2019 | 2018"
+    assert page.text[table.start : table.end].splitlines()[-1].startswith("Property and")
+
+
+def test_the_glyph_boxes_follow_the_row_order(tmp_path: Path) -> None:
+    """Highlights map offsets to glyphs: each character of a row's cells is the glyph drawn
+    in that cell's column, separators have no box."""
+    path = statement_pdf(tmp_path / "acme.pdf")
+    with pymupdf.open(path) as pdf:
+        text, boxes = pdf_page_chars(pdf[0])
+        assert text == pdf_page_text(pdf[0])
+    row = text.index("Inventories | 4,310 | 3,726")
+    first_figure = row + len("Inventories | ")
+    second_figure = first_figure + len("4,310 | ")
+    assert boxes[first_figure] is not None and 395 < boxes[first_figure][0] < 410
+    assert boxes[second_figure] is not None and 465 < boxes[second_figure][0] < 480
+    assert boxes[first_figure - 2] is None  # the " | " between cells is not ink
+
+
+def test_a_table_is_chunked_at_its_edges(tmp_path: Path) -> None:
+    doc = load_document(statement_pdf(tmp_path / "acme.pdf"))
+    page = doc.pages[0]
+    (table,) = page.tables
+    chunks = chunk_document(doc)
+    for c in chunks:
+        assert c.text == page.text[c.start : c.end]
+    inside = [c for c in chunks if table.start <= c.start < table.end]
+    assert inside[0].start == table.start and inside[-1].end == table.end
+    assert all(c.end <= table.end for c in inside)  # the prose below is a passage of its own
+    assert any(c.text.startswith("The notes are") for c in chunks)
+
+
+def test_a_long_table_repeats_its_column_heads_on_every_part(tmp_path: Path) -> None:
+    rows = [
+        (f"Line item number {i} of the schedule", f"{i},{i:03d}", f"{i + 7},{i:03d}")
+        for i in range(1, 50)
+    ]
+    doc = load_document(statement_pdf(tmp_path / "long.pdf", rows))
+    page = doc.pages[0]
+    (table,) = page.tables
+    parts = [c for c in chunk_document(doc) if table.start <= c.start < table.end]
+    assert len(parts) >= 3
+    assert parts[0].text.startswith("2019 | 2018")
+    for part in parts[1:]:
+        assert part.heading is not None and part.heading.endswith("› 2019 | 2018")
+        assert "2019 | 2018" in part.context  # embedded and searched with the rows
+        assert "2019 | 2018" not in part.text  # the passage itself stays the page's text
+        for line in part.text.splitlines():  # never a label without its figures
+            assert line.count(" | ") == 2
+
+
+def test_markdown_pipe_table_is_kept_whole(tmp_path: Path) -> None:
+    rows = "\n".join(f"| Region {i} | {i * 10} | {i * 11} |" for i in range(60))
+    text = (
+        "# Sales\n\nA paragraph before the table about sales in general terms.\n\n"
+        f"| Region | 2022 | 2021 |\n|---|---:|---:|\n{rows}\n\nAfter the table, prose again.\n"
+    )
+    path = tmp_path / "sales.md"
+    path.write_text(text, encoding="utf-8")
+    doc = load_document(path)
+    (table,) = doc.pages[0].tables
+    chunks = chunk_document(doc)
+    parts = [c for c in chunks if table.start <= c.start < table.end]
+    assert parts[0].start == table.start and len(parts) >= 2
+    assert all(p.heading == "Sales › | Region | 2022 | 2021 |" for p in parts[1:])
+    assert chunks[-1].text == "After the table, prose again."
+
+
+def test_html_table_rows_cells_and_caption(tmp_path: Path) -> None:
+    path = tmp_path / "report.html"
+    path.write_text(
+        "<html><head><title>Report</title></head><body><p>Intro.</p><table>"
+        "<caption>Sales by region</caption><thead><tr><th>Region</th><th>2022</th></tr>"
+        "</thead><tbody><tr><td><p>North</p><p>and islands</p></td><td>10</td></tr>"
+        "<tr><td>South</td><td>12</td></tr></tbody></table><p>After.</p></body></html>",
+        encoding="utf-8",
+    )
+    page = load_document(path).pages[0]
+    assert page.text == (
+        "Intro.\n\nSales by region\nRegion | 2022\nNorth and islands | 10\nSouth | 12\n\nAfter."
+    )
+    (table,) = page.tables
+    assert page.text[table.start : table.head_end] == "Sales by region\nRegion | 2022"
+    assert page.text[table.start : table.end].endswith("South | 12")
+
+
+def test_word_table_rows(tmp_path: Path) -> None:
+    document = docx.Document()
+    document.add_paragraph("Before.")
+    table = document.add_table(rows=3, cols=3)
+    for r, cells in enumerate([("Item", "2022", "2021"), ("Cash", "5", "4"), ("Debt", "9", "8")]):
+        for c, value in enumerate(cells):
+            table.cell(r, c).text = value
+    path = tmp_path / "t.docx"
+    document.save(str(path))
+    page = load_document(path).pages[0]
+    assert page.text == "Before.\n\nItem | 2022 | 2021\nCash | 5 | 4\nDebt | 9 | 8"
+    (span,) = page.tables
+    assert page.text[span.start : span.head_end] == "Item | 2022 | 2021"
+
+
+def test_csv_parts_carry_the_header_line(tmp_path: Path) -> None:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["account", "fy2022", "fy2021"])
+    for i in range(200):
+        writer.writerow([f"account number {i}", i * 3, i * 2])
+    path = tmp_path / "ledger.csv"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    doc = load_document(path)
+    chunks = chunk_document(doc)
+    assert len(chunks) >= 3
+    assert chunks[0].text.startswith("account,fy2022,fy2021")
+    assert all(c.heading == "account,fy2022,fy2021" for c in chunks[1:])
+    assert all(c.text.splitlines()[0].startswith("account number") for c in chunks[1:])
