@@ -7,8 +7,10 @@ few notes and two SEC filings from ../shared/data/corpus into a temporary folder
 stand-in Ollama server in echo mode (it answers by quoting sources 1 and 2, plus one claim
 no source makes, so the support marks show), then drives the real app: add the folder, wait
 for the index, ask, show the PDF source with its passage highlighted, hover a sentence,
-open quick-ask. Saves main window (light and dark), the unsupported banner, the quick-ask
-window and the whole screen (tray included).
+open quick-ask, then ask an unrelated question (a new topic: a new thread, said in one line).
+Saves main window (light and dark), the unsupported banner with the new-topic line, the same
+at 1,280 x 800 (the answer's share of a laptop screen), the quick-ask window and the whole
+screen (tray included).
 """
 
 from __future__ import annotations
@@ -247,6 +249,11 @@ def run(out: Path, work: Path) -> None:
     drive.until("the off-topic answer", lambda: w.outcome is not None and w.outcome.done)
     drive.settle(1.0)
     w.grab().save(str(out / "unsupported.png"))
+    w.resize(1280, 800)
+    drive.settle(1.0)
+    w.grab().save(str(out / "main-1280.png"))
+    share = w.welcome.area.width() / w.width()
+    print(f"at 1280 x 800 the answer pane is {w.welcome.area.width()} px ({share:.0%})")
 
     gui.quit_app_when_stopped = False
     gui.quit()

@@ -73,7 +73,11 @@ def run(args: argparse.Namespace, fn: Footnotes) -> int:
         )
     asker = Asker(_search(args, engine), store, _options(args, engine))
     request = AskRequest(
-        args.question, getattr(args, "scope", None), thread_id, thread_must_exist=True
+        args.question,
+        getattr(args, "scope", None),
+        thread_id,
+        thread_must_exist=True,
+        follow_up=True if getattr(args, "follow_up", False) else None,
     )
     stream = not args.json and sys.stdout.isatty()
     try:
@@ -117,6 +121,13 @@ def _render(events: Iterator[AskEvent], *, stream: bool, quiet: bool) -> AskOutc
             planned_warning = event.warning
             if event.warning:
                 print(f"footnotes: {visible(event.warning)}", file=sys.stderr, flush=True)
+            if event.new_topic_from:
+                print(
+                    f"footnotes: {visible(event.new_topic_note)} To ask it in thread "
+                    f"{event.new_topic_from} instead, add --follow-up.",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if not quiet and event.turn > 1:
                 print(f"Searched for: {visible(event.search_query)}")
             if stream:
@@ -150,6 +161,7 @@ def _json(o: AskOutcome, *, thread: str | None) -> dict[str, Any]:
         "search_query": o.search_query,
         "search_method": o.search_method,
         "search_note": o.search_note or None,
+        "new_topic_from": o.new_topic_from,
     }
 
 

@@ -16,7 +16,7 @@ from app.core.index import damage, pending
 from app.core.index.availability import folder_problem
 from app.core.ollama.address import display_host
 from app.core.ollama.client import has_model
-from app.core.ollama.models import ModelInfo, installed_models, pick_chat_model
+from app.core.ollama.models import ModelInfo, closest_model, installed_models, pick_chat_model
 from app.core.private import too_open
 from app.core.prompt.answering import server_version
 from app.core.search import probes
@@ -25,7 +25,12 @@ from app.core.wording import counted
 MIN_FREE_BYTES = 500_000_000  # below this, indexing a few large PDFs can fill the disk
 
 
-def _check_ollama(engine: Engine) -> list[tuple[bool, str]]:
+# A check's finding: ok, a warning (worth knowing; nothing fails), or a problem (exit 1).
+OK, WARNING, PROBLEM = "ok", "warning", "problem"
+Check = tuple[bool | str, str]  # (True/False for ok/problem, or one of the three), text
+
+
+def _check_ollama(engine: Engine) -> list[Check]:
     host, model = engine.settings.ollama_host, engine.settings.ollama_model
     try:
         version = server_version(host)
@@ -42,8 +47,10 @@ def _check_ollama(engine: Engine) -> list[tuple[bool, str]]:
     return [*lines, _model_line(installed, model)]
 
 
-def _model_line(installed: list[ModelInfo], model: str) -> tuple[bool, str]:
-    """Which model answers, and every installed model (embedding-only ones said apart)."""
+def _model_line(installed: list[ModelInfo], model: str) -> Check:
+    """Which model answers, and every installed model (embedding-only ones said apart). A
+    configured model that is missing is a warning while another chat model answers (a fresh
+    install with a model of the person's own), a problem when none can."""
     chat = [m.name for m in installed if m.chat]
     embedding = [m.name for m in installed if m.embedding_only]
     listed = "installed: " + (", ".join(chat) if chat else "no chat model")
@@ -54,11 +61,16 @@ def _model_line(installed: list[ModelInfo], model: str) -> tuple[bool, str]:
         return True, f"model {model} is pulled and answers questions ({listed})"
     if has_model([m.name for m in installed], model):
         head = f"model {model} cannot chat (an embedding model): choose a chat model in Settings"
+    elif (close := closest_model(model, [m.name for m in installed if m.chat])) is not None:
+        head = (
+            f"model {model} is not pulled; did you mean {close}? (choose it in Settings, or "
+            f"run `ollama pull {model}`)"
+        )
     else:
         head = f"model {model} is not pulled: run `ollama pull {model}`"
     if in_use is None:
-        return False, f"{head}; no installed model can answer ({listed})"
-    return False, f"{head}; meanwhile {in_use} answers questions ({listed})"
+        return PROBLEM, f"{head}; no installed model can answer ({listed})"
+    return WARNING, f"{head}; meanwhile {in_use} answers questions ({listed})"
 
 
 def _check_index(engine: Engine) -> tuple[bool, str]:
@@ -190,10 +202,15 @@ def _check_reading(engine: Engine) -> list[tuple[bool, str]]:
     ]
 
 
+def _level(ok: bool | str) -> str:
+    return ok if isinstance(ok, str) else (OK if ok else PROBLEM)
+
+
 def run(args: argparse.Namespace, fn: Footnotes) -> int:
+    """One line per check, ``ok``, ``warning`` or ``problem``; exit 1 if anything is wrong
+    (a warning is not)."""
     engine = fn.engine
-    """One line per check, ``ok`` or ``problem``; exit 1 if anything is wrong."""
-    checks = [
+    checks: list[Check] = [
         *_check_files(engine),
         *_check_ollama(engine),
         _check_embedder(engine),
@@ -203,8 +220,8 @@ def run(args: argparse.Namespace, fn: Footnotes) -> int:
         _check_disk(engine.data.root),
     ]
     for ok, text in checks:
-        print(f"{'ok' if ok else 'problem':8} {visible(text)}", flush=True)
-    bad = sum(not ok for ok, _ in checks)
+        print(f"{_level(ok):8} {visible(text)}", flush=True)
+    bad = sum(_level(ok) == PROBLEM for ok, _ in checks)
     if bad:
         raise HandledError(f"doctor found {bad} problem{'s' if bad > 1 else ''}")
     return 0

@@ -132,7 +132,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--thread",
         metavar="ID",
         default=None,
-        help="follow up in this thread (default: a new thread; its id is printed)",
+        help="follow up in this thread (default: a new thread; its id is printed); a question "
+        "that reads as one of its own still starts a new thread",
+    )
+    p.add_argument(
+        "--follow-up",
+        action="store_true",
+        help="with --thread: continue that thread even if the question reads as one of its own",
     )
     p.add_argument("--json", action="store_true")
     add_scope_flags(p)
@@ -286,6 +292,8 @@ def main(argv: Sequence[str] | None = None, *, faults: Faults | None = None) -> 
         usage.error(f"threads {args.action} needs an ID (footnotes threads list shows them)")
     if args.command == "ask" and args.batch and getattr(args, "thread", None):
         usage.error("--thread works with one QUESTION, not with --batch")
+    if args.command == "ask" and getattr(args, "follow_up", False) and not args.thread:
+        usage.error("--follow-up needs --thread ID (the thread to continue)")
     if args.command == "folders" and args.action != "list" and not args.path:
         usage.error(f"folders {args.action} needs a PATH")
     if args.command in ("search", "ask"):

@@ -15,7 +15,10 @@ prefix of the ranking, so numbers stay ranks), while the verdict reads the best 
 was calibrated. The rules that decide whether the model is asked at all live here once: an
 empty index, an empty scope, no passage found and the "refuse" setting each end the question
 without asking it, with an :class:`Ending` saying which, so that the command line, the main
-window, quick ask and evaluation cannot disagree about them.
+window, quick ask and evaluation cannot disagree about them. So does the rule of threads: a
+question asked in a thread that reads as one of its own starts a new thread, without the
+earlier turns (``Planned.new_topic_from`` says which it left; ``AskRequest.follow_up``
+continues it all the same).
 
 ``search`` is the one search function the caller injects (the engine's in the command line,
 the engine process's in the window); ``store`` the thread store, or None when history is off
@@ -38,7 +41,13 @@ from app.core.prompt.passages import choose_passages
 from app.core.search.retrieval import SearchResult
 from app.core.search.scope import Scope
 from app.core.text import well_formed
-from app.core.threads.conversation import Plan, open_store, plan_turn, record_turn
+from app.core.threads.conversation import (
+    Plan,
+    new_topic_note,
+    open_store,
+    plan_turn,
+    record_turn,
+)
 from app.core.threads.store import ThreadStore, Turn
 from app.core.types import Hit, Support
 from app.core.verdict import parse
@@ -134,6 +143,9 @@ class AskRequest:
     # An unknown ``thread_id`` raises UnknownThread (the command line's --thread); otherwise a
     # deleted thread quietly starts a new one (the window's open thread was deleted meanwhile).
     thread_must_exist: bool = False
+    # None: the question decides whether it follows ``thread_id`` up (one of its own starts a
+    # new thread); True: it continues ``thread_id`` ("Continue the last thread instead").
+    follow_up: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -163,6 +175,10 @@ class AskOutcome:
     history_warning: str | None = None  # the thread store could not be used
     error: str | None = None  # a sentence a person can act on (FAILED, SEARCH_FAILED)
     search_note: str = ""  # why a follow-up's rewrite was not used, when it was not
+    # The thread it was asked in but did not follow up (a topic of its own started a new
+    # one), and the sentence saying so; None when it continued a thread or started afresh.
+    new_topic_from: str | None = None
+    new_topic_note: str = ""
 
     @property
     def usage(self) -> SourceUsage | None:
@@ -243,6 +259,8 @@ class Planned:
     note: str = ""
     turn: int = 1
     warning: str | None = None
+    new_topic_from: str | None = None  # as in AskOutcome: known before the search
+    new_topic_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -312,7 +330,7 @@ class Asker:
         parse.warm()  # the verdict's parser loads while the question is searched and answered
         plan = self._plan(request, question, cancel)
         r = plan.rewrite
-        yield Planned(r.query, r.method, r.note, plan.turn, plan.warning)
+        yield Planned(r.query, r.method, r.note, plan.turn, plan.warning, *_new_topic(plan))
         finish = _Finisher(question, plan, self.store, o.model)
         if cancel.is_set():
             yield Done(finish(Ending.CANCELLED))
@@ -385,6 +403,7 @@ class Asker:
                 rewrite_timeout_s=o.rewrite_timeout_s,
                 search_query=request.search_query,
                 cancel=cancel,
+                follow_up=request.follow_up,
             )
 
         try:
@@ -393,6 +412,13 @@ class Asker:
             if request.thread_must_exist:
                 raise
             return plan(None)  # the thread was deleted meanwhile: this question starts anew
+
+
+def _new_topic(plan: Plan) -> tuple[str | None, str]:
+    """The thread a question left for a topic of its own, and the line saying so."""
+    if plan.new_topic_from is None:
+        return None, ""
+    return plan.new_topic_from, new_topic_note(plan.new_topic_title)
 
 
 def _stream(pieces: Generator[str, None, Answer]) -> Generator[Piece, None, Answer]:
@@ -448,6 +474,7 @@ class _Finisher:
             saved = record_turn(self.store, self.plan, self.question, answer, support)
             thread_id, turn, warning = saved.thread_id, saved.turn, saved.warning
         r = self.plan.rewrite
+        left, note = _new_topic(self.plan)
         return AskOutcome(
             self.question,
             ending,
@@ -461,6 +488,8 @@ class _Finisher:
             history_warning=warning,
             error=error,
             search_note=r.note,
+            new_topic_from=left,
+            new_topic_note=note,
         )
 
 

@@ -35,6 +35,7 @@ class AnswerFailure(StrEnum):
     MODEL_CANNOT_CHAT = "model_cannot_chat"
     PULL_FAILED = "pull_failed"
     TOO_LONG = "too_long"
+    ECHOED = "echoed"  # the model only wrote its instructions back: nothing was left to show
 
 
 class AnswerError(Exception):

@@ -69,17 +69,24 @@ def read_in_part(sent: Sequence[Sequence[int]] | None, truncated: bool = False) 
 
 
 def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
-    """About ``width`` characters of a passage on one line, from the sentence that holds most
-    of the query's words (a passage's first lines are often a heading or a table's header)."""
+    """About ``width`` characters of a passage on one line that show the query's words: from
+    the sentence that holds most of them (a passage's first lines are often a heading or a
+    table's header), or, when that sentence is too long to show them from its start, from a
+    little before the first of them."""
     terms = {stem(w) for w in query_terms(query)}
-    best, start = 0, 0
+    found = [(m.start(), stem(m.group())) for m in WORD.finditer(text)]
+    found = [(at, t) for at, t in found if t in terms]
+    best, start, end = 0, 0, len(text)
     for s, e in sentence_spans(text):
-        found = len(terms & {stem(w) for w in WORD.findall(text[s:e])})
-        if found > best:
-            best, start = found, s
+        count = len({t for at, t in found if s <= at < e})
+        if count > best:
+            best, start, end = count, s, e
     whole = " ".join(text.split())
     if len(whole) <= width:
         return whole
+    first = next((at for at, _ in found if start <= at < end), None)
+    if first is not None and _shown_length(text, start, first) > width * 2 // 3:
+        start = _word_start(text, max(start, first - width // 4))  # the word itself in view
     before = " ".join(text[:start].split())
     offset = min(len(before) + bool(before), len(whole) - width)  # near the end: what precedes
     cut = whole[offset : offset + width]
@@ -88,3 +95,15 @@ def excerpt(text: str, query: str, width: int = SNIPPET) -> str:
     if offset + width < len(whole):
         cut = cut.rsplit(" ", 1)[0] + "…"
     return cut
+
+
+def _shown_length(text: str, start: int, end: int) -> int:
+    """How long ``text[start:end]`` is once its white space is collapsed."""
+    return len(" ".join(text[start:end].split()))
+
+
+def _word_start(text: str, at: int) -> int:
+    """``at``, moved back to the start of the word it falls in."""
+    while at > 0 and not text[at - 1].isspace():
+        at -= 1
+    return at

@@ -49,6 +49,10 @@ class AskState:
     turn: int = 0
     history_warning: str | None = None
     ending: Ending | None = None  # once done: how the question ended
+    # The thread it was asked in but did not follow up (a topic of its own started a new
+    # one), and the line saying so; known once planned.
+    new_topic_from: str | None = None
+    new_topic_note: str = ""
 
     def error_message(self) -> str | None:
         """The error, saying so when the text above it is an answer cut short."""
@@ -96,10 +100,14 @@ class AskSession(QObject):
         scope: Scope | None = None,
         thread_id: str | None = None,
         search_query: str | None = None,
+        *,
+        follow_up: bool | None = None,
     ) -> None:
-        """Ask ``question`` (within ``scope``, following up ``thread_id``); a newer question
-        makes this session ignore the older one."""
-        self.track(question, self.service.ask(AskRequest(question, scope, thread_id, search_query)))
+        """Ask ``question`` (within ``scope``, in ``thread_id``: the core decides whether it
+        follows it up, unless ``follow_up``); a newer question makes this session ignore the
+        older one."""
+        request = AskRequest(question, scope, thread_id, search_query, follow_up=follow_up)
+        self.track(question, self.service.ask(request))
 
     def track(self, question: str, token: int) -> None:
         """Follow the events stamped ``token`` as this session's question from now on (events
@@ -120,6 +128,7 @@ class AskSession(QObject):
         event = update.event
         if isinstance(event, Planned):
             o.search_query, o.search_method = event.search_query, event.method
+            o.new_topic_from, o.new_topic_note = event.new_topic_from, event.new_topic_note
             self.query_planned.emit(o)
         elif isinstance(event, Searched):
             o.result = event.result
@@ -144,6 +153,16 @@ class AskSession(QObject):
         if core.ending.asked and not o.cancelled:
             self.turn_saved.emit(o)
         self.finished.emit(o)
+
+
+def continuing(outcome: AskState | None) -> tuple[str, str, str | None] | None:
+    """For "Continue the last thread instead": (the question, the thread to ask it in, the
+    new thread it started and that is to be removed, if it was stored), or None when the
+    question did not start a new thread."""
+    if outcome is None or outcome.new_topic_from is None:
+        return None
+    started = outcome.thread_id if outcome.thread_id != outcome.new_topic_from else None
+    return outcome.question, outcome.new_topic_from, started
 
 
 def _note(ending: Ending, result: SearchResult | None) -> str | None:

@@ -27,11 +27,12 @@ from app.core.ingest.scanning import is_within
 from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
 from app.ui.sources_panel import short_folder
 from app.ui.theme import colors
-from app.ui.widgets import plain_label, shown_path, tooltip
+from app.ui.widgets import ElidedLabel, plain_label, shown_path, tooltip
 
 MAX_FAILURES_SHOWN = 1000
 # Steps of a run the bar shows: files read (and skipped), pages inside a long file, vectors.
 BAR_EVENTS = ("planned", "indexed", "unchanged", "failed", "skipped", "ocr", "page", "embedded")
+STATUS_COLUMN_MAX = 150  # the status column's widest (a longer status is elided, in full on hover)
 STATUS_TEXT = {
     "watching": ("● watching", "ok_fg"),
     "polling": ("● polling (no change notices)", "warn_fg"),
@@ -114,7 +115,11 @@ class FoldersPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setMaximumSectionSize(STATUS_COLUMN_MAX)
         header.setStretchLastSection(False)
+        # a long name or status is elided, never widening the panel (the tooltip has it all)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.tree.itemSelectionChanged.connect(self._on_selection)
         self.add_button = QPushButton("Add folder…")
         self.remove_button = QPushButton("Remove")
@@ -124,7 +129,7 @@ class FoldersPanel(QWidget):
         self.bar = QProgressBar()
         self.bar.setTextVisible(False)
         self.bar.setMaximumHeight(6)
-        self.bar_label = plain_label()
+        self.bar_label = ElidedLabel(mode=Qt.TextElideMode.ElideRight)  # "Computing vectors…"
         self.bar_label.setObjectName("mutedLabel")
         self.bar.hide()
         self.bar_label.hide()
@@ -262,7 +267,6 @@ class FoldersPanel(QWidget):
             item.setText(1, files)
             text, color = STATUS_TEXT.get(info.status, (info.status, "muted_fg"))
             note = unavailable_note(info.path, info.problem)
-            item.setToolTip(2, tooltip(note) if note else "")
             if self._syncing(info.path):
                 p = self.progress
                 counts = "…"
@@ -272,6 +276,7 @@ class FoldersPanel(QWidget):
                 verb = "computing vectors" if p is not None and p.event == "embedded" else "syncing"
                 text, color = f"● {verb}{counts}", "link"
             item.setText(2, text)
+            item.setToolTip(2, tooltip("\n".join(x for x in (text, note) if x)))
             item.setForeground(2, QColor(getattr(c, color)))
 
     def _syncing(self, folder: str) -> bool:

@@ -3,6 +3,7 @@ user's requests (add a folder, index files, pause) passed on to the service."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
@@ -131,8 +132,11 @@ class IndexingView(QObject):
     # -- the user's requests ---------------------------------------------------------------
     @Slot()
     def choose_folder(self) -> None:
-        """Ask for a folder to watch (Ctrl+O, or the panel's Add button)."""
-        folder = QFileDialog.getExistingDirectory(self.dialog_parent, "Watch a folder")
+        """Ask for a folder to watch (Ctrl+O, or the panel's Add button), starting from the
+        home folder (not wherever the app was started from)."""
+        folder = QFileDialog.getExistingDirectory(
+            self.dialog_parent, "Watch a folder", str(Path.home())
+        )
         if folder:
             self.service.add_folder(folder)
 

@@ -25,6 +25,7 @@ from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (
     AskSession,
     AskState,
+    continuing,
     model_note_once,
     show_outcome,
     show_verdict,
@@ -45,7 +46,7 @@ from app.ui.sources_panel import SourcesPanel
 from app.ui.status_line import StatusLine
 from app.ui.theme import app_icon
 from app.ui.thread_control import ThreadsController
-from app.ui.threads_panel import SearchedFor, ThreadsPanel
+from app.ui.threads_panel import SearchedFor, ThreadNote, ThreadsPanel
 from app.ui.welcome import WelcomeGuide
 from app.ui.widgets import Banner, ErrorBar, QuestionBox, plain_label
 from app.ui.window_chrome import HelpDialogs, ThemeChooser, WindowMemory
@@ -53,6 +54,11 @@ from app.ui.window_chrome import HelpDialogs, ThemeChooser, WindowMemory
 if TYPE_CHECKING:
     from app.core.search.scope import Scope
     from app.ui.service import Service
+
+
+# The answer column's and the passage's shares of the room beside the side panel: at 1,280 px
+# with the side panel at its width, the answer keeps more than 45% of the window.
+ANSWER_SPLIT = [620, 380]
 
 
 class MainWindow(QMainWindow):
@@ -88,7 +94,8 @@ class MainWindow(QMainWindow):
         splits = {"main_split": self.main_split, "left_split": self.left_split}
         self.memory = WindowMemory(self, splits, self.question, ui_settings)
         self._connect()
-        self.memory.restore({"main_split": [560, 640], "left_split": [460, 340]})
+        # the answer and its sources get the larger share, the passage the rest
+        self.memory.restore({"main_split": ANSWER_SPLIT, "left_split": [460, 340]})
 
     # -- layout ----------------------------------------------------------------------------
     def _build(self) -> None:
@@ -99,6 +106,7 @@ class MainWindow(QMainWindow):
         self.ask_button.setDefault(True)
         self.scope_bar = ScopeBar()
         self.searched_for = SearchedFor()
+        self.thread_note = ThreadNote()  # "A new topic, so a new thread" + continue instead
         self.history_panel = ThreadsPanel()
         self.errors = ErrorBar()
         self.banner = Banner()
@@ -128,14 +136,15 @@ class MainWindow(QMainWindow):
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(self.left_split)
         self.main_split.addWidget(self.passage)
-        self.main_split.setStretchFactor(0, 1)
-        self.main_split.setStretchFactor(1, 1)
+        self.main_split.setStretchFactor(0, 3)  # a wider window widens both, the answer more
+        self.main_split.setStretchFactor(1, 2)
         central = QWidget()
         box = QVBoxLayout(central)
         box.setContentsMargins(10, 10, 10, 6)
         box.setSpacing(8)
         box.addLayout(top)
         box.addWidget(self.searched_for)
+        box.addWidget(self.thread_note)
         box.addWidget(self.errors)
         box.addWidget(self.banner)
         box.addWidget(self.main_split, 1)
@@ -154,6 +163,7 @@ class MainWindow(QMainWindow):
         self.session.query_planned.connect(self.on_query_planned)
         self.session.turn_saved.connect(self.threads.on_turn_saved)
         self.searched_for.rerun_requested.connect(self.rerun_search)
+        self.thread_note.continue_requested.connect(self.continue_last_thread)
         self.docks.connect_actions(self.actions_.toggle_folders, self.actions_.toggle_history)
         self.question.ask_requested.connect(self.ask)
         self.question.cancel_requested.connect(self.cancel_ask)
@@ -205,10 +215,20 @@ class MainWindow(QMainWindow):
             self.ask(text)
 
     @Slot(str)
-    def ask(self, question: str, search_query: str | None = None) -> None:
-        """Clear the last answer and ask ``question`` as the next turn of the open thread
-        (cancelling one still coming); ``search_query`` is searched instead of the planned one."""
+    def ask(
+        self,
+        question: str,
+        search_query: str | None = None,
+        *,
+        thread_id: str | None = None,
+        follow_up: bool | None = None,
+    ) -> None:
+        """Clear the last answer and ask ``question`` in the open thread (or ``thread_id``),
+        cancelling one still coming: the core decides whether it follows the thread up (a
+        topic of its own starts a new one) unless ``follow_up``; ``search_query`` is searched
+        instead of the planned one."""
         self.errors.hide()
+        self.thread_note.hide()
         self.welcome.done()
         self.banner.clear()
         self.sources.set_hits([])
@@ -217,7 +237,9 @@ class MainWindow(QMainWindow):
         self.outcome = None
         self.searched_for.hide()
         scope = self.scope_bar.scope()  # a period like "last 7 days" counts from now
-        self.session.ask(question, scope, self.thread_id, search_query)
+        self.session.ask(
+            question, scope, thread_id or self.thread_id, search_query, follow_up=follow_up
+        )
         self.ask_button.setText("Stop")
         where = "your files" if scope.everything else "the files in scope"
         self.status.say(
@@ -236,6 +258,23 @@ class MainWindow(QMainWindow):
     def on_query_planned(self, outcome: AskState) -> None:
         """Show what is being searched, under the question, for the person to correct."""
         self.searched_for.show_query(outcome.search_query or "", outcome.search_method)
+        if outcome.new_topic_from:  # said quietly, with the way back to the last thread
+            self.thread_note.show_note(outcome.new_topic_note)
+
+    @Slot()
+    def continue_last_thread(self) -> None:
+        """Ask the question again as a follow-up in the thread it left for a new one (the new
+        thread, if it was stored, is removed: it holds only this question)."""
+        plan = continuing(self.session.outcome or self.outcome)
+        if plan is None:
+            return
+        question, thread_id, started = plan
+        self.session.cancel()
+        if started is not None:
+            self.threads.discard_thread(started)
+        self.thread_id = None  # the thread opens in History once the answer is stored there
+        self.ask(question, thread_id=thread_id, follow_up=True)
+        self.status.say("Asking again as a follow-up in the last thread…")
 
     @Slot(str)
     def rerun_search(self, query: str) -> None:
@@ -350,6 +389,9 @@ class MainWindow(QMainWindow):
             self.threads.on_turn_saved(outcome)
         if outcome.search_query:
             self.searched_for.show_query(outcome.search_query, outcome.search_method)
+        self.thread_note.hide()
+        if outcome.new_topic_from:
+            self.thread_note.show_note(outcome.new_topic_note)
         self.on_searched(outcome)
         if outcome.done:
             self.on_finished(outcome)

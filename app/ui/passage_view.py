@@ -92,17 +92,16 @@ class PassageView(QWidget):
         self.text_tab = self.tabs.addTab(self.text, "Text")
         self.tabs.setTabVisible(self.page_tab, False)
 
-        head = QVBoxLayout()
-        head.setSpacing(1)
-        head.addWidget(self.title)
-        head.addWidget(self.where)
-        top = QHBoxLayout()
-        top.addLayout(head, 1)
-        top.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignTop)
-        top.addWidget(self.reveal_button, 0, Qt.AlignmentFlag.AlignTop)
+        # the file's name and page get the pane's whole width; its folder shares the next
+        # line with the buttons
+        under = QHBoxLayout()
+        under.addWidget(self.where, 1)
+        under.addWidget(self.open_button)
+        under.addWidget(self.reveal_button)
         box = QVBoxLayout(self)
         box.setContentsMargins(8, 8, 8, 8)
-        box.addLayout(top)
+        box.addWidget(self.title)
+        box.addLayout(under)
         box.addWidget(self.warning)
         box.addWidget(self.tabs, 1)
         service.passage_loaded.connect(self._on_loaded)
@@ -111,7 +110,7 @@ class PassageView(QWidget):
         """Show source ``n``: request its text around the passage, and its page if paged."""
         self.n, self.hit, self._strong = n, hit, []
         page = f"  ·  page {hit.page}" if hit.page else ""
-        self.title.setText(f"[{n}]  {os.path.basename(shown_path(hit.path))}{page}")
+        self.title.set_parts(f"[{n}]  {os.path.basename(shown_path(hit.path))}", page)
         self.where.setText(short_folder(os.path.dirname(shown_path(hit.path))))
         for b in (self.open_button, self.reveal_button):
             b.setEnabled(True)
@@ -140,7 +139,7 @@ class PassageView(QWidget):
 
     def clear(self) -> None:
         self.hit, self.n = None, 0
-        self.title.setText("No source selected")
+        self.title.set_parts("No source selected", "")
         self.where.clear()
         self.warning.hide()
         self.text.clear()

@@ -1,7 +1,9 @@
 """Quick ask: a small always-on-top window with the answer, the verdict and the top sources.
 
 Its own scope control sits beside the question, so a quick question can be kept to a folder,
-a file type or a period like one asked in the main window.
+a file type or a period like one asked in the main window. A question goes on in the thread of
+the last quick answer when it follows it up; one of its own starts a new thread, said in one
+quiet line with the way to continue the last one instead, as in the main window.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from app.ui.answer_view import AnswerView
 from app.ui.ask_session import (
     AskSession,
     AskState,
+    continuing,
     model_note_once,
     show_outcome,
     show_verdict,
@@ -32,6 +35,7 @@ from app.ui.ask_session import (
 from app.ui.scope_bar import ScopeBar
 from app.ui.sources_panel import SourceRow, usage_row
 from app.ui.theme import app_icon
+from app.ui.threads_panel import ThreadNote
 from app.ui.widgets import Banner, QuestionBox, plain_label, shown_path, tooltip
 
 if TYPE_CHECKING:
@@ -51,6 +55,9 @@ class QuickAskWindow(QWidget):
         self.setWindowTitle("Quick ask")  # Qt adds " — Footnotes", the display name
         self.setWindowIcon(app_icon())
         self.session = AskSession(service, self)
+        self.thread_id: str | None = None  # the last quick answer's thread: followed up next
+        self.thread_note = ThreadNote()
+        self.thread_note.continue_requested.connect(self.continue_last_thread)
         self.question = QuestionBox()
         self.question.setPlaceholderText("Quick question…  (Enter to ask, Esc to close)")
         self.scope_bar = ScopeBar()
@@ -83,6 +90,7 @@ class QuickAskWindow(QWidget):
         ask_row.addWidget(self.question, 1)
         ask_row.addWidget(self.scope_bar)
         box.addLayout(ask_row)
+        box.addWidget(self.thread_note)
         box.addWidget(self.banner)
         box.addWidget(self.answer, 1)
         box.addWidget(self.sources_title)
@@ -94,6 +102,8 @@ class QuickAskWindow(QWidget):
         self.session.searched.connect(self._on_searched)
         self.session.piece_arrived.connect(self.answer.append)
         self.session.finished.connect(self._on_finished)
+        self.session.query_planned.connect(self._on_planned)
+        self.session.turn_saved.connect(self._on_turn_saved)
         self.banner.next_unsupported_requested.connect(self.answer.next_unsupported)
 
     def popup(self) -> None:
@@ -105,15 +115,43 @@ class QuickAskWindow(QWidget):
         self.question.selectAll()
 
     @Slot(str)
-    def ask(self, question: str) -> None:
-        """Clear the last answer and ask ``question``."""
+    def ask(
+        self, question: str, *, thread_id: str | None = None, follow_up: bool | None = None
+    ) -> None:
+        """Clear the last answer and ask ``question`` in the last quick answer's thread (or
+        ``thread_id``): the core decides whether it follows it up, unless ``follow_up``."""
+        self.thread_note.hide()
         self.banner.clear()
         self.sources.clear()
         self.open_button.setEnabled(False)
         self.answer.begin(0)
         self.status.setText("Searching your files…")
         self.question.setCursorPosition(0)
-        self.session.ask(question, self.scope_bar.scope())
+        self.session.ask(
+            question, self.scope_bar.scope(), thread_id or self.thread_id, follow_up=follow_up
+        )
+
+    @Slot(object)
+    def _on_planned(self, outcome: AskState) -> None:
+        if outcome.new_topic_from:
+            self.thread_note.show_note(outcome.new_topic_note)
+
+    @Slot(object)
+    def _on_turn_saved(self, outcome: AskState) -> None:
+        if outcome.thread_id is not None:
+            self.thread_id = outcome.thread_id
+
+    @Slot()
+    def continue_last_thread(self) -> None:
+        """Ask the question again as a follow-up in the thread it left (the new one removed)."""
+        plan = continuing(self.session.outcome)
+        if plan is None:
+            return
+        question, thread_id, started = plan
+        self.session.cancel()
+        if started is not None:
+            self.session.service.history.delete_thread(started)
+        self.ask(question, thread_id=thread_id, follow_up=True)
 
     @Slot(object)
     def _on_searched(self, outcome: AskState) -> None:

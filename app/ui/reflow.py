@@ -3,8 +3,12 @@
 A file wrapped at 72 columns reads ragged in a pane of another width, so the Text tab joins
 the lines of a paragraph with a space. Lines that mean something keep their breaks: fenced or
 indented code, tables, list items, headings, quotes, rules, and a line much shorter than its
-paragraph's others (an address, "Key: value" fields). ``Reflowed.at`` maps an offset in the
-original text to the reflowed one, so a passage's highlight covers the same words. Qt-free.
+paragraph's others (an address, "Key: value" fields). A list item's wrapped lines, indented
+under its text, are joined into it. Debian's copyright files (and other control files) wrap
+their licence texts too: a field ("License: MIT", "Copyright: 2001, …") starts its own line,
+so does an entry that opens with a year, and a line of a lone "." is a paragraph break.
+``Reflowed.at`` maps an offset in the original text to the reflowed one, so a passage's
+highlight covers the same words. Qt-free.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from dataclasses import dataclass
 LIST_ITEM = re.compile(r"([-*+•]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
 RULE = re.compile(r"[-=+_*~ ]{3,}")
 FENCE = ("```", "~~~")
+FIELD = re.compile(r"[A-Z][A-Za-z0-9-]{1,30}:(\s|$)")  # "License: MIT" in a control file
+YEAR_ENTRY = re.compile(r"\s*(\d{4}(\s*[-–]\s*\d{4})?,?\s|\d{4}$)")  # " 2005, Luk Claes"
 MIN_JOINED = 40  # a line shorter than this ends where its author ended it
 
 
@@ -30,14 +36,32 @@ class Reflowed:
         return self.offsets[max(0, min(old, len(self.offsets) - 1))]
 
 
-def _is_prose(line: str) -> bool:
-    """A line that may be joined to its neighbours: not code, a table, a list or a heading."""
+def _is_prose(line: str, control: bool = False) -> bool:
+    """A line that may be joined to its neighbours: not code, a table, a list or a heading.
+    In a control file (``control``) indentation is the field's margin, never code."""
     stripped = line.strip()
-    if not stripped or line.startswith("\t") or len(line) - len(line.lstrip()) >= 4:
+    if not stripped:
+        return False
+    if not control and (line.startswith("\t") or len(line) - len(line.lstrip()) >= 4):
         return False
     if stripped[0] in "#>|" or stripped.startswith(FENCE) or stripped.count("|") >= 2:
         return False
     return not (LIST_ITEM.match(stripped) or RULE.fullmatch(stripped))
+
+
+def _dot(line: str) -> bool:
+    """A control file's empty line inside a field (" ."): a paragraph break."""
+    return line.startswith((" ", "\t")) and line.strip() == "."
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _item_text_column(line: str) -> int | None:
+    """Where a list item's text starts ("1. Redistributions" -> 3), None for other lines."""
+    m = LIST_ITEM.match(line.strip())
+    return _indent(line) + m.end() if m else None
 
 
 def _joins(lines: list[str]) -> set[int]:
@@ -51,16 +75,26 @@ def _joins(lines: list[str]) -> set[int]:
             fenced[i] = True
         else:
             fenced[i] = inside
+    control = any(_dot(line) for line in lines)  # a Debian copyright or control file
     start = 0
     while start < len(lines):
         end = start
-        while end < len(lines) and lines[end].strip():
+        while end < len(lines) and lines[end].strip() and not _dot(lines[end]):
             end += 1
         block = range(start, end)
         width = max((len(lines[i].rstrip()) for i in block), default=0)
+        item: int | None = None  # the text column of the list item being continued
         for i in range(start, end - 1):
             a, b = lines[i], lines[i + 1]
-            if fenced[i] or fenced[i + 1] or not (_is_prose(a) and _is_prose(b)):
+            column = _item_text_column(a)
+            item = column if column is not None else (item if i - 1 in joins else None)
+            if fenced[i] or fenced[i + 1] or FIELD.match(b) or YEAR_ENTRY.match(b):
+                continue
+            if item is not None and _indent(b) >= min(item, 2) and _item_text_column(b) is None:
+                if len(a.rstrip()) >= max(MIN_JOINED, 0.6 * width) and not a.endswith("  "):
+                    joins.add(i)  # a list item's wrapped line, indented under its text
+                continue
+            if not (_is_prose(a, control) and _is_prose(b, control)):
                 continue
             if RULE.fullmatch(lines[i + 2].strip() if i + 2 < end else "x"):
                 continue  # b is a heading underlined by the next line
@@ -81,6 +115,8 @@ def reflow(text: str) -> Reflowed:
     for i, line in enumerate(lines):
         lead = len(line) - len(line.lstrip()) if i - 1 in joins else 0
         keep = len(line.rstrip()) if i in joins else len(line)
+        if _dot(line):
+            keep = 0  # shown as the blank line it stands for
         for k in range(len(line)):
             offsets[old + k] = new + min(max(k - lead, 0), keep - lead)
         out.append(line[lead:keep])

@@ -9,6 +9,7 @@ last 7 days") with a button that clears it. The bar only presents the choice: it
 from __future__ import annotations
 
 from datetime import date, timedelta
+from pathlib import Path
 
 from PySide6.QtCore import QDate, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup
@@ -299,7 +300,8 @@ class ScopeBar(QWidget):
             self.set_period("custom", *self._dialog.dates())
 
     def _choose_folder(self) -> None:
-        dialog = QFileDialog(self.window(), "Search only in this folder")
+        start = self.folders[0] if self.folders else str(Path.home())
+        dialog = QFileDialog(self.window(), "Search only in this folder", start)
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.fileSelected.connect(self._on_folder_chosen)

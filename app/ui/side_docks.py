@@ -1,11 +1,19 @@
 """The panels at the window's side: Folders and History, tabbed, each shown or hidden by its
-menu action (which stays checked while its panel is visible)."""
+menu action (which stays checked while its panel is visible).
+
+They keep the width they were given: their text is elided or wrapped to it (full on hover),
+never widening them, so a long status cannot squeeze the answer. A first start gives them
+``PANEL_WIDTH``; after that the window remembers the width the person dragged them to.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+
+PANEL_WIDTH = 290  # at 1,280 px the answer keeps about half of the window
+PANEL_MIN_WIDTH = 220
 
 
 class SideDocks(QObject):
@@ -17,8 +25,9 @@ class SideDocks(QObject):
         self.history = self._dock(window, "History", "historyDock", history)
         window.tabifyDockWidget(self.folders, self.history)  # tabs: Folders | History
         self.folders.raise_()
-        self.folders.setMinimumWidth(250)
-        window.resizeDocks([self.folders], [330], Qt.Orientation.Horizontal)
+        for dock in (self.folders, self.history):
+            dock.setMinimumWidth(PANEL_MIN_WIDTH)
+        window.resizeDocks([self.folders], [PANEL_WIDTH], Qt.Orientation.Horizontal)
 
     @staticmethod
     def _dock(window: QMainWindow, title: str, name: str, widget: QWidget) -> QDockWidget:

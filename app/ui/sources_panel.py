@@ -18,7 +18,7 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QColor, QFont, QPainter, QPalette
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QListView,
@@ -29,13 +29,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.theme import colors
-from app.ui.widgets import shown_path, tooltip
+from app.ui.widgets import elide_name, shown_path, tooltip
 
 if TYPE_CHECKING:
     from app.core.types import Hit
     from app.ui.ask_session import SourceUsage
 
 RowRole = Qt.ItemDataRole.UserRole + 1
+NARROW_ROW = 300  # below this a row drops its similarity bar, so the name and page fit
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -89,6 +90,12 @@ def usage_row(row: SourceRow, usage: SourceUsage) -> SourceRow:
         answered=True,
         weak=usage.weak,
     )
+
+
+def fit_name(name: str, metrics: QFontMetrics, page_width: int, width: int) -> str:
+    """A file's name as it fits ``width`` beside its page, which is never cut (see
+    ``widgets.elide_name``: "ULTA…EARNINGS.pdf", not "ULTABE…GS.pdf")."""
+    return elide_name(name, metrics, max(0, width - page_width))
 
 
 def short_folder(folder: str) -> str:
@@ -169,8 +176,8 @@ class SourceDelegate(QStyledItemDelegate):
         r = option.rect.adjusted(10, 7, -10, -7)
         fm = option.fontMetrics
         line = fm.height()
-        bar_w = 64
-        left = QRect(r.left(), r.top(), r.width() - bar_w - 12, line)
+        bar_w = 64 if r.width() >= NARROW_ROW else 0  # a narrow row gives its bar to the name
+        left = QRect(r.left(), r.top(), r.width() - bar_w - (12 if bar_w else 0), line)
 
         bold = QFont(option.font)
         bold.setBold(True)
@@ -183,11 +190,7 @@ class SourceDelegate(QStyledItemDelegate):
         page = f"  ·  p. {row.hit.page}" if row.hit.page else ""
         name_rect = left.adjusted(tag_w, 0, 0, 0)
         bold_fm = painter.fontMetrics()
-        name = bold_fm.elidedText(
-            row.name,
-            Qt.TextElideMode.ElideMiddle,
-            max(20, name_rect.width() - fm.horizontalAdvance(page) - 12),
-        )
+        name = fit_name(row.name, bold_fm, fm.horizontalAdvance(page), name_rect.width())
         painter.drawText(
             name_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name
         )
@@ -195,10 +198,9 @@ class SourceDelegate(QStyledItemDelegate):
         painter.setFont(option.font)
         if page:
             painter.setPen(muted)
-            after = name_rect.adjusted(name_w + 10, 0, 0, 0)
-            painter.drawText(
-                after, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, page.strip(" ·")
-            )
+            after = name_rect.adjusted(name_w, 0, 0, 0)
+            align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+            painter.drawText(after, align, page)
 
         second = QRect(r.left(), r.top() + line + 4, r.width(), line)
         mark, mark_color = row.mark()
@@ -214,6 +216,9 @@ class SourceDelegate(QStyledItemDelegate):
                 second, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, mark
             )
 
+        if not bar_w:
+            painter.restore()
+            return
         score = row.hit.dense_score if row.hit.dense_score is not None else 0.0
         value = max(0.0, min(1.0, score))
         track = QRect(r.right() - bar_w, r.top() + line // 2 - 3, bar_w, 6)

@@ -32,6 +32,7 @@ class ThreadWindow(Protocol):
     service: Any
     question: Any
     searched_for: Any
+    thread_note: Any
     errors: Any
     banner: Any
     sources: Any
@@ -58,6 +59,7 @@ class ThreadsController(QObject):
         self.history = history
         self.loaded: ThreadLoaded | None = None
         self._warned = False
+        self._list_only: set[str] = set()  # threads read to list their turns, not to show one
         panel.search_changed.connect(self.refresh)
         panel.thread_chosen.connect(self.open_thread)
         panel.turn_chosen.connect(self.show_turn)
@@ -105,6 +107,9 @@ class ThreadsController(QObject):
         if outcome.thread_id != self.window.thread_id:
             self.window.thread_id = outcome.thread_id
             self.panel.set_current(outcome.thread_id, [])
+            if outcome.turn > 1:  # a thread opened by this answer: list its earlier turns too
+                self._list_only.add(outcome.thread_id)
+                self.history.load_thread(outcome.thread_id)
         self.panel.add_turn(outcome.turn, outcome.question)
         self.describe_turn(outcome)
         self.refresh()
@@ -130,6 +135,7 @@ class ThreadsController(QObject):
         w.session.outcome = None
         w.question.clear()
         w.searched_for.hide()
+        w.thread_note.hide()
         w.errors.hide()
         w.banner.clear()
         w.sources.set_hits([])
@@ -146,8 +152,22 @@ class ThreadsController(QObject):
         """Reopen a thread: its answers, sources and highlights, the last one shown."""
         self.history.load_thread(thread_id)
 
+    def discard_thread(self, thread_id: str) -> None:
+        """Remove a thread the person did not want (a new topic they continued elsewhere),
+        without asking: it holds only the question they are asking again."""
+        if thread_id == self.window.thread_id:
+            self.window.thread_id = None
+            self.panel.set_current(None)
+        self.history.delete_thread(thread_id, self.panel.search_text())
+
     @Slot(object)
     def _on_loaded(self, loaded: ThreadLoaded) -> None:
+        if loaded.thread_id in self._list_only and not loaded.error and loaded.info is not None:
+            self._list_only.discard(loaded.thread_id)
+            if loaded.thread_id == self.window.thread_id:  # still the open one: list its turns
+                self.loaded = loaded
+                self.panel.set_current(loaded.thread_id, loaded.turns)
+            return
         if loaded.error or loaded.info is None:
             self.panel.show_message(loaded.error or "That thread is gone.")
             self.refresh()

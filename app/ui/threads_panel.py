@@ -1,5 +1,6 @@
-"""The History panel (threads, search over past questions, a thread's turns) and the
-"Searched for: …" row under the question, editable and re-runnable."""
+"""The History panel (threads, search over past questions, a thread's turns), the
+"Searched for: …" row under the question, editable and re-runnable, and the quiet line that
+says a new topic started a new thread, with one click to continue the last one instead."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.threads.store import ThreadInfo, Turn
-from app.ui.widgets import plain_label, tooltip
+from app.ui.widgets import ElidedLabel, plain_label, tooltip
 
 _ID = Qt.ItemDataRole.UserRole
 _QUESTION = Qt.ItemDataRole.UserRole + 1  # a turn's (question, time asked)
@@ -218,6 +219,37 @@ class SearchedFor(QWidget):
         text = self.query.text().strip()
         if text:
             self.rerun_requested.emit(text)
+
+
+class ThreadNote(QWidget):
+    """One quiet line under the question: "A new topic, so a new thread (…)." and the link
+    "Continue the last thread instead" (asks the question again as a follow-up there)."""
+
+    continue_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("threadNote")
+        self.label = ElidedLabel(mode=Qt.TextElideMode.ElideRight)
+        self.label.setObjectName("mutedLabel")
+        self.button = QPushButton("Continue the last thread instead")
+        self.button.setObjectName("linkButton")
+        self.button.setFlat(True)
+        self.button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.button.setToolTip(
+            "Ask this question again as a follow-up in the thread before, with its earlier "
+            "answers (the new thread is removed)"
+        )
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.button)
+        self.button.clicked.connect(self.continue_requested)
+        self.hide()
+
+    def show_note(self, note: str) -> None:
+        self.label.setText(note)
+        self.show()
 
 
 def _turn_text(n: int, question: str, created: float, level: str, model: str) -> str:

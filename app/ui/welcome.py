@@ -16,7 +16,6 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QPushButton,
     QScrollArea,
     QStackedWidget,
     QVBoxLayout,
@@ -27,7 +26,7 @@ from app.core.ollama.address import display_host
 from app.core.ollama.models import ModelInfo, pick_chat_model
 from app.core.wording import counted
 from app.ui.theme import colors
-from app.ui.widgets import plain_label
+from app.ui.widgets import ElidedButton, plain_label
 
 if TYPE_CHECKING:
     from app.core.config import Settings
@@ -53,7 +52,7 @@ class Step(QFrame):
         self.text = plain_label()
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.button = QPushButton(button)
+        self.button = ElidedButton(button)  # a long suggested question never widens the guide
         self.button.hide()
         body = QVBoxLayout()
         body.setSpacing(6)
@@ -213,6 +212,7 @@ class WelcomeGuide(QObject):
         self.scroll = QScrollArea()  # a small window scrolls the guide, never grows for it
         self.scroll.setWidget(self.panel)
         self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setFrameShape(QFrame.Shape.StyledPanel)
         self.area = QStackedWidget()  # what the window lays out where the answer goes
         self.area.addWidget(self.scroll)

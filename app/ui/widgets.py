@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import html
+import re
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QFontMetrics, QKeyEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -13,6 +14,9 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSizePolicy,
+    QStyle,
+    QStyleOptionButton,
+    QStylePainter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -31,9 +35,32 @@ def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     return label
 
 
+_NAME_PARTS = re.compile(r"[_\-\s./]+")  # where the words of a file's name or path meet
+_MIN_HEAD = 4  # characters of a name's start kept when its end is kept whole
+
+
+def elide_name(name: str, metrics: QFontMetrics, width: int) -> str:
+    """``name`` as it fits ``width``: elided in the middle, keeping whole the last words and
+    the extension that tell a file from its siblings ("ULTA…EARNINGS.pdf", not
+    "ULTABE…GS.pdf") when they fit with a start; else Qt's middle elision."""
+    if metrics.horizontalAdvance(name) <= width:
+        return name
+    stem_end = name.rfind(".") if "." in name[1:] else len(name)
+    for m in _NAME_PARTS.finditer(name, 1, max(stem_end, 1)):  # the longest tail that fits
+        tail = name[m.end() :]
+        if not tail:
+            continue
+        rest = width - metrics.horizontalAdvance("…" + tail)
+        head = metrics.elidedText(name[: m.start()], Qt.TextElideMode.ElideRight, rest)
+        if len(head) - 1 >= _MIN_HEAD and head.endswith("…"):
+            return head + tail
+    return metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, max(width, 0))
+
+
 class ElidedLabel(QLabel):
     """One line of plain text that never widens its pane: what does not fit is elided
-    (in the middle, keeping a file's extension) and the whole text is the tooltip."""
+    (in the middle by default, keeping a file's last words and extension: ``elide_name``)
+    and the whole text is the tooltip."""
 
     def __init__(
         self,
@@ -43,9 +70,15 @@ class ElidedLabel(QLabel):
     ) -> None:
         super().__init__(parent)
         self.mode = mode
+        self.tail = ""  # the end that is never elided ("  ·  page 2"), see ``set_parts``
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setText(text)
+
+    def set_parts(self, text: str, tail: str) -> None:
+        """Show ``text`` then ``tail``, eliding only ``text`` (a file's name, its page kept)."""
+        self.tail = tail
+        self.setText(text + tail)
 
     def minimumSizeHint(self) -> QSize:
         return QSize(0, super().minimumSizeHint().height())
@@ -57,7 +90,17 @@ class ElidedLabel(QLabel):
     def shown_text(self) -> str:
         """The text as drawn at the label's current width (elided when it does not fit)."""
         width = self.contentsRect().width()
-        return self.fontMetrics().elidedText(self.text(), self.mode, max(width, 0))
+        fm = self.fontMetrics()
+        text, tail = self.text(), self.tail if self.text().endswith(self.tail) else ""
+        if tail and fm.horizontalAdvance(text) > width:
+            head = text[: len(text) - len(tail)]
+            return self._elided(head, width - fm.horizontalAdvance(tail)) + tail
+        return self._elided(text, width)
+
+    def _elided(self, text: str, width: int) -> str:
+        if self.mode == Qt.TextElideMode.ElideMiddle:
+            return elide_name(text, self.fontMetrics(), max(width, 0))
+        return self.fontMetrics().elidedText(text, self.mode, max(width, 0))
 
     def paintEvent(self, event: QPaintEvent) -> None:
         shown = self.shown_text()
@@ -74,6 +117,31 @@ class ElidedLabel(QLabel):
             shown,
             self.foregroundRole(),
         )
+
+
+class ElidedButton(QPushButton):
+    """A push button whose long label (a suggested question) is elided to the button's width
+    rather than widening its pane; ``text()`` stays whole and is the tooltip when cut."""
+
+    MIN_WIDTH = 120
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), self.MIN_WIDTH), hint.height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        option = QStyleOptionButton()
+        self.initStyleOption(option)
+        style = self.style()
+        room = style.subElementRect(QStyle.SubElement.SE_PushButtonContents, option, self)
+        shown = self.fontMetrics().elidedText(
+            self.text(), Qt.TextElideMode.ElideRight, max(room.width() - 8, 0)
+        )
+        tip = tooltip(self.text()) if shown != self.text() else ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
+        option.text = shown
+        QStylePainter(self).drawControl(QStyle.ControlElement.CE_PushButton, option)
 
 
 def tooltip(text: str) -> str:

@@ -121,9 +121,10 @@ def test_doctor_all_ok(indexed: Path, server: FakeOllama) -> None:
 def test_doctor_reports_each_problem_on_its_line(cli_data_dir: Path) -> None:
     with FakeOllama(models=["qwen2.5:latest"]) as fake:
         proc = run(cli_data_dir, fake.url, "doctor")
-    assert proc.returncode == 1
-    assert "ollama pull llama3.2" in proc.stdout
-    assert len(proc.stderr.strip().splitlines()) == 1 and "1 problem" in proc.stderr
+    # the default model missing while another chat model answers: a warning, not a failure
+    assert proc.returncode == 0 and proc.stderr == ""
+    (line,) = [ln for ln in proc.stdout.splitlines() if "ollama pull llama3.2" in ln]
+    assert line.startswith("warning") and "meanwhile qwen2.5:latest answers" in line
     down = run(cli_data_dir, f"http://127.0.0.1:{free_port()}", "doctor")
     assert down.returncode == 1
     problems = [ln for ln in down.stdout.splitlines() if ln.startswith("problem")]

@@ -173,9 +173,39 @@ def test_doctor_lists_installed_models_and_the_one_in_use(
     assert line.startswith("ok") and "answers questions" in line
     assert "llama3.2:latest, qwen2.5:3b" in line and "embedding only: nomic-embed-text" in line
 
+    # A fresh install with a model of the person's own: worth a warning, not a failure.
     server.models = ["qwen2.5:3b", "nomic-embed-text:latest"]
+    proc = run(indexed, server.url, "doctor")
+    assert proc.returncode == 0, proc.stdout
+    (line,) = [ln for ln in proc.stdout.splitlines() if "model llama3.2" in ln]
+    assert line.startswith("warning") and "ollama pull llama3.2" in line
+    assert "meanwhile qwen2.5:3b answers questions" in line
+
+    server.models = ["nomic-embed-text:latest"]  # nothing can answer: that is a problem
     proc = run(indexed, server.url, "doctor")
     assert proc.returncode == 1
     (line,) = [ln for ln in proc.stdout.splitlines() if "model llama3.2" in ln]
-    assert line.startswith("problem") and "ollama pull llama3.2" in line
-    assert "meanwhile qwen2.5:3b answers questions" in line
+    assert line.startswith("problem") and "no installed model can answer" in line
+
+
+def test_a_misspelt_model_is_answered_with_the_installed_name_it_resembles(
+    indexed: Path, server: FakeOllama
+) -> None:
+    """`--model smollm2:135m-q8` was told to run `ollama pull smollm2:135m-q8`, the installed
+    smollm2:135m-q8_0 listed only after it."""
+    server.models = ["smollm2:135m", "smollm2:135m-q8_0", "gemma3:270m-pt"]
+    proc = run(indexed, server.url, "ask", QUESTION, "--model", "smollm2:135m-q8")
+    assert proc.returncode == 1
+    said = proc.stderr
+    assert "Did you mean `smollm2:135m-q8_0`?" in said
+    assert said.index("Did you mean") < said.index("ollama pull")
+
+
+def test_doctor_says_which_installed_model_a_misspelt_setting_means() -> None:
+    from app.cli.doctor import _model_line
+    from app.core.ollama.models import ModelInfo
+
+    installed = [ModelInfo("smollm2:135m"), ModelInfo("smollm2:135m-q8_0")]
+    level, line = _model_line(installed, "smollm2:135m-q8")
+    assert level == "warning" and "did you mean smollm2:135m-q8_0?" in line
+    assert "meanwhile smollm2:135m-q8_0 answers" in line

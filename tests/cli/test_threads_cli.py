@@ -75,26 +75,35 @@ def test_a_follow_up_is_searched_in_the_context_of_the_first_turn(
     assert user.index("</sources>") < earlier < user.index(f"Question: {FOLLOW_UP}")
 
 
-def test_a_new_question_in_a_thread_is_not_searched_with_the_last_topic(
+def test_a_new_question_in_a_thread_starts_a_new_thread_searched_as_typed(
     data: Path, server: FakeOllama
 ) -> None:
-    """Without a usable rewrite, a question of its own must not borrow the last turn's terms:
-    merged, "Who painted the Sistine Chapel?" found the bicycle note and looked supported."""
+    """A question of its own must not borrow the last turn's terms or its thread: merged,
+    "Who painted the Sistine Chapel?" found the bicycle note and looked supported, and a small
+    model repeated the earlier answer sent with it. ``--follow-up`` keeps it in the thread."""
     first = ask(data, server, FIRST)
     question = "Who painted the ceiling of the Sistine Chapel?"
-    second = ask(data, server, question, "--thread", first["thread"])
-    assert second["turn"] == 2 and second["search_query"] == question
-    assert second["search_method"] == "as_typed" and "of its own" in second["search_note"]
+    proc = run(data, server.url, "ask", question, "--thread", first["thread"], "-k", "3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    second = json.loads(proc.stdout)
+    assert second["thread"] != first["thread"] and second["turn"] == 1
+    assert second["new_topic_from"] == first["thread"]
+    assert "new thread" in proc.stderr and "--follow-up" in proc.stderr
+    assert second["search_query"] == question and second["search_method"] == "as_typed"
     assert second["support"]["supported"] is False
     assert second["verdict"]["level"] == "unsupported"
+    assert "Earlier question" not in server.answers()[-1].body["messages"][-1]["content"]
+
+    kept = ask(data, server, question, "--thread", first["thread"], "--follow-up")
+    assert (kept["thread"], kept["turn"], kept["new_topic_from"]) == (first["thread"], 2, None)
 
 
 def test_the_model_rewrite_is_searched_when_it_is_a_query(data: Path, server: FakeOllama) -> None:
     first = ask(data, server, FIRST)
-    server.rewrite_reply = "why replace a road bicycle chain"
+    server.rewrite_reply = "why does replacing a road bicycle chain matter"
     second = ask(data, server, FOLLOW_UP, "--thread", first["thread"])
     assert second["search_method"] == "model"
-    assert second["search_query"] == "why replace a road bicycle chain"
+    assert second["search_query"] == "why does replacing a road bicycle chain matter"
     assert second["hits"][0]["path"].endswith("bikes.txt")
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from app.core.verdict.judge import Level, Verdict
 from app.core.wording import (
     LEVEL_WORDS,
@@ -64,6 +66,24 @@ def test_search_text_shows_the_sentence_that_matches() -> None:
     tail = "Intro sentence here. " * 30 + "The chain is replaced."
     assert excerpt(tail, "chain").endswith("The chain is replaced.")
     assert excerpt("Short. With a chain.", "chain") == "Short. With a chain."
+
+
+@pytest.mark.parametrize(
+    "passage",
+    [  # one long sentence with the word near its end: a file list, a run-on paragraph
+        "Files: "
+        + " ".join(f"packages/vms/file{i}.com" for i in range(40))
+        + " Copyright: 2019, Björn Stenberg <bjorn@haxx.se> License: curl",
+        "The manual "
+        + "describes many options that change how it reads its input, " * 6
+        + "and Stenberg wrote the option that disables commands that write files.",
+    ],
+)
+def test_search_text_shows_the_word_searched_for(passage: str) -> None:
+    """`search Stenberg` showed the start of a long sentence that held the word only at its
+    end: the snippet did not show what was searched for."""
+    shown = excerpt(passage, "Stenberg")
+    assert "Stenberg" in shown and shown.startswith("…") and len(shown) <= 302
 
 
 def test_an_excerpt_is_one_line_cut_at_whole_words() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app import evaluation as ev
+from app.core.api import Footnotes
 from app.core.search.support import SupportModel
 from tests.helpers import make_pdf
 
@@ -238,7 +239,8 @@ def test_eval_command_prints_held_out_figures_as_json(tmp_path: Path, make_engin
     args = argparse.Namespace(
         what="support", refit=False, data=str(data), set="squad2", index=None, limit=2, json=True
     )
-    assert run_eval(args, make_engine("parent")) == 0
+    engine = make_engine("parent")
+    assert run_eval(args, Footnotes(engine.data.root, engine=engine)) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["indexes"]["squad2"]["files_seen"] == 5
     assert out["rows"]["squad2"] == 8  # 2 answerable (and left out), 2 unanswerable, 2 off-topic

@@ -3,6 +3,7 @@ lists keep their lines, and the passage's highlight still covers the passage's w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,3 +99,44 @@ def test_the_text_tab_reflows_and_the_highlight_covers_the_passage(
     view.set_strong([(PASSAGE.index("the morning"), PASSAGE.index("the morning") + 11)])
     selections = view.text.extraSelections()
     assert selections[1].cursor.selectedText() == "the morning"
+
+
+COPYRIGHT = (  # the shape of /usr/share/doc/*/copyright (Debian's machine-readable format)
+    "Files: debian/*\n"
+    "Copyright: 1999, Leon Breedt <ljb@debian.org>\n"
+    " 2005, Luk Claes <luk@debian.org>\n"
+    "License: curl\n"
+    "\n"
+    "License: curl\n"
+    " All rights reserved.\n"
+    " .\n"
+    " Permission to use, copy, modify, and distribute this software for any purpose\n"
+    " with or without fee is hereby granted, provided that the above copyright\n"
+    " notice and this permission notice appear in all copies.\n"
+    " .\n"
+    " 1. Redistributions of source code must retain the above copyright\n"
+    "    notice, this list of conditions and the following disclaimer.\n"
+    " .\n"
+    "    somewhere reasonably visible in your documentation and in any relevant\n"
+    "    files or online help data or similar, as the PCRE licence says of itself.\n"
+)
+
+
+def test_a_debian_copyright_file_reads_as_paragraphs() -> None:
+    """Its licence texts were shown with their hard line breaks; its fields and entries keep
+    their lines, its " ." lines are the blank lines they stand for."""
+    flowed = reflow(COPYRIGHT)
+    shown = flowed.text
+    assert (
+        " Permission to use, copy, modify, and distribute this software for any purpose with "
+        "or without fee is hereby granted, provided that the above copyright notice and this "
+        "permission notice appear in all copies.\n\n 1. Redistributions"
+    ) in shown
+    assert "must retain the above copyright notice, this list of conditions" in shown
+    assert "in any relevant files or online help" in shown  # indented: a margin, not code
+    assert "<ljb@debian.org>\n 2005, Luk Claes <luk@debian.org>\nLicense: curl\n" in shown
+    assert "All rights reserved.\n\n Permission" in shown and " .\n" not in shown
+    dots = {m.start() + 1 for m in re.finditer(r"(?m)^ \.$", COPYRIGHT)}
+    for old, char in enumerate(COPYRIGHT):  # the highlight still finds each word
+        if not char.isspace() and old not in dots:
+            assert shown[flowed.at(old)] == char

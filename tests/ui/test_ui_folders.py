@@ -57,6 +57,26 @@ def test_folders_panel_lists_counts_status_and_failures(
     assert panel.failures_title.text() == "1 file could not be indexed"
 
 
+def test_add_folder_opens_in_the_home_folder(
+    make_gui: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """It opened wherever the app was started from (a clone of the repository)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    asked: list[str] = []
+
+    def choose(_parent: object, _title: str, start: str = "") -> str:
+        asked.append(start)
+        return ""  # cancelled
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(choose))
+    monkeypatch.chdir(tmp_path)
+    gui = make_gui()
+    wait_ready(qtbot, gui)
+    gui.window.actions_.add_folder.trigger()
+    assert asked == [str(Path.home())]
+
+
 def test_drop_folder_is_watched_and_indexed_and_files_are_indexed(
     make_gui: Any, qtbot: Any, tmp_path: Path
 ) -> None:

@@ -1,7 +1,9 @@
 """Which Ollama models are installed, which one answers, and pulling one with progress.
 
 A first question should work: when the configured model is not on the server but another chat
-model is, that one answers (and the person is told so, once). Embedding-only models (BERT-style
+model is, that one answers (and the person is told so, once); a name that is a typo of an
+installed one ("smollm2:135m-q8" for "smollm2:135m-q8_0") is answered with that name first
+(``closest_model``: "Did you mean …?") and only then with a pull. Embedding-only models (BERT-style
 families, or ``/api/show`` capabilities without ``completion``) are never picked for chat.
 When no chat model is installed, one can be pulled through Ollama's pull API, with progress.
 """
@@ -9,6 +11,7 @@ When no chat model is installed, one can be pulled through Ollama's pull API, wi
 from __future__ import annotations
 
 import contextlib
+import difflib
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -95,15 +98,38 @@ def _base(name: str) -> str:
     return name.rsplit(":", 1)[0] if ":" in name.rsplit("/", 1)[-1] else name
 
 
+_CLOSE = 0.75  # similarity of two names from which one may be meant for the other
+_TYPO = 0.9  # from which it is surely a typo ("llama3.2" is not one of "llama3.1", at 0.875)
+
+
+def closest_model(wanted: str, names: Sequence[str], cutoff: float = _CLOSE) -> str | None:
+    """The name in ``names`` that ``wanted`` most resembles (a typo, a tag cut short), or None
+    when none is as close as ``cutoff``; ties go to the first (the server lists the newest
+    first)."""
+    w = wanted.strip().lower()
+    best, score = None, cutoff
+    for name in names:
+        n = name.lower()
+        forms = {n, _base(n), n.removesuffix(":latest")}
+        ratio = max(difflib.SequenceMatcher(None, w, f, autojunk=False).ratio() for f in forms)
+        if ratio > score or (best is None and ratio == score):
+            best, score = name, ratio
+    return best
+
+
 def pick_chat_model(installed: Sequence[ModelInfo], wanted: str) -> str | None:
-    """``wanted`` if installed, else another tag of it, else the first installed chat model."""
-    chat = [m for m in installed if m.chat]
-    if has_model([m.name for m in chat], wanted):
+    """``wanted`` if installed, else the installed chat model its name most resembles (another
+    tag of it, a typo of it), else the first installed chat model."""
+    chat = [m.name for m in installed if m.chat]
+    if has_model(chat, wanted):
         return wanted
-    same = [m.name for m in chat if _base(m.name) == _base(wanted)]
+    same = [name for name in chat if _base(name) == _base(wanted)]
+    close = closest_model(wanted, same or chat)
+    if close is not None:
+        return close
     if same:
         return same[0]
-    return chat[0].name if chat else None
+    return chat[0] if chat else None
 
 
 @dataclass(frozen=True)
@@ -128,6 +154,12 @@ class ModelChoice:
                 f"The model '{self.requested}' cannot chat (it is an embedding model), so "
                 f"'{self.model}' answers instead (choose a chat model in Settings)."
             )
+        if self.fallback and closest_model(self.requested, [self.model], _TYPO) is not None:
+            return (
+                f"The model '{self.requested}' is not installed in Ollama. Did you mean "
+                f"'{self.model}'? It answers instead (choose it in Settings, or get "
+                f"'{self.requested}' with `ollama pull {self.requested}`)."
+            )
         if self.fallback:
             return (
                 f"The model '{self.requested}' is not installed in Ollama, so '{self.model}' "
@@ -135,6 +167,19 @@ class ModelChoice:
                 "model in Settings)."
             )
         return None
+
+
+def missing_model_message(model: str, installed: Sequence[str]) -> str:
+    """The sentence for a model the person named that is not installed: the installed name it
+    resembles first ("Did you mean …?"), then the chat models there are, then the pull."""
+    close = closest_model(model, installed)
+    there = f"Installed: {', '.join(installed)}." if installed else "No chat model is installed."
+    if close is not None:
+        return (
+            f"The model '{model}' is not installed. Did you mean `{close}`? {there} "
+            f"(To get '{model}' itself, run `ollama pull {model}`.)"
+        )
+    return f"The model '{model}' is not installed: run `ollama pull {model}`. {there}"
 
 
 def no_chat_model_message(model: str) -> str:

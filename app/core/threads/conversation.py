@@ -8,6 +8,13 @@ Both front ends use it the same way::
 
 (``app.core.ask`` is the one caller that sequences them.)
 
+A turn follows up the thread it is asked in only when it reads as a follow-up
+(``followup.follows_up``: it leans on the conversation, or asks about the last turn's topic
+again); a question of its own starts a new thread, is searched as typed and is answered
+without the earlier turns, which a small model would otherwise repeat. The plan says so
+(``new_topic_from``), so that each front end can offer to continue the thread instead, which
+asks again with ``follow_up=True``.
+
 A history database that cannot be used never stops an answer: the plan and the record carry
 a ``warning`` sentence instead, and the question is answered as a first turn.
 """
@@ -20,7 +27,7 @@ from dataclasses import dataclass, field
 from app.core.config import DataDir, Settings
 from app.core.errors import HistoryError, UnknownThread
 from app.core.prompt.answering import Answer
-from app.core.threads.followup import Rewrite, standalone_query
+from app.core.threads.followup import Rewrite, follows_up, standalone_query
 from app.core.threads.store import ThreadStore, Turn, turn_from_answer
 from app.core.types import Support
 
@@ -36,6 +43,10 @@ class Plan:
     rewrite: Rewrite
     history: list[Turn] = field(default_factory=list)
     warning: str | None = None
+    # The thread the question was asked in but does not follow up (a topic of its own: it
+    # starts a new thread), and that thread's title; None when it continues or starts one.
+    new_topic_from: str | None = None
+    new_topic_title: str = ""
 
     @property
     def search_query(self) -> str:
@@ -44,6 +55,18 @@ class Plan:
     @property
     def prompt_history(self) -> list[tuple[str, str]]:
         return [(t.question, t.answer) for t in self.history]
+
+
+def new_topic_note(title: str) -> str:
+    """The one quiet line saying that a question started a new thread, and which it left."""
+    short = " ".join(title.split())
+    if len(short) > 60:
+        short = short[:59].rstrip() + "…"
+    return (
+        f"A new topic, so a new thread (not a follow-up of “{short}”)."
+        if short
+        else ("A new topic, so a new thread.")
+    )
 
 
 @dataclass
@@ -71,25 +94,33 @@ def plan_turn(
     rewrite_timeout_s: float = 8.0,
     search_query: str | None = None,
     cancel: threading.Event | None = None,
+    follow_up: bool | None = None,
 ) -> Plan:
     """The plan for ``question`` in ``thread_id`` (None: a new thread).
 
-    A follow-up's standalone query is asked of the model at ``host`` when
-    ``rewrite_followups`` is on. ``search_query`` (the person edited it) is searched as given.
-    Raises
-    :class:`UnknownThread` for an id the store does not hold.
+    ``follow_up`` None lets the question decide whether it continues ``thread_id``
+    (``followup.follows_up``; one of its own starts a new thread); True continues it
+    whatever the question reads like (the person said so). A follow-up's standalone query is
+    asked of the model at ``host`` when ``rewrite_followups`` is on. ``search_query`` (the
+    person edited it) is searched as given. Raises :class:`UnknownThread` for an id the
+    store does not hold.
     """
     history: list[Turn] = []
-    turn, warning = 1, None
+    turn, warning, title = 1, None, ""
     if store is not None and thread_id:
         try:
             info = store.get(thread_id)
             if info is None:
                 raise UnknownThread(thread_id)
             history = store.turns(thread_id, last=PROMPT_TURNS)
-            turn = info.turns + 1
+            turn, title = info.turns + 1, info.title
         except HistoryError as exc:
             warning = str(exc)
+    if history and follow_up is not True and not follows_up(question, history):
+        rewrite = Rewrite(question.strip(), "as_typed")
+        if search_query and search_query.strip():
+            rewrite = Rewrite(search_query.strip(), "edited")
+        return Plan(None, 1, rewrite, [], warning, new_topic_from=thread_id, new_topic_title=title)
     if search_query and search_query.strip():
         rewrite = Rewrite(search_query.strip(), "edited")
     else:

@@ -7,7 +7,13 @@ each cited source one definition with its file (a ``file://`` link), page and th
     [^2]: [/home/me/R-intro.pdf](file:///home/me/R-intro.pdf), p. 16 — “…”
 
 A claim sentence the checks found unsupported keeps a visible mark. A source whose file
-changed or vanished since the answer says so; its quote is the text as it was.
+changed or vanished since the answer says so; its quote is the text as it was. Every other
+source the model read is listed under its answer with its number and quote, so an answer that
+cites none still shows what it was given (and what a verdict's "closest: [2]" points at)::
+
+    *Also read by the model, not cited:*
+
+    - \\[2\\] [/home/me/notes/git/reflog.md](file:///home/me/notes/git/reflog.md) — “…”
 
 Every text that came from a file or a model (the title, question, answer, quotes, reasons) has
 ``&``, ``<`` and ``>`` written as entities, so a passage holding ``<script>`` or
@@ -93,12 +99,37 @@ class _Notes:
             for sp in m.get("spans", [])
             if sp.get("n") == source.n
         ]
-        where = file_link(source.path)
-        if source.page is not None:
-            where += f", p. {source.page}"
-        state = source_state(source, turn.created)
-        note = f" *({state})*" if state else ""
-        return f"[^{k}]: {where} — “{no_html(quote(source, spans))}”{note}"
+        return f"[^{k}]: {_described(turn, source, spans)}"
+
+    def unused(self, turn: Turn) -> list[StoredSource]:
+        """The sources of ``turn`` that no footnote points at: read, but not cited."""
+        return [s for s in turn.sources if (turn.n, s.n) not in self.numbers]
+
+
+def _described(turn: Turn, source: StoredSource, spans: Sequence[tuple[int, int]]) -> str:
+    """A source's link, page and quote, and whether its file changed since."""
+    where = file_link(source.path)
+    if source.page is not None:
+        where += f", p. {source.page}"
+    state = source_state(source, turn.created)
+    note = f" *({state})*" if state else ""
+    return f"{where} — “{no_html(quote(source, spans))}”{note}"
+
+
+def _read_list(turn: Turn, sources: Sequence[StoredSource], cited_any: bool) -> str:
+    """The sources the model read that the answer does not cite, each with its quote (from
+    the part it read, when it read only part)."""
+    head = (
+        "*Also read by the model, not cited:*"
+        if cited_any
+        else "*Read by the model (the answer cites none of them):*"
+    )
+    lines = [head, ""]
+    for s in sources:
+        read = [(a, b) for a, b in s.sent] if s.sent else []
+        part = " *(read in part)*" if s.sent is not None else ""
+        lines.append(f"- \\[{s.n}\\] {_described(turn, s, read)}{part}")
+    return "\n".join(lines)
 
 
 def _repoint(segment: str, right: str) -> str:
@@ -141,6 +172,9 @@ def turn_markdown(turn: Turn, notes: _Notes, heading: str = "##") -> str:
     if turn.search_query.strip() != turn.question.strip():
         parts.append(f"*Searched for: {no_html(turn.search_query)}*")
     parts.append(_answer_markdown(turn, notes) or "*(no answer)*")
+    if unused := notes.unused(turn):
+        cited_any = any(key[0] == turn.n for key in notes.numbers)
+        parts.append(_read_list(turn, unused, cited_any))
     verdict = turn.verdict or {}
     if verdict.get("level"):
         level = str(verdict["level"]).replace("_", " ")

@@ -5,11 +5,13 @@ actually searched, the answer, each source's path, page, span, text and text has
 the sentence marks, the model and the time. Paths are stored as their file-system bytes, so a
 name that is not valid UTF-8 comes back as the same path. Every database failure (locked,
 corrupt, read-only) becomes one :class:`HistoryError` with a sentence a person can act on;
-callers answer anyway.
+callers answer anyway. An answer stored before prompt markup was taken out of answers comes
+back cleaned (``readable``), so no reader shows, exports or sends it on to the model again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import HistoryError
-from app.core.prompt.answering import Answer
+from app.core.prompt.answering import Answer, clean_answer
 from app.core.types import Support
 
 SCHEMA = """
@@ -145,6 +147,19 @@ def turn_from_answer(
         error=answer.error,
         created=time.time(),
     )
+
+
+def readable(turn: Turn) -> Turn:
+    """``turn`` as it is shown: an answer stored with prompt markup in it (before answers were
+    cleaned) without it, its sentences marked again on the cleaned text; the verdict stays as
+    it was given."""
+    text = clean_answer(turn.answer)
+    if text == turn.answer:
+        return turn
+    from app.core.verdict.marks import mark_sentences, to_json_sentences
+
+    marks = to_json_sentences(mark_sentences(text, turn.sources, question=turn.question))
+    return dataclasses.replace(turn, answer=text, sentences=marks)
 
 
 class ThreadStore:
@@ -294,17 +309,19 @@ class ThreadStore:
                 StoredSource(int(n), os.fsdecode(raw), page, start, end, text, th, heading, ranges)
             )
         return [
-            Turn(
-                question=r[1],
-                search_query=r[2],
-                answer=r[3],
-                sources=by_turn.get(int(r[0]), []),
-                verdict=_loads(r[4], {}),
-                sentences=_loads(r[5], []),
-                model=r[6],
-                error=r[7],
-                created=float(r[8]),
-                n=int(r[0]),
+            readable(
+                Turn(
+                    question=r[1],
+                    search_query=r[2],
+                    answer=r[3],
+                    sources=by_turn.get(int(r[0]), []),
+                    verdict=_loads(r[4], {}),
+                    sentences=_loads(r[5], []),
+                    model=r[6],
+                    error=r[7],
+                    created=float(r[8]),
+                    n=int(r[0]),
+                )
             )
             for r in rows
         ]

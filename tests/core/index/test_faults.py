@@ -124,7 +124,8 @@ FAULTS: dict[str, tuple[dict[str, Any], str, tuple[str, ...], int]] = {
 
 
 def kept(chunks: int) -> str:
-    return "".join(_TOKEN.findall(REPLY)[:chunks])
+    """The start of the reply as kept: what came, without the blank it ended on."""
+    return "".join(_TOKEN.findall(REPLY)[:chunks]).rstrip()
 
 
 @pytest.fixture

@@ -58,8 +58,3 @@ def test_unsupported_data_is_a_failure_unless_it_is_skipped_on_purpose() -> None
     assert in_a_text_file.kind is K.UNSUPPORTED and in_a_text_file.skip is None
     unnamed = UnsupportedFile("it holds binary data, not text", SkipReason.BINARY)
     assert unnamed.skip is SkipReason.BINARY
-
-
-def test_every_kind_reads_back_from_its_stored_value() -> None:
-    assert all(FailureKind(kind.value) is kind for kind in FailureKind)
-    assert len({kind.value for kind in FailureKind}) == len(FailureKind)

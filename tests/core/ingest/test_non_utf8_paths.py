@@ -57,11 +57,12 @@ def test_prompt_names_the_file_legibly_and_the_answer_comes_back(indexed, server
 
 def test_ask_json_carries_the_source_with_a_legible_name(indexed, server, capsys) -> None:
     from app.cli.ask import run
+    from app.core.api import Footnotes
 
     engine, path = indexed
     engine.settings.ollama_host = server.url
     args = argparse.Namespace(question=QUESTION, k=None, model=None, json=True)
-    assert run(args, engine) == 0
+    assert run(args, Footnotes(engine.data.root, engine=engine)) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["error"] is None and "4471" in out["answer"]
     source = out["sources"][0]

@@ -98,7 +98,35 @@ def test_an_exported_sentence_that_cited_the_wrong_source_points_at_the_right_on
     md = thread_markdown("tyre pressure?", [t])
     _, defs = _footnotes(md)
     assert "The front tyre takes 80 psi[^1]." in md
-    assert len(defs) == 1 and "bikes.txt" in defs["1"] and "lease.txt" not in md
+    assert len(defs) == 1 and "bikes.txt" in defs["1"] and "lease.txt" not in defs["1"]
+    # the lease was read all the same: listed as read, not as the sentence's footnote
+    assert "*Also read by the model, not cited:*\n\n- \\[2\\] [" in md and "30 June" in md
+
+
+def test_an_export_of_an_answer_without_citations_lists_every_source_read(
+    tmp_path: Path,
+) -> None:
+    """An answer with no [n] exported with no sources at all, though its verdict said
+    "closest: [2]" and the model read eight passages."""
+    texts = [f"Passage {i} says the warranty lasts {i} years." for i in range(1, 9)]
+    t = turn(str(tmp_path / "w1.txt"), texts[0], answer="The warranty is long [1].")
+    t.answer, t.sentences, t.n = "The warranty is long.", [], 1
+    t.verdict = {"level": "unsupported", "reason": "No sentence cites a passage; closest: [2]."}
+    t.sources += [
+        StoredSource(i, str(tmp_path / f"w{i}.txt"), i, 0, len(x), x, text_hash(x))
+        for i, x in enumerate(texts[1:], start=2)
+    ]
+    t.sources[2].sent = [[0, 9]]  # the model read only the start of [3]
+    md = thread_markdown("warranty?", [t])
+    MarkdownIt("commonmark").parse(md)
+    assert "*Read by the model (the answer cites none of them):*" in md
+    listed = re.findall(r"^- \\\[(\d+)\\\] \[.*\]\(file://[^)]*\)(.*)$", md, re.MULTILINE)
+    assert [int(n) for n, _ in listed] == list(range(1, 9))
+    for (n, rest), text in zip(listed, texts, strict=True):
+        if n == "3":
+            assert "“Passage 3”" in rest and "read in part" in rest
+        else:
+            assert f"“{text}”" in rest and (n == "1" or f", p. {n}" in rest)
 
 
 def test_export_of_a_non_utf8_path_is_legible(tmp_path: Path) -> None:

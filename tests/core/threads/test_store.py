@@ -121,7 +121,7 @@ def test_a_corrupt_database_is_one_clear_error(tmp_path: Path) -> None:
 def test_rewrite_prompt_carries_the_previous_turn_and_its_reply_is_used(
     server: FakeOllama,
 ) -> None:
-    server.rewrite_reply = "Why should a road bicycle chain be replaced every 3000 km"
+    server.rewrite_reply = "Why should a road bicycle chain be replaced so often"
     history = [turn("/d/bikes.txt", "x")]
     rewrite = standalone_query("Why?", history, host=server.url, model="llama3.2")
     assert rewrite.method == "model" and rewrite.query == server.rewrite_reply
