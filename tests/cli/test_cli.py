@@ -311,42 +311,6 @@ def test_output_into_a_closed_pipe_stops_quietly(indexed, tmp_path: Path) -> Non
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
 
 
-def test_search_text_shows_the_sentence_that_matches() -> None:
-    """A long passage is shown from the sentence holding the query's words, not cut off
-    before it."""
-    from app.core.wording import excerpt
-
-    passage = (
-        "Intro sentence here. " * 30 + "The chain is replaced every 3,000 km. " + "More. " * 80
-    )
-    shown = excerpt(passage, "how often is the chain replaced")
-    assert shown.startswith("…The chain is replaced every 3,000 km.") and shown.endswith("…")
-    assert len(shown) <= 302
-    tail = "Intro sentence here. " * 30 + "The chain is replaced."
-    assert excerpt(tail, "chain").endswith("The chain is replaced.")
-    assert excerpt("Short. With a chain.", "chain") == "Short. With a chain."
-
-
-@pytest.mark.parametrize(
-    "passage",
-    [  # one long sentence with the word near its end: a file list, a run-on paragraph
-        "Files: "
-        + " ".join(f"packages/vms/file{i}.com" for i in range(40))
-        + " Copyright: 2019, Björn Stenberg <bjorn@haxx.se> License: curl",
-        "The manual "
-        + "describes many options that change how it reads its input, " * 6
-        + "and Stenberg wrote the option that disables commands that write files.",
-    ],
-)
-def test_search_text_shows_the_word_searched_for(passage: str) -> None:
-    """`search Stenberg` showed the start of a long sentence that held the word only at its
-    end: the snippet did not show what was searched for."""
-    from app.core.wording import excerpt
-
-    shown = excerpt(passage, "Stenberg")
-    assert "Stenberg" in shown and shown.startswith("…") and len(shown) <= 302
-
-
 def test_folders_add_says_what_is_wrong_and_what_happens_next(tmp_path: Path) -> None:
     data = tmp_path / "data"
     docs = tmp_path / "docs"

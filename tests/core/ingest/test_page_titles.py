@@ -1,4 +1,5 @@
-"""A PDF page's own title joins the heading path of every passage on the page.
+"""A PDF page's own title joins the heading path of every passage on the page (read from a
+real PDF; the title rule itself is tested fast in ``tests/core/ingest/test_context.py``).
 
 A filing's balance sheet is one page whose title ("Consolidated Balance Sheets") is set in
 bold at its top; without it, the passages below the first do not say which statement they
@@ -12,9 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pymupdf
-import pytest
 
-from app.core.ingest.context import TitleLine, page_title, with_page_title
 from app.core.ingest.loaders import load_document
 from tests.helpers import paragraph
 
@@ -64,57 +63,3 @@ def test_every_passage_of_a_statement_page_says_which_statement_it_is(make_engin
     assert last.start in [h.start for h in hits if h.page == 1]
     assert all(h.heading == TITLE for h in hits if h.page == 1)
     assert not [h for h in hits if h.page != 1]
-
-
-def line(top: float, text: str, size: float = 9.0, bold: bool = False) -> TitleLine:
-    return TitleLine(top=top, left=72, text=text, size=size, bold=bold, chars=len(text))
-
-
-BODY = [line(200 + 12 * i, "Body text of the page, set in the usual size, " * 2) for i in range(8)]
-
-
-@pytest.mark.parametrize(
-    ("lines", "expected"),
-    [
-        # a company line and the statement, both bold, above a smaller bold table head
-        (
-            [
-                line(40, "Acme Corp and Subsidiaries", bold=True),
-                line(52, "Consolidated Statements of Cash Flows", bold=True),
-                line(70, "(In millions)", bold=True),
-                line(80, "2022", size=8, bold=True),
-                line(80, "Operating activities", size=8, bold=True),
-            ],
-            "Acme Corp and Subsidiaries › Consolidated Statements of Cash Flows",
-        ),
-        # a larger line is a title without being bold; a long heading wraps onto a second line
-        (
-            [
-                line(40, "ITEM 5. MARKET FOR REGISTRANT'S COMMON EQUITY, RELATED", size=11),
-                line(52, "STOCKHOLDER MATTERS", size=11),
-            ],
-            "ITEM 5. MARKET FOR REGISTRANT'S COMMON EQUITY, RELATED STOCKHOLDER MATTERS",
-        ),
-        # a page that starts with body text has no title, whatever is bold further down
-        (
-            [
-                line(40, "continued from the page before, the company " * 2),
-                line(60, "Note 4", bold=True),
-            ],
-            None,
-        ),
-        # a title below the top 40% of the page is a section heading, not the page's title
-        ([line(500, "Note 4 - Leases", bold=True)], None),
-    ],
-)
-def test_page_title(lines: list[TitleLine], expected: str | None) -> None:
-    assert page_title([*lines, *BODY], page_height=792) == expected
-
-
-def test_an_outline_path_is_followed_only_by_what_the_page_title_adds() -> None:
-    outline = "Part II › Item 8. Financial Statements"
-    assert with_page_title(outline, "Item 8. Financial Statements › Balance Sheets") == (
-        "Part II › Item 8. Financial Statements › Balance Sheets"
-    )
-    assert with_page_title(outline, None) == outline
-    assert with_page_title(None, "Balance Sheets") == "Balance Sheets"

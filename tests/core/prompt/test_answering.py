@@ -111,16 +111,6 @@ def test_list_models_and_version(server: FakeOllama) -> None:
     assert not has_model(list_models(server.url), "qwen2.5")
 
 
-def test_host_is_completed_like_ollama_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.core.ollama.address import display_host
-
-    assert display_host("0.0.0.0") == "http://0.0.0.0:11434"
-    assert display_host("localhost:1234/") == "http://localhost:1234"
-    assert display_host("https://ollama.example.org") == "https://ollama.example.org"
-    monkeypatch.setenv("OLLAMA_HOST", "10.0.0.5")
-    assert display_host(None) == "http://10.0.0.5:11434"
-
-
 def test_api_key_is_sent(server: FakeOllama, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OLLAMA_API_KEY", "secret-key")
     ask(server)

@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 
 from app.core.errors import AnswerError
-from app.core.ollama.address import is_local_host, plain_http_warning
 from app.core.ollama.client import probe_server, stream_chat
 from tests.fake_ollama import FakeOllama
 from tests.helpers import make_corpus
@@ -203,22 +202,6 @@ def test_probe_of_a_stopped_server_says_so() -> None:
     with pytest.raises(AnswerError) as info:
         probe_server(host, 2.0)
     assert info.value.kind == "not_running" and "ollama serve" in info.value.message
-
-
-def test_plain_http_to_another_computer_is_warned_about() -> None:
-    for local in (
-        "http://127.0.0.1:11434",
-        "localhost:11434",
-        "http://[::1]:11434",
-        "0.0.0.0",
-        "http://ollama.localhost:8080",
-        None,
-    ):
-        assert is_local_host(local) and plain_http_warning(local) is None
-    assert plain_http_warning("https://gpu-box.lan:11434") is None
-    for remote in ("http://gpu-box.lan:11434", "10.0.0.5", "http://192.168.1.20:11434"):
-        warning = plain_http_warning(remote)
-        assert warning is not None and "unencrypted" in warning and "https://" in warning
 
 
 def test_api_key_and_extra_headers_go_with_every_probe_request(

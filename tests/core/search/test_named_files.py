@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.index.manifest import Manifest
-from app.core.index.records import FileRecord
-from app.core.search.named import NamedFiles, _Name, file_name, parts, question_names
-
 ACME_2021 = """# Cash flows
 
 Purchases of property, plant and equipment were 412 million in the year, for the new
@@ -87,49 +83,3 @@ def test_within_a_named_file_the_passage_with_the_questions_words_wins(
     assert Path(hits[0].path).name == "ACME_2021_annual_report.md"
     assert "412 million" in hits[0].text
     assert hits[0].score - hits[1].score > 0.2  # a margin, not a tie
-
-
-def test_what_counts_as_naming_a_file() -> None:
-    assert file_name("/r/3M_2018_10K.pdf") == file_name("/x/3M-2018-10K.md")
-    named = file_name("/r/MGMRESORTS_2022Q4_EARNINGS.pdf")
-    assert named is not None and named.subject == "mgmresorts" and named.years == {2022}
-    for not_a_name in ("/n/delete-lines-in-vim.md", "/n/The-Report.md", "/n/2021.txt"):
-        assert file_name(not_a_name) is None, not_a_name
-
-    names, acronyms, years = question_names("Has MGM paid dividends in FY22 and 2021?")
-    assert "mgm" in names and acronyms == ["mgm"] and years == {2021, 2022}
-    names, _, _ = question_names("How much did American Water Works pay out?")
-    assert "americanwaterworks" in names
-    names, _, _ = question_names("Delete lines in vim quickly")  # a first word is not a name
-    assert "delete" not in names
-
-
-def test_a_name_in_a_script_without_capitals_is_named_when_the_question_writes_it(
-    tmp_path: Path,
-) -> None:
-    """Japanese, Chinese or Hindi have no capitals to mark a name: a file is named when the
-    question writes its name's first part, and its parts are split as search splits words."""
-    assert file_name("/r/Müller_2020_Bericht.pdf") == _Name("müller", frozenset({2020}))
-    minutes = file_name("/r/議事録_2023.md")
-    assert minutes is not None and minutes.caseless and minutes.years == {2023}
-    assert parts("会議メモ2024") == ["会議メモ", "2024"]  # not its pairs of characters
-
-    manifest = Manifest(tmp_path / "manifest.sqlite3")
-    for name in (
-        "議事録_2023.md",
-        "議事録_2024.md",
-        "张三简历.txt",
-        "तकनीकी_रिपोर्ट.md",
-        "notes.md",
-    ):
-        path = str(tmp_path / name)
-        manifest.replace_file(FileRecord(path, 1, 1, "h", "indexed"), [])
-    named = NamedFiles(manifest)
-    assert [Path(p).name for p in named.named("2024年の議事録で決まったことは？")] == [
-        "議事録_2024.md"
-    ]
-    assert [Path(p).name for p in named.named("张三简历里写了什么")] == ["张三简历.txt"]
-    assert [Path(p).name for p in named.named("तकनीकी रिपोर्ट में क्या है")] == ["तकनीकी_रिपोर्ट.md"]
-    assert named.named("会議はいつですか") == []  # no file's name written
-    assert named.named("what do my notes say") == []  # a lower-case English name is no name
-    manifest.close()

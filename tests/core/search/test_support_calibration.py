@@ -7,12 +7,11 @@ import dataclasses
 import random
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from app.core.index.schema import INDEX_FORMAT
 from app.core.search import calibration, probes, support
-from app.core.search.calibration import Calibration, choose_threshold
+from app.core.search.calibration import Calibration
 
 SYLLABLES = "ka lo mi ne ru sa ti vo ze pa qui dor fen gal hob jin".split()  # noqa: SIM905
 COMMON = "the a of and with for in was is to".split()  # noqa: SIM905
@@ -118,44 +117,6 @@ def test_a_calibration_for_other_parameters_is_ignored(tmp_path: Path) -> None:
     assert support.threshold_for(model, stored.current()) == model.threshold
     calibration.save(tmp_path, Calibration(0.42, model.threshold, model.key, 1000, "2020"))
     assert support.threshold_for(model, stored.current()) == 0.42  # the new file is read
-
-
-def test_choose_threshold_rises_where_missing_evidence_still_scores_high() -> None:
-    answerable = [0.5 + i / 100 for i in range(40)]  # 0.50 .. 0.89
-    off = [i / 100 for i in range(20)]  # 0.00 .. 0.19
-    # questions whose file is left out score low: the shipped threshold already flags them
-    low = choose_threshold(answerable, [0.1, 0.12, 0.15, 0.18], off, shipped=0.3)
-    assert low == pytest.approx(0.3 - calibration.MAX_DROP)
-    # near-identical documents: with the file left out they still score 0.4 .. 0.5
-    high = choose_threshold(answerable, [0.4, 0.42, 0.45, 0.5], off, shipped=0.3)
-    assert 0.44 < high <= 0.5
-    # never above the point that flags ANSWERABLE_FLAGGED of the answerable ones
-    capped = choose_threshold(answerable, [0.8, 0.85, 0.9, 0.95], off, shipped=0.3)
-    assert capped == pytest.approx(float(np.quantile(answerable, calibration.ANSWERABLE_FLAGGED)))
-    # nor more than MAX_RAISE above the shipped threshold
-    assert choose_threshold([0.99] * 5, [0.95] * 5, off, shipped=0.3) == pytest.approx(
-        0.3 + calibration.MAX_RAISE
-    )
-    # nothing to learn from: the shipped threshold stays
-    assert choose_threshold([], [], [], shipped=0.3) == 0.3
-
-
-def test_stale_when_grown_or_for_another_model() -> None:
-    cal = Calibration(0.5, 0.4, "m", 1000, "2026-01-01", index_format=INDEX_FORMAT)
-    assert not calibration.stale(cal, 1100, "m")
-    assert calibration.stale(cal, 1300, "m") and calibration.stale(cal, 700, "m")
-    assert calibration.stale(cal, 1000, "other")
-    assert calibration.stale(None, 1000, "m")
-    assert not calibration.stale(None, calibration.MIN_PASSAGES - 1, "m")
-    # the folders that qualify as regions are not the ones measured
-    regions = ({"folder": "/d/a", "lookalike": False}, {"folder": "/d/b", "lookalike": True})
-    split = dataclasses.replace(cal, regions=regions)
-    assert not calibration.stale(split, 1000, "m", ["/d/b", "/d/a"])
-    # measured before look-alike regions were marked: measured again
-    older = dataclasses.replace(cal, regions=({"folder": "/d/a"}, {"folder": "/d/b"}))
-    assert calibration.stale(older, 1000, "m", ["/d/b", "/d/a"])
-    assert calibration.stale(split, 1000, "m", ["/d/a", "/d/b", "/d/c"])
-    assert calibration.stale(cal, 1000, "m", ["/d/a", "/d/b"])
 
 
 @pytest.mark.slow

@@ -1,14 +1,12 @@
-"""The support flag's index-aware features: term rarity from the lexical index itself."""
+"""The support flag's index-aware features: term rarity from the lexical index itself (the
+counts themselves are tested in ``test_termstats.py``)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
-from app.core.index import lexical
 from app.core.search import support
-from app.core.search.termstats import FixedStats, LexicalStats, idf
+from app.core.search.termstats import FixedStats
 from app.core.types import Hit
 
 FILING = (
@@ -20,38 +18,6 @@ OTHER_PAGE = "The company's revenue and operating income are discussed by segmen
 
 def hit(rank: int, text: str, dense: float, path: str = "/f/ACME_2018_10K.pdf") -> Hit:
     return Hit(rank, path, rank, 0, len(text), text, 0.5, f"c{rank}", None, dense, 3.0, rank, rank)
-
-
-def fts_conn(texts: list[str]) -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:")
-    conn.execute(
-        "CREATE TABLE chunks (id INTEGER PRIMARY KEY, text TEXT, context TEXT, label TEXT)"
-    )
-    lexical.create_schema(conn)
-    for i, t in enumerate(texts, 1):
-        conn.execute(
-            "INSERT INTO chunks (id, text, context, label) VALUES (?, ?, '', 'notes')", (i, t)
-        )
-    return conn
-
-
-def test_lexical_stats_count_passages_as_search_normalises_words() -> None:
-    conn = fts_conn(["Zorblatt frequency is 4471.", "The frequency of a wave.", "Nothing here."])
-    stats = LexicalStats(conn)
-    assert stats.size() == 3
-    assert stats.doc_freqs(["zorblatt", "frequencies", "4471", "absent"]) == {
-        "zorblatt": 1,
-        "frequencies": 2,  # stemmed like the lexical index stems
-        "4471": 1,
-        "absent": 0,
-    }
-    conn.execute("INSERT INTO chunks (id, text, context, label) VALUES (4, 'zorblatt', '', '')")
-    assert stats.size() == 4 and stats.doc_freqs(["zorblatt"]) == {"zorblatt": 2}
-
-
-def test_idf_is_scaled_and_rare_words_weigh_more() -> None:
-    assert idf(0, 10_000) > idf(5, 10_000) > idf(5_000, 10_000) >= 0.0
-    assert 0.0 <= idf(10_000, 10_000) < 0.1 and idf(0, 10_000) <= 1.0
 
 
 def test_words_every_passage_holds_weigh_little_and_absent_ones_are_counted_apart() -> None:

@@ -1,22 +1,19 @@
-"""The conversation store, the follow-up rewrite and the Markdown export, on real SQLite and the
-stand-in Ollama server."""
+"""The conversation store on real SQLite, and the follow-up rewrite through the stand-in Ollama
+server (the rewrite's validation and the merge are tested fast in ``test_followup.py``, the
+Markdown export in ``test_export.py``)."""
 
 from __future__ import annotations
 
-import os
-import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from markdown_it import MarkdownIt
 
 from app.core.errors import HistoryError
 from app.core.prompt.answering import build_messages
 from app.core.text import text_hash
-from app.core.threads.export import thread_markdown
-from app.core.threads.followup import merge_query, standalone_query, validate
+from app.core.threads.followup import merge_query, standalone_query
 from app.core.threads.store import StoredSource, ThreadStore, Turn
 from tests.fake_ollama import FakeOllama
 
@@ -167,13 +164,6 @@ def test_a_first_turn_searches_as_typed_and_asks_no_model(server: FakeOllama) ->
     assert server.chats() == []
 
 
-def test_validate_keeps_a_query_and_strips_its_label() -> None:
-    assert validate('Standalone query: "road bicycle chain wear"', "why?") == (
-        "road bicycle chain wear"
-    )
-    assert validate("According to the sources, 3000 km.", "why?") is None
-
-
 def test_answer_prompt_carries_the_last_turns_within_a_budget() -> None:
     history = [(f"question {i} about tomatoes?", f"answer {i} [1]. " * 40) for i in range(10)]
     messages, _ = build_messages("and compost?", [], context_tokens=2048, history=history)
@@ -183,143 +173,6 @@ def test_answer_prompt_carries_the_last_turns_within_a_budget() -> None:
     assert "question 0 " not in earlier  # oldest dropped for the budget
     assert "[1]" not in earlier and "answer 9." in earlier  # no citations: they were per turn
     assert len(earlier) // 4 <= 2048 // 4 + 50
-
-
-def _footnotes(markdown: str) -> tuple[list[str], dict[str, str]]:
-    refs = re.findall(r"\[\^(\d+)\](?!:)", markdown)
-    defs = dict(re.findall(r"^\[\^(\d+)\]: (.*)$", markdown, re.MULTILINE))
-    return refs, defs
-
-
-def test_export_has_real_footnotes_and_marks_unsupported_sentences(tmp_path: Path) -> None:
-    doc = tmp_path / "bikes.txt"
-    text = "The chain on a road bicycle should be replaced every three thousand kilometres."
-    doc.write_text(text)
-    one = turn(str(doc), text)
-    one.n = 1
-    two = turn(str(doc), text, question="Why?", answer="It stretches [1]. Cats like it [1].")
-    two.n, two.search_query = 2, "Why? chain road bicycle replaced"
-    two.sentences[0]["end"] = len("It stretches [1].")
-    two.sentences.append(
-        {"text": " Cats like it [1].", "start": 17, "end": 35, "supported": False, "kind": "claim"}
-    )
-    md = thread_markdown(FIRST_Q, [one, two], thread_id="abcd1234")
-    MarkdownIt("commonmark").parse(md)  # it parses
-    refs, defs = _footnotes(md)
-    assert refs and set(refs) == set(defs)  # every reference has its definition, and back
-    for definition in defs.values():
-        quote = re.search(r"“(.*)”", definition)
-        assert quote and quote.group(1).rstrip("…") in text
-        assert f"file://{doc}" in definition
-    assert "It stretches[^2]. Cats like it[^2]. ⚠" in md
-    assert "*Searched for: Why? chain road bicycle replaced*" in md
-
-
-def test_an_exported_sentence_that_cited_the_wrong_source_points_at_the_right_one(
-    tmp_path: Path,
-) -> None:
-    """The model wrote [2] (a lease) for a fact the checks found in [1] (the bike notes): the
-    footnote must quote the bike notes, not the lease."""
-    bikes, lease = tmp_path / "bikes.txt", tmp_path / "lease.txt"
-    bikes.write_text(text := "The front tyre takes 80 psi and the rear 85 psi.")
-    lease.write_text(other := "The lease runs until 30 June and renews for a year.")
-    t = turn(str(bikes), text, answer="The front tyre takes 80 psi [1].")
-    t.answer = t.answer.replace("[1]", "[2]")
-    t.sources.append(StoredSource(2, str(lease), None, 0, len(other), other, text_hash(other)))
-    t.sentences[0] |= {"text": t.answer, "sources": [2], "reason": "found in [1], not in [2]"}
-    t.n = 1
-    md = thread_markdown("tyre pressure?", [t])
-    _, defs = _footnotes(md)
-    assert "The front tyre takes 80 psi[^1]." in md
-    assert len(defs) == 1 and "bikes.txt" in defs["1"] and "lease.txt" not in defs["1"]
-    # the lease was read all the same: listed as read, not as the sentence's footnote
-    assert "*Also read by the model, not cited:*\n\n- \\[2\\] [" in md and "30 June" in md
-
-
-def test_an_export_of_an_answer_without_citations_lists_every_source_read(
-    tmp_path: Path,
-) -> None:
-    """An answer with no [n] exported with no sources at all, though its verdict said
-    "closest: [2]" and the model read eight passages."""
-    texts = [f"Passage {i} says the warranty lasts {i} years." for i in range(1, 9)]
-    t = turn(str(tmp_path / "w1.txt"), texts[0], answer="The warranty is long [1].")
-    t.answer, t.sentences, t.n = "The warranty is long.", [], 1
-    t.verdict = {"level": "unsupported", "reason": "No sentence cites a passage; closest: [2]."}
-    t.sources += [
-        StoredSource(i, str(tmp_path / f"w{i}.txt"), i, 0, len(x), x, text_hash(x))
-        for i, x in enumerate(texts[1:], start=2)
-    ]
-    t.sources[2].sent = [[0, 9]]  # the model read only the start of [3]
-    md = thread_markdown("warranty?", [t])
-    MarkdownIt("commonmark").parse(md)
-    assert "*Read by the model (the answer cites none of them):*" in md
-    listed = re.findall(r"^- \\\[(\d+)\\\] \[.*\]\(file://[^)]*\)(.*)$", md, re.MULTILINE)
-    assert [int(n) for n, _ in listed] == list(range(1, 9))
-    for (n, rest), text in zip(listed, texts, strict=True):
-        if n == "3":
-            assert "“Passage 3”" in rest and "read in part" in rest
-        else:
-            assert f"“{text}”" in rest and (n == "1" or f", p. {n}" in rest)
-
-
-def test_export_of_a_non_utf8_path_is_legible(tmp_path: Path) -> None:
-    name = os.fsdecode(b"caf\xe9-notes.txt")  # Latin-1 bytes: not valid UTF-8
-    text = "Espresso is brewed at nine bars of pressure."
-    store = ThreadStore(tmp_path / "t.sqlite3")
-    tid = store.create("espresso?")
-    store.add_turn(tid, turn(f"/docs/{name}", text, answer="Nine bars [1]."))
-    [stored] = store.turns(tid)
-    assert stored.sources[0].path == f"/docs/{name}"  # the same bytes come back
-    md = thread_markdown("espresso?", [stored])
-    md.encode("utf-8")  # no lone surrogates
-    assert "caf\ufffd\\-notes.txt" in md or "caf\ufffd-notes.txt" in md
-    assert "file:///docs/caf%E9-notes.txt" in md
-    assert "removed since this answer" in md
-
-
-def test_a_locked_database_does_not_stop_an_answer(tmp_path: Path) -> None:
-    import sqlite3
-
-    from app.core.config import Settings
-    from app.core.prompt.answering import Answer
-    from app.core.threads.conversation import plan_turn, record_turn
-
-    db = tmp_path / "threads.sqlite3"
-    store = ThreadStore(db, busy_timeout_s=0.2)
-    tid = store.create("an earlier question?")
-    holder = sqlite3.connect(db)
-    holder.execute("BEGIN EXCLUSIVE")  # another program holds the file
-    try:
-        plan = plan_turn(store, tid, "and now?", host=Settings().ollama_host, model="llama3.2")
-        assert plan.warning and "locked" in plan.warning
-        assert (plan.turn, plan.search_query) == (1, "and now?")  # answered as a first turn
-        saved = record_turn(store, plan, "and now?", Answer("It is [1].", "llama3.2", []))
-        assert saved.thread_id is None and saved.warning and "locked" in saved.warning
-    finally:
-        holder.rollback()
-        holder.close()
-    saved = record_turn(store, plan, "and now?", Answer("It is.", "llama3.2", []))
-    assert saved.thread_id == tid and saved.turn == 1  # once free, the store works again
-    store.close()
-
-
-@pytest.mark.parametrize(
-    ("question", "leans"),
-    [
-        ("Why?", True),
-        ("Why does it matter?", True),
-        ("And in 2022?", True),
-        ("What about the rear derailleur?", True),
-        ("Who painted the ceiling of the Sistine Chapel?", False),
-    ],
-)
-def test_the_merge_adds_earlier_terms_only_to_a_follow_up_that_leans_on_them(
-    question: str, leans: bool
-) -> None:
-    merged = merge_query(question, [turn("/d/b.txt", "x")])
-    assert (merged != question) == leans
-    if leans:
-        assert {"chain", "bicycle"} <= set(merged.split())
 
 
 def test_a_first_turn_that_cannot_be_written_leaves_no_empty_thread(tmp_path: Path) -> None:

@@ -28,8 +28,6 @@ from app.core.watch.backoff import (
     probed,
     retry_message,
 )
-from app.core.watch.change_queue import Batch
-from app.core.watch.retrying import Retrier
 from app.core.watch.watcher import Watcher, WatchStatus
 from tests.core.index.test_chroma_server import ChromaServer, free_port
 from tests.helpers import eventually, footnotes
@@ -92,29 +90,6 @@ def sqlite_full(tmp_path: Path) -> sqlite3.OperationalError:
     finally:
         conn.close()
     raise AssertionError("the database never filled up")
-
-
-def test_changes_held_during_an_outage_go_in_once_a_write_succeeds() -> None:
-    """A change that fails is held; when the next write goes through (a folder added, say),
-    the held changes are due at once, not stranded until the next failure."""
-    said: list[tuple[str, str]] = []
-    retrier = Retrier(
-        Backoff(), server=False, probe=lambda: None, say=lambda s, m: said.append((s, m))
-    )
-
-    def down(batch: Batch) -> None:
-        raise StoreError("The vector store in /x failed to open")
-
-    applied: list[list[str]] = []
-    assert not retrier.attempt(down, Batch([], ["/w/a.md"]))
-    assert retrier.held == {"/w/a.md"} and retrier.backoff.active  # waits its 5 s
-    assert retrier.attempt(lambda b: applied.append(b.paths), Batch([], ["/w/docs"]))
-    # the schedule starts over and the held paths are set for the loop's next turn
-    assert not retrier.backoff.active and retrier.retry_at is not None
-    assert said[-1][1].endswith("the changes held meanwhile go in next.")
-    retrier.retry(lambda b: applied.append(b.paths))
-    assert applied == [["/w/docs"], ["/w/a.md"]] and not retrier.held
-    assert retrier.retry_at is None and said[-1][1].endswith("all changes are in.")
 
 
 def retrying(statuses: list[WatchStatus]) -> list[str]:

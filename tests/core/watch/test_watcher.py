@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 
 from app.core.index.indexer import Progress
-from app.core.watch.change_queue import ChangeQueue
 from app.core.watch.watcher import Watcher, WatchStatus
 from tests.helpers import eventually, paragraph
 
@@ -98,41 +97,6 @@ def watch(make_engine) -> Iterator[Callable[..., Rig]]:
 def assert_consistent(engine) -> None:
     assert engine.manifest.check() == []
     assert engine.store().all_ids() == engine.manifest.all_hashes()
-
-
-# -- the debounce queue, driven by hand (no sleeps) -------------------------------------------
-def test_save_storm_coalesces_into_one_path_after_the_quiet_period() -> None:
-    q = ChangeQueue(quiet=0.4, max_wait=3.0)
-    for t in (0.0, 0.1, 0.2, 0.3):  # write, close, rename over, touch
-        q.touch("/w/note.md", t)
-    assert q.take(0.6) == ([], [])  # 0.3 s since the last event: still settling
-    assert q.next_due() == pytest.approx(0.7)
-    assert q.take(0.7).paths == ["/w/note.md"]
-    assert len(q) == 0 and q.next_due() is None
-
-
-def test_a_file_that_never_settles_is_taken_after_max_wait() -> None:
-    q = ChangeQueue(quiet=0.4, max_wait=3.0)
-    t = 0.0
-    while t < 2.9:
-        q.touch("/w/log.md", t)
-        t += 0.1
-    assert q.take(2.95) == ([], [])
-    assert q.take(3.0).paths == ["/w/log.md"]
-
-
-def test_moves_carry_pending_changes_and_folders_cover_their_files() -> None:
-    q = ChangeQueue(quiet=0.4, max_wait=3.0)
-    q.touch("/w/a/x.md", 0.0)
-    q.move("/w/a", "/w/b", 0.1)
-    q.touch("/w/new", 0.2)
-    q.touch("/w/new/deep/y.md", 0.2)
-    q.touch("/w/new-sibling.md", 0.2)
-    assert q.next_due() == float("-inf")  # renames are applied at once
-    first = q.take(0.2)
-    assert first.moves == [("/w/a", "/w/b")] and first.paths == []
-    batch = q.take(1.0)
-    assert batch.paths == ["/w/b/x.md", "/w/new", "/w/new-sibling.md"]
 
 
 # -- live watching -----------------------------------------------------------------------------

@@ -1,0 +1,120 @@
+"""Files a question names by their file name ("the FY2018 capex of 3M" names
+``3M_2018_10K.pdf``), over a real manifest's paths, read again when the files change.
+
+That retrieval then ranks the named file first is shown on a real index in
+``test_named_files.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.core.index.manifest import Manifest
+from app.core.index.records import FileRecord
+from app.core.search.named import MAX_NAMED, NamedFiles, _Name, file_name, parts, question_names
+
+
+@pytest.fixture
+def manifest(tmp_path: Path) -> Iterator[Manifest]:
+    m = Manifest(tmp_path / "manifest.sqlite3")
+    yield m
+    m.close()
+
+
+def add(manifest: Manifest, *paths: str) -> None:
+    for path in paths:
+        manifest.replace_file(FileRecord(path, 1, 1, "h", "indexed"), [])
+
+
+def test_what_counts_as_naming_a_file() -> None:
+    assert file_name("/r/3M_2018_10K.pdf") == file_name("/x/3M-2018-10K.md")
+    named = file_name("/r/MGMRESORTS_2022Q4_EARNINGS.pdf")
+    assert named is not None and named.subject == "mgmresorts" and named.years == {2022}
+    for not_a_name in ("/n/delete-lines-in-vim.md", "/n/The-Report.md", "/n/2021.txt"):
+        assert file_name(not_a_name) is None, not_a_name
+
+    names, acronyms, years = question_names("Has MGM paid dividends in FY22 and 2021?")
+    assert "mgm" in names and acronyms == ["mgm"] and years == {2021, 2022}
+    names, _, _ = question_names("How much did American Water Works pay out?")
+    assert "americanwaterworks" in names
+    names, _, _ = question_names("Delete lines in vim quickly")  # a first word is not a name
+    assert "delete" not in names
+
+
+def test_the_named_file_of_the_latest_year_asked_is_preferred(manifest: Manifest) -> None:
+    add(
+        manifest,
+        "/r/3M_2018_10K.pdf",
+        "/r/3M_2022_10K.pdf",
+        "/r/Pfizer_2022_10K.pdf",
+        "/n/capital-expenditure.md",
+    )
+    named = NamedFiles(manifest)
+    assert named.named("What is the FY2018 capital expenditure of 3M?") == ["/r/3M_2018_10K.pdf"]
+    assert named.named("How did 3M's revenue change from 2018 to 2022?") == ["/r/3M_2022_10K.pdf"]
+    assert named.named("What does 3M make?") == ["/r/3M_2018_10K.pdf", "/r/3M_2022_10K.pdf"]
+    assert named.named("what does capital expenditure mean") == []  # names no file
+
+
+def test_a_name_a_whole_collection_shares_names_no_document(manifest: Manifest) -> None:
+    add(manifest, *[f"/n/Normans_{i}.txt" for i in range(MAX_NAMED + 1)])
+    assert NamedFiles(manifest).named("Who were the Normans?") == []
+
+
+def test_files_added_renamed_or_removed_are_seen_by_the_next_question(
+    manifest: Manifest,
+) -> None:
+    named = NamedFiles(manifest)
+    assert named.named("What did Acme spend?") == []
+    add(manifest, "/r/ACME_2021_report.md")
+    assert named.named("What did Acme spend?") == ["/r/ACME_2021_report.md"]
+    manifest.move("/r/ACME_2021_report.md", "/r/Initech_2021_report.md")
+    assert named.named("What did Acme spend?") == []
+    assert named.named("What did Initech spend?") == ["/r/Initech_2021_report.md"]
+    manifest.remove_files(["/r/Initech_2021_report.md"])
+    assert named.named("What did Initech spend?") == []
+
+
+def test_a_change_made_by_another_process_is_seen_too(manifest: Manifest, tmp_path: Path) -> None:
+    named = NamedFiles(manifest)
+    assert named.named("What did Globex earn?") == []
+    writer = Manifest(tmp_path / "manifest.sqlite3")  # the watcher, say
+    try:
+        add(writer, "/r/Globex_2020.pdf")
+    finally:
+        writer.close()
+    assert named.named("What did Globex earn?") == ["/r/Globex_2020.pdf"]
+
+
+def test_a_name_in_a_script_without_capitals_is_named_when_the_question_writes_it(
+    tmp_path: Path,
+) -> None:
+    """Japanese, Chinese or Hindi have no capitals to mark a name: a file is named when the
+    question writes its name's first part, and its parts are split as search splits words."""
+    assert file_name("/r/Müller_2020_Bericht.pdf") == _Name("müller", frozenset({2020}))
+    minutes = file_name("/r/議事録_2023.md")
+    assert minutes is not None and minutes.caseless and minutes.years == {2023}
+    assert parts("会議メモ2024") == ["会議メモ", "2024"]  # not its pairs of characters
+
+    manifest = Manifest(tmp_path / "manifest.sqlite3")
+    for name in (
+        "議事録_2023.md",
+        "議事録_2024.md",
+        "张三简历.txt",
+        "तकनीकी_रिपोर्ट.md",
+        "notes.md",
+    ):
+        path = str(tmp_path / name)
+        manifest.replace_file(FileRecord(path, 1, 1, "h", "indexed"), [])
+    named = NamedFiles(manifest)
+    assert [Path(p).name for p in named.named("2024年の議事録で決まったことは？")] == [
+        "議事録_2024.md"
+    ]
+    assert [Path(p).name for p in named.named("张三简历里写了什么")] == ["张三简历.txt"]
+    assert [Path(p).name for p in named.named("तकनीकी रिपोर्ट में क्या है")] == ["तकनीकी_रिपोर्ट.md"]
+    assert named.named("会議はいつですか") == []  # no file's name written
+    assert named.named("what do my notes say") == []  # a lower-case English name is no name
+    manifest.close()

@@ -1,0 +1,96 @@
+"""Declines: a gap statement (the sources, or the answerer, lack something) and whether it
+declines the question or is a side note. Read with spaCy's small English pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from app.core.types import Support
+from app.core.verdict.declines import Gap, declines, gap
+from app.core.verdict.judge import Level, judge
+from app.core.verdict.marks import mark_sentences
+
+BIRTH = "What year was Pedro Menéndez de Avilés born?"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The sources do not contain the answer.",
+        "I couldn't find a description of the British defence arrangements in these passages.",
+        "Pedro Menéndez de Avilés's year of birth isn't given anywhere in the provided passages.",
+        "None of the provided documents contain JPMorgan's segment results.",
+        "There is no information about his birth in the sources.",
+    ],
+)
+def test_models_decline_in_many_words(sentence: str) -> None:
+    assert gap(sentence) is not None
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Paris is the capital of France [1].",
+        "The king did not sign the treaty.",  # negated, but about the world
+        "Data files have no delimiters.",  # files of some kind, not the sources given
+    ],
+)
+def test_a_negated_claim_about_the_world_is_no_gap(sentence: str) -> None:
+    assert gap(sentence) is None
+
+
+def test_the_topic_is_what_is_said_to_be_missing() -> None:
+    found = gap("Pedro Menéndez de Avilés's year of birth isn't given in the provided passages.")
+    assert found is not None
+    assert {"pedro", "birth", "year"} <= found.topic
+    assert not found.topic & {"passag", "provid", "given"}  # the sources and the saying
+    assert gap("The sources do not contain the answer.") == Gap(frozenset())
+
+
+def test_a_gap_declines_first_or_open_or_on_the_questions_own_words() -> None:
+    side = "The sources do not describe the British defence arrangements."
+    found = gap(side)
+    assert found is not None and found.topic
+    assert declines(BIRTH, side, found, first=True)  # the answer opens with it
+    assert not declines(BIRTH, side, found, first=False)  # a side note on another topic
+    about = "Pedro Menéndez de Avilés's year of birth isn't given in the provided passages."
+    on_topic = gap(about)
+    assert on_topic is not None and declines(BIRTH, about, on_topic, first=False)
+    assert declines(BIRTH, "x", Gap(frozenset()), first=False)  # "The sources don't say."
+
+
+@dataclass
+class Passage:
+    n: int
+    text: str
+    label: str = ""
+
+
+TOWER = [Passage(1, "The Eiffel Tower was completed in 1889. It is 330 metres tall.")]
+TALL = "How tall is the Eiffel Tower?"
+
+
+def _level(answer: str) -> Level:
+    marks = mark_sentences(answer, TOWER, question=TALL)
+    support = Support(True, 0.9, "A passage closely matches the question.")
+    return judge(support, marks, question=TALL, passages={1: (TOWER[0].text, "")}).level
+
+
+def test_an_answer_that_declines_is_no_answer_and_a_side_note_leaves_it_supported() -> None:
+    assert _level("The sources do not say how tall the Eiffel Tower is.") is Level.NO_ANSWER
+    side = "The Eiffel Tower is 330 metres tall [1]. The sources do not say who painted it."
+    assert _level(side) is Level.SUPPORTED
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the module's own side note 'The sources do not say when.' has an empty topic "
+    "(its one word is a stopword), and an empty topic always declines: a backed answer with "
+    "that note after it turns 'no answer'",
+)
+def test_the_docstrings_side_note_does_not_turn_a_backed_answer_grey() -> None:
+    assert _level("The Eiffel Tower is 330 metres tall [1]. The sources do not say when.") is (
+        Level.SUPPORTED
+    )

@@ -1,0 +1,32 @@
+"""The verdict's view of words: stemmed content words and whole figures, lemmas where the
+parser is there, and none of an answer's talk about its sources or its connectives."""
+
+from __future__ import annotations
+
+from app.core.text import stem
+from app.core.verdict.terms import claim_terms, lemma_terms
+
+
+def test_content_words_are_stemmed_and_figures_kept_whole() -> None:
+    terms = claim_terms("The towers are 1,330 feet tall and cost 3.5 million.")
+    assert {stem("towers"), "feet", "tall", "1330", "3.5", "million", "cost"} <= terms
+    assert not terms & {"the", "are", "and"}
+
+
+def test_an_answers_talk_about_its_sources_and_its_connectives_are_left_out() -> None:
+    terms = claim_terms("In addition, according to the sources, the passage says it rained.")
+    assert stem("addition") not in terms  # "In addition" connects; it names nothing
+    assert not terms & {stem("sources"), stem("passage"), stem("according")}
+    assert stem("rained") in terms
+    assert stem("addition") in claim_terms("The addition of two rooms cost a lot.")
+
+
+def test_a_connective_written_with_a_no_break_space_is_still_one() -> None:
+    assert stem("addition") not in claim_terms("In\u00a0addition, it rained.")
+
+
+def test_irregular_forms_meet_at_their_lemma() -> None:
+    assert lemma_terms("They met in 1920 and took the train.") >= {"meet", "take", "1920"}
+    assert lemma_terms("The meeting takes place.") & lemma_terms("They met.") == {"meet"}
+    plain = claim_terms("They met in 1920 and took the train.")
+    assert "meet" not in plain  # without the lemmas the forms differ
