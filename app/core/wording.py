@@ -12,10 +12,19 @@ from collections.abc import Sequence
 from app.core.diskfull import disk_full_message
 from app.core.index.skipped import headline as skipped_headline
 from app.core.ingest.skips import sentence as skip_sentence
-from app.core.text import counted, display_path, query_terms, sentence_spans, stem, words
+from app.core.text import (
+    counted,
+    display_path,
+    query_terms,
+    sentence_spans,
+    stem,
+    unspaced,
+    words,
+)
 from app.core.verdict.judge import Level, Verdict
 
 SNIPPET = 300  # characters of a passage shown on one line
+GIST_WORDS = 30  # words of a passage that tell it from its neighbours in a list of sources
 
 __all__ = [
     "LEVEL_WORDS",
@@ -24,6 +33,7 @@ __all__ = [
     "disk_full_message",
     "display_path",
     "excerpt",
+    "gist",
     "level_words",
     "read_in_part",
     "skip_sentence",
@@ -107,3 +117,13 @@ def _word_start(text: str, at: int) -> int:
     while at > 0 and not text[at - 1].isspace():
         at -= 1
     return at
+
+
+def gist(text: str) -> str:
+    """The first ``GIST_WORDS`` words of a passage on one line: its first thirty
+    space-separated words, or in a script written without spaces thirty of ``words``."""
+    first = " ".join(text.split()[:GIST_WORDS])
+    if not unspaced(first):
+        return first
+    found = words(first)
+    return first if len(found) <= GIST_WORDS else first[: found[GIST_WORDS - 1].end]

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.text import unspaced, words
+from app.core.wording import gist
 from app.ui.theme import colors
 from app.ui.widgets import elide_name, shown_path, tooltip
 
@@ -79,19 +79,6 @@ class SourceRow:
         if self.cited:
             return "cited, but no supporting span found", "warn_fg"
         return "not used in the answer", "muted_fg"
-
-
-GIST_WORDS = 30
-
-
-def gist(text: str) -> str:
-    """The first ``GIST_WORDS`` words of a passage on one line: its first thirty
-    space-separated words, or in a script written without spaces thirty of ``words``."""
-    first = " ".join(text.split()[:GIST_WORDS])
-    if not unspaced(first):
-        return first
-    found = words(first)
-    return first if len(found) <= GIST_WORDS else first[: found[GIST_WORDS - 1].end]
 
 
 def usage_row(row: SourceRow, usage: SourceUsage) -> SourceRow:

@@ -15,6 +15,7 @@ from app.core.wording import (
     LEVEL_WORDS,
     SNIPPET,
     excerpt,
+    gist,
     level_words,
     read_in_part,
     source_where,
@@ -105,3 +106,12 @@ def test_an_excerpt_from_a_heading_led_passage_skips_to_the_answer() -> None:
     shown = excerpt(passage, "When should a bicycle chain be replaced?", width=120)
     assert shown.startswith("…The chain on a road bicycle")
     assert "Table 4" not in shown
+
+
+def test_a_sources_row_shows_the_first_words_of_its_passage_in_any_script() -> None:
+    """A Japanese passage has no spaces: its row shows its first thirty words (pairs of
+    characters), not its whole first paragraph; an English one its first thirty words."""
+    japanese = "この図書館の地下室には、明治時代の古い地図や写真が大切に保管されています。" * 5
+    assert japanese.startswith(gist(japanese)) and 20 < len(gist(japanese)) < 60
+    english = " ".join(f"word{i}" for i in range(50))
+    assert gist(english) == " ".join(english.split()[:30])

@@ -113,14 +113,3 @@ def test_a_turn_reopened_from_the_history_knows_which_source_was_read_in_part() 
     assert [s.sent for s in state.answer.sources] == [None, ((0, 58),)]
     usage = source_usage(state.answer, state.verdict)
     assert usage is not None and usage.read_in_part == {2}
-
-
-def test_a_sources_row_shows_the_first_words_of_its_passage_in_any_script() -> None:
-    """A Japanese passage has no spaces: its row shows its first thirty words (pairs of
-    characters), not its whole first paragraph; an English one its first thirty words."""
-    from app.ui.sources_panel import gist
-
-    japanese = "この図書館の地下室には、明治時代の古い地図や写真が大切に保管されています。" * 5
-    assert japanese.startswith(gist(japanese)) and 20 < len(gist(japanese)) < 60
-    english = " ".join(f"word{i}" for i in range(50))
-    assert gist(english) == " ".join(english.split()[:30])
