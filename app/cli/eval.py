@@ -11,8 +11,6 @@ from typing import Any
 from app import evaluation as ev
 from app.cli.common import HandledError, ProgressBar, print_json, visible
 from app.core.api import Footnotes
-from app.core.engine import Engine
-from app.core.search import support
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -30,17 +28,16 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def run(args: argparse.Namespace, fn: Footnotes) -> int:
-    engine = fn.engine  # the eval tools measure the engine itself (dev tooling)
     data = _data_dir(args)
     try:
         if args.what == "retrieval":
-            result = _retrieval(args, engine, data)
+            result = _retrieval(args, fn, data)
         elif args.what == "claims":
             result = _claims(args, data)
         elif args.what == "answers":
-            return _answers(args, engine, data)
+            return _answers(args, fn, data)
         else:
-            result = _support(args, engine, data)
+            result = _support(args, fn, data)
     except ev.EvalDataError as exc:
         raise HandledError(str(exc)) from None
     if args.json:
@@ -48,7 +45,8 @@ def run(args: argparse.Namespace, fn: Footnotes) -> int:
     return 0
 
 
-def _retrieval(args: argparse.Namespace, engine: Engine, data: Path) -> dict[str, Any]:
+def _retrieval(args: argparse.Namespace, fn: Footnotes, data: Path) -> dict[str, Any]:
+    engine = fn.engine  # the eval tools measure the engine itself
     out: dict[str, Any] = {}
     sets = [args.set] if args.set else ["scifact", "financebench", "corpus"]
     if "scifact" in sets:
@@ -124,9 +122,11 @@ SUPPORT_SETS = {
 }
 
 
-def _support(args: argparse.Namespace, engine: Engine, data: Path) -> dict[str, Any]:
+def _support(args: argparse.Namespace, fn: Footnotes, data: Path) -> dict[str, Any]:
     """The flag per domain on held-out halves; ``--refit`` also writes new parameters."""
     from app.evaluation import support as sup
+
+    engine = fn.engine  # the eval tools measure the engine itself
 
     names = [args.set] if getattr(args, "set", None) in SUPPORT_SETS else list(SUPPORT_SETS)
     index_dir = getattr(args, "index", None)
@@ -149,13 +149,11 @@ def _support(args: argparse.Namespace, engine: Engine, data: Path) -> dict[str, 
         }
         if args.refit:
             model, report = sup.refit(sets)
-            path = support.shipped_path()
-            model.save(path)
-            support.reload_shipped()
+            path = sup.ship(model)
             out.update(held_out=report, written=str(path))
         else:
             out["held_out"] = sup.held_out(sets)
-            model = support.SupportModel.load()
+            model = sup.shipped_model()
             out["shipped"] = {
                 "fitted_on": model.fitted_on,
                 "threshold": model.threshold,
@@ -310,16 +308,17 @@ def _answer_sets(text: str | None) -> list[str]:
     return [n for n in ANSWER_SETS if n in names]
 
 
-def _answers(args: argparse.Namespace, engine: Engine, data: Path) -> int:
+def _answers(args: argparse.Namespace, fn: Footnotes, data: Path) -> int:
     """Real answers through the core Ask operation: the per-kind table, JSON to a file or
     stdout with ``--json``; exit 1 with Ollama's sentence when it cannot answer at all."""
-    from app.core.ask import AskOptions
+    from app.core.api import AskOptions
     from app.evaluation import answers as ans
 
     if getattr(args, "replay", None) or getattr(args, "write_prompts", None):
         from app.cli import replay
 
-        return replay.run(args, engine, data, _answer_sets(getattr(args, "sets", None)), _asked)
+        return replay.run(args, fn, data, _answer_sets(getattr(args, "sets", None)), _asked)
+    engine = fn.engine  # the eval tools measure the engine itself
     names = _answer_sets(getattr(args, "sets", None))
     to_file = isinstance(args.json, str) and args.json != "-"
     table = not args.json or to_file

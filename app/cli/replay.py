@@ -11,21 +11,23 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.common import ProgressBar, print_json, visible
-from app.core.engine import Engine
+from app.core.api import Footnotes
 
 
 def run(
     args: argparse.Namespace,
-    engine: Engine,
+    fn: Footnotes,
     data: Path,
     names: list[str],
     asked: Callable[[bool], Any],
 ) -> int:
     """Replay ``--replay``'s answers (the sets their questions need), or write the prompts of
     ``names``' questions; ``asked`` makes the progress counter."""
-    from app.core.ask import AskOptions
+    from app.core.api import AskOptions
     from app.evaluation import answers as ans
     from app.evaluation import replay as rp
+
+    engine = fn.engine  # the eval tools measure the engine itself
 
     to_file = isinstance(args.json, str) and args.json != "-"
     table = not args.json or to_file

@@ -295,3 +295,16 @@ def close(sets: Sequence[DevSet]) -> None:
 
 def _round(x: float) -> float | None:
     return None if np.isnan(x) else round(float(x), 4)
+
+
+def ship(model: SupportModel) -> Path:
+    """Write ``model`` as the parameters the app ships, and make this process use them."""
+    path = support.shipped_path()
+    model.save(path)
+    support.reload_shipped()
+    return path
+
+
+def shipped_model() -> SupportModel:
+    """The parameters the app ships with."""
+    return SupportModel.load()
