@@ -14,7 +14,7 @@ once the answer is complete, from both:
 
 Sentences of kind ``meta`` ("The sources do not say who designed it.") are never counted.
 Backed sentences are not yet an answer: given the ``question``, an answer whose claims only
-restate it, or surround what it asks for without giving it (``asks.py``), is ``unsupported``
+restate it, or surround what it asks for without giving it (``question.py``), is ``unsupported``
 with its own reason; so is a bare figure the passage gives for something else than the
 question asks about, and an answer that repeats an instruction planted in a passage.
 """
