@@ -292,7 +292,7 @@ def sentence_spans(text: str, *, lines: bool = False) -> list[tuple[int, int]]:
             if after and not after.isspace():
                 continue  # 3.5, file.txt, e.g.x
             nxt = text[m.end() :].lstrip()[:1]
-            if nxt.islower() or _abbreviation(text, m.start()):
+            if nxt.islower() or _abbreviation(text, m.start()) or _list_numeral(text, m.start()):
                 continue
             _push(text, start, m.end(), spans)
         else:
@@ -308,6 +308,15 @@ def _abbreviation(text: str, dot: int) -> bool:
         return False
     w = word.group(1).lower().rstrip(".")
     return w in _ABBREV or (len(w) == 1 and w.isalpha())
+
+
+_NUMERAL_AT_LINE_START = re.compile(r"(?:^|\n)[ \t]*\d{1,3}$")
+
+
+def _list_numeral(text: str, dot: int) -> bool:
+    """Whether the full stop at ``dot`` closes a list item's numeral ("1. Fit the tyre"): the
+    marker is trimmed off the item, not a sentence of its own."""
+    return _NUMERAL_AT_LINE_START.search(text, max(0, dot - 8), dot) is not None
 
 
 def _push(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:

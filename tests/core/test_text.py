@@ -120,11 +120,6 @@ def test_spans_are_offsets_into_the_text_trimmed_of_list_markers() -> None:
     assert all(text[s:e] == text[s:e].strip() for s, e in spans)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a '1.' list marker is split off as a sentence of its own, where '1)' and '-' are "
-    "trimmed as the docstring says (the verdict then files '1.' as a list numeral)",
-)
 def test_a_numbered_list_marker_with_a_full_stop_is_trimmed_like_the_others() -> None:
     text = "Steps:\n1. Fit the tyre\n2. Pump it up"
     assert _sentences(text) == _sentences(text.replace("1.", "1)").replace("2.", "2)"))

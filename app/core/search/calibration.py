@@ -83,7 +83,10 @@ class Calibration:
     regions: tuple[dict[str, Any], ...] = ()
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Calibration:
+    def from_json(cls, raw: Any) -> Calibration:
+        """The calibration a JSON object holds; TypeError for JSON that is no object."""
+        if not isinstance(raw, dict):
+            raise TypeError(f"a calibration is a JSON object, not {type(raw).__name__}")
         known = {f.name for f in dataclasses.fields(cls)}
         fields = {k: v for k, v in raw.items() if k in known}
         fields["regions"] = tuple(dict(r) for r in fields.get("regions", ()))

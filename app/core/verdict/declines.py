@@ -9,10 +9,12 @@ about the answerer ("I can't determine…"). Its *topic* is what it says is miss
 the clause). The parse finds both; without a parser, a few patterns do.
 
 A gap statement declines the question when it is the answer's first sentence, when its topic is
-left open ("The sources don't say."), or when its topic holds a good part of the question's own
-words. Any other gap statement is a side note ("The sources do not say when.") and is simply
-not a claim. A declining answer is "no answer in your files" whatever its other sentences say:
-what the sources do cover, with a citation, is not an answer to the question asked.
+left open ("The sources don't say."), when it names what is missing by the question's own
+question word alone ("The sources do not say when." to "When did…?"), or when its topic holds a
+good part of the question's own words. Any other gap statement is a side note ("The sources do
+not say when." to "How tall…?") and is simply not a claim. A declining answer is "no answer
+in your files" whatever its other sentences say: what the sources do cover, with a citation,
+is not an answer to the question asked.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class Gap:
     """A sentence's statement that the sources (or the answerer) lack something."""
 
     topic: frozenset[str]  # the content terms of what is said to be missing (may be empty)
+    # the question words naming what is missing ("do not say when": {"when"}; may be empty)
+    wh: frozenset[str] = frozenset()
 
 
 def gap(sentence: str) -> Gap | None:
@@ -50,8 +54,10 @@ def gap(sentence: str) -> Gap | None:
 
 def declines(question: str, sentence: str, found: Gap, *, first: bool) -> bool:
     """Whether gap statement ``found`` in ``sentence`` declines ``question`` (see module)."""
-    if first or not found.topic:
+    if first:
         return True
+    if not found.topic:  # open, or named by a question word alone: declines the question asked so
+        return not found.wh or bool(found.wh & _words(question))
     asked = claim_terms(question)
     if not asked:
         return True
@@ -62,8 +68,12 @@ def _gap_in(doc: Doc) -> Gap | None:
     for t in doc:
         if not _negative(t) or not _about_sources(t):
             continue
-        return Gap(_topic(t))
+        return Gap(_topic(t), frozenset(w.lower_ for w in t.subtree if w.lower_ in en.WH_WORDS))
     return None
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z]+", text.lower()))
 
 
 def _negative(t: Token) -> bool:

@@ -260,11 +260,16 @@ _HUMPS = re.compile(r"[A-Z][a-z]*")
 
 
 def _runs(toks: list[_Token]) -> tuple[tuple[str, frozenset[str]], ...]:
-    """Runs of capitalised words with their initials (see ``Facts.runs``)."""
+    """Runs of capitalised words with their initials (see ``Facts.runs``). A run that a
+    lower-case word leads into with "of" ("members of the Scottish Parliament") also stands
+    with that word's initial ("msp"), as well as without it ("sp")."""
     out: list[tuple[str, frozenset[str]]] = []
     run: list[_Token] = []
-    for t in [*toks, None]:
+    lead: _Token | None = None  # the lower-case word before the run's "of"
+    for i, t in enumerate([*toks, None]):
         if t is not None and (t.word[:1].isupper() or (run and t.word.lower() in _RUN_JOINERS)):
+            if not run:
+                lead = _lead_in(toks, i)
             run.append(t)
             continue
         while run and run[-1].word.lower() in _RUN_JOINERS:
@@ -273,8 +278,22 @@ def _runs(toks: list[_Token]) -> tuple[tuple[str, frozenset[str]], ...]:
         if len(words) >= 2 or (words and len(_HUMPS.findall(words[0].word)) >= 2):
             initials = "".join(h[0] for w in words for h in _HUMPS.findall(w.word) or [w.word])
             out.append((initials.lower(), frozenset(w.stem for w in words)))
+            if lead is not None:
+                out.append(((lead.word[0] + initials).lower(), frozenset(w.stem for w in words)))
         run = []
     return tuple(out)
+
+
+def _lead_in(toks: list[_Token], i: int) -> _Token | None:
+    """The lower-case content word that leads into a run starting at ``i`` with "of" (and
+    "the"): "members" in "members of the Scottish Parliament"."""
+    j = i - 1
+    if j >= 0 and toks[j].word.lower() == "the":
+        j -= 1
+    if j < 1 or toks[j].word.lower() != "of":
+        return None
+    word = toks[j - 1]
+    return word if word.word[:1].islower() and word.content else None
 
 
 def _demonyms() -> dict[str, frozenset[str]]:
@@ -410,9 +429,13 @@ def conflicts(
     out: list[Finding] = []
     missing = [n for n in _missing_figures(claim, span, table_scale) if n not in titled]
     counts = {w for _, w in span.counted}
-    missing += sorted(
+    by_count = sorted(
         {n for n, w in claim.counted - span.counted if w in counts and n not in missing}
     )
+    if by_count and on("computed") and claim.computes:  # "$17,606M", the sum of two "…M"
+        given = [n for n in claim.numbers if n[:1].isdigit() and n not in missing + by_count]
+        by_count = computed(by_count, given)
+    missing += by_count
     elsewhere = [n for n in missing if passage is not None and n in passage.numbers]
     missing = [n for n in missing if n not in elsewhere]
     if missing and on("figure"):

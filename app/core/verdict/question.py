@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from app.core.text import STOPWORDS, fold, stem, strip_citations
 from app.core.verdict.facts import alike, facts, tokens
+from app.core.verdict.lang import en
 from app.core.verdict.terms import claim_terms
 
 
@@ -33,7 +34,7 @@ def _split(words: str) -> list[str]:
     return words.split()
 
 
-_WH = ("what", "which", "who", "whom", "whose", "when", "where", "why", "how")
+_WH = en.WH_WORDS
 _AUX = frozenset(
     _split(
         "is are was were am do does did can could will would should shall may might must has"

@@ -97,12 +97,6 @@ def test_a_missing_or_damaged_calibration_file_is_none(tmp_path: Path, content: 
     assert calibration.load(tmp_path) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="calibration.load catches OSError, ValueError and TypeError, but a file holding "
-    "JSON that is no object ([1, 2], null) raises AttributeError in from_json: the search "
-    "that reads it fails instead of using the shipped threshold",
-)
 @pytest.mark.parametrize("content", ["[1, 2]", "null"])
 def test_a_calibration_file_holding_no_json_object_is_none(tmp_path: Path, content: str) -> None:
     calibration.path_for(tmp_path).write_text(content)

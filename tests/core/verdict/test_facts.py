@@ -131,24 +131,12 @@ class Passage:
     label: str = ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a figure worked out from the passage's figures is re-added as missing by the "
-    "count rule when the figures carry a unit letter ('$15,441M'): both sides count 'm', so "
-    "'17606 m' reads as a count the passage lacks (figures.computed's own example)",
-)
 def test_the_docstrings_computed_total_with_unit_letters_is_backed() -> None:
     claim = "The sum of $15,441M and $2,165M is $17,606M."
     span = "Segment A made $15,441M and segment B made $2,165M in 2020."
     assert found(claim, span) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="'members of the Scottish Parliament' (lower-case 'members', as Facts.runs' own "
-    "example writes it) yields the initials 'sp', not 'msp', so an answer saying 'MSPs' is "
-    "flagged: the passage does not name MSPs",
-)
 def test_initials_stand_for_a_run_that_starts_lower_case() -> None:
     marks = mark_sentences(
         "In 2021 the MSPs voted to pass the budget bill [1].",

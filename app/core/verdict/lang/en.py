@@ -90,6 +90,9 @@ ANSWERER = _words("i we")
 # Quantifiers that negate the clause they are the subject or object of ("None of the passages
 # mention…", "Nothing in the sources…").
 NEGATIVE_PRONOUNS = _words("none nothing nobody neither nowhere")
+# The question words: a question asks by one, and a gap statement may name what is missing by
+# one alone ("The sources do not say when.").
+WH_WORDS = _words("what which who whom whose when where why how")
 # Words that leave a gap statement's topic open ("The sources don't say." / "…answer that").
 EMPTY_TOPIC = _words(
     "answer answers question questions this that it anything something everything one"
