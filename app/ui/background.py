@@ -1,4 +1,4 @@
-"""The service's threads and what they share: lanes, per-lane manifest readers, the state.
+"""The service's threads and what they share: lanes and the state.
 
 A lane is one thread running its jobs in order, so a slow job in one lane never delays
 another lane. The state is replaced whole under a lock, and each change is reported.
@@ -14,14 +14,10 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.core.api import BACKGROUND_NICE
 from app.ui.payloads import ServiceState
-
-if TYPE_CHECKING:
-    from app.core.api import Manifest
 
 log = logging.getLogger(__name__)
 
@@ -61,35 +57,6 @@ class Lanes:
         for name, pool in self._pools.items():
             if lane is None or name == lane:
                 pool.shutdown(wait=True, cancel_futures=True)
-
-
-class Readers:
-    """A read-only manifest connection per thread (SQLite WAL: readers never block the writer)."""
-
-    def __init__(self, manifest_path: Path) -> None:
-        self.manifest_path = manifest_path
-        self._local = threading.local()
-        self._opened: list[Manifest] = []
-        self._lock = threading.Lock()
-
-    def get(self) -> Manifest:
-        """This thread's connection, opened on first use."""
-        manifest: Manifest | None = getattr(self._local, "manifest", None)
-        if manifest is None:
-            from app.core.api import Manifest
-
-            manifest = Manifest(self.manifest_path, readonly=True)
-            self._local.manifest = manifest
-            with self._lock:
-                self._opened.append(manifest)
-        return manifest
-
-    def close(self) -> None:
-        """Close every connection opened (the service has stopped)."""
-        with self._lock:
-            opened, self._opened = self._opened, []
-        for manifest in opened:
-            manifest.close()
 
 
 class StateBox:

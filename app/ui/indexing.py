@@ -8,7 +8,6 @@ Its events arrive on the host's reader thread and are reported through ``Indexin
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,20 +21,20 @@ from app.core.api import (
     Event,
     IndexFiles,
     IndexProgress,
-    Manifest,
+    IndexSummary,
     Opened,
     Pause,
     RemoveFolder,
     Request,
     Resume,
     WatchChanged,
-    folder_problem,
+    peek,
 )
 from app.ui.payloads import ErrorReport, FolderInfo, IndexSnapshot, SyncDone, SyncProgress
 
 if TYPE_CHECKING:
-    from app.core.api import Progress, WatchStatus
-    from app.ui.background import Lanes, Readers, StateBox
+    from app.core.api import IndexView, Progress, WatchStatus
+    from app.ui.background import Lanes, StateBox
     from app.ui.engine_process import EngineProcess
 
 BUSY_STATES = ("starting", "syncing", "updating")
@@ -85,53 +84,36 @@ class PageClock:
         return (pages - done) * elapsed / progressed
 
 
-def read_snapshot(manifest: Manifest, status_of: Callable[[str, str | None], str]) -> IndexSnapshot:
-    """The watched folders with their counts, the failures and the skipped files, as the
-    manifest holds them now (``status_of(folder, problem)`` words each folder's state)."""
-    folders = []
-    for folder in manifest.folders():
-        records = manifest.files_under(folder).values()
-        problem = folder_problem(folder, bool(records))  # unavailable is not gone
-        folders.append(
-            FolderInfo(
-                path=folder,
-                files=len(records),
-                indexed=sum(r.status == "indexed" for r in records),
-                failed=sum(r.status == "failed" for r in records),
-                passages=sum(r.chunks for r in records),
-                status=status_of(folder, problem),
-                exists=problem is None,
-                problem=problem or "",
-            )
+def read_snapshot(
+    summary: IndexSummary, status_of: Callable[[str, str | None], str]
+) -> IndexSnapshot:
+    """The folders panel's snapshot of what the index holds (``status_of(folder, problem)``
+    words each folder's state)."""
+    folders = [
+        FolderInfo(
+            path=f.path,
+            files=f.files,
+            indexed=f.indexed,
+            failed=f.failed,
+            passages=f.passages,
+            status=status_of(f.path, f.problem),
+            exists=f.problem is None,
+            problem=f.problem or "",
         )
-    counts = manifest.counts()
+        for f in summary.folders
+    ]
     return IndexSnapshot(
-        folders,
-        counts["files"],
-        counts["chunks"],
-        manifest.failures(),
-        counts["chunks_waiting"],
-        manifest.skipped_summary(manifest.folders()),
+        folders, summary.files, summary.passages, summary.failures, summary.waiting, summary.skipped
     )
 
 
 def first_snapshot(manifest_path: Path) -> IndexSnapshot | None:
-    """What the manifest on disk holds before the engine has started (the window's first
-    frame lists the watched folders at once); None without a manifest or one not readable."""
-    if not manifest_path.exists():
+    """What the index on disk holds before the engine has started (the window's first frame
+    lists the watched folders at once); None without an index or one not readable now."""
+    summary = peek(manifest_path)
+    if summary is None:
         return None
-    try:
-        manifest = Manifest(manifest_path, readonly=True, busy_timeout_s=0.2)
-    except sqlite3.Error:
-        return None
-    try:
-        return read_snapshot(
-            manifest, lambda folder, problem: "unavailable" if problem else "waiting"
-        )
-    except sqlite3.Error:  # locked by a migration, or damaged: the engine's snapshot follows
-        return None
-    finally:
-        manifest.close()
+    return read_snapshot(summary, lambda folder, problem: "unavailable" if problem else "waiting")
 
 
 @dataclass(frozen=True)
@@ -152,13 +134,13 @@ class Indexing:
         engine: EngineProcess,
         state: StateBox,
         lanes: Lanes,
-        readers: Readers,
+        view: IndexView,
         reports: IndexingReports,
     ) -> None:
         self.engine = engine
         self.state = state
         self.lanes = lanes
-        self.readers = readers
+        self.view = view
         self.reports = reports
         self._eta: EtaClock | None = None
         self._pages = PageClock()
@@ -335,9 +317,9 @@ class Indexing:
     def _snapshot(self) -> None:
         self._snapshot_pending = False
         self._last_snapshot = time.monotonic()
-        if not self.state.value.engine_ready or not self.readers.manifest_path.exists():
+        if not self.state.value.engine_ready or not self.view.exists():
             return
-        self.reports.snapshot(read_snapshot(self.readers.get(), self._folder_status))
+        self.reports.snapshot(read_snapshot(self.view.summary(), self._folder_status))
 
     def _folder_status(self, folder: str, problem: str | None) -> str:
         state = self.state.value

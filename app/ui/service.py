@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from app.core.api import Event, Search, describe, preload
+from app.core.api import Event, IndexView, Search, describe, preload
 from app.core.config import DataDir, Settings
-from app.ui.background import Lanes, Readers, StateBox
+from app.ui.background import Lanes, StateBox
 from app.ui.engine_process import EngineProcess
 from app.ui.history import History
 from app.ui.indexing import Indexing, IndexingReports
@@ -32,7 +32,7 @@ from app.ui.page_loader import PageLoader
 from app.ui.payloads import AskUpdate, ErrorReport, ModelList, ServiceState
 
 if TYPE_CHECKING:
-    from app.core.api import AskRequest, EngineHost, Hit, Manifest, Scope, SearchFn, SearchResult
+    from app.core.api import AskRequest, EngineHost, Hit, Scope, SearchFn, SearchResult
 
 log = logging.getLogger(__name__)
 LANES = ("writer", "ask", "view", "reader", "probe")
@@ -67,7 +67,7 @@ class Service(QObject):
         self.settings = settings or self.data.load_settings()
         self._state = StateBox(self.state_changed.emit)
         self._lanes = Lanes(LANES, self._on_lane_error)
-        self._readers = Readers(self.data.manifest_path)
+        self._view = IndexView(self.data.manifest_path)
         self._pages = PageLoader(ocr_cache=str(self.data.ocr_cache_path))
         self._tokens = itertools.count(1)
         self._ask_cancel = threading.Event()
@@ -87,7 +87,7 @@ class Service(QObject):
             self.engine,
             self._state,
             self._lanes,
-            self._readers,
+            self._view,
             IndexingReports(
                 progressed=self.sync_progressed.emit,
                 finished=self.sync_finished.emit,
@@ -106,10 +106,6 @@ class Service(QObject):
     def host(self) -> EngineHost | None:
         """The engine process's handle (a new one after a restart)."""
         return self.engine.host
-
-    def reader(self) -> Manifest:
-        """This lane's read-only connection to the manifest (SQLite WAL: never blocks writes)."""
-        return self._readers.get()
 
     def _on_lane_error(self, exc: BaseException) -> None:
         self.error_occurred.emit(ErrorReport(describe(exc), repr(exc)))
@@ -201,10 +197,8 @@ class Service(QObject):
         self._lanes.submit("reader", self._scope_choices)
 
     def _scope_choices(self) -> None:
-        from app.core.api import choices
-
-        if self.state.engine_ready and self.data.manifest_path.exists():
-            self.scope_choices_listed.emit(choices(self.reader()))
+        if self.state.engine_ready and self._view.exists():
+            self.scope_choices_listed.emit(self._view.scope_choices())
 
     def suggest_question(self) -> None:
         """Pick a first question from the indexed passages in the reader lane; answered by
@@ -212,10 +206,8 @@ class Service(QObject):
         self._lanes.submit("reader", self._suggest)
 
     def _suggest(self) -> None:
-        from app.core.api import first_question
-
-        if self.state.engine_ready and self.data.manifest_path.exists():
-            self.question_suggested.emit(first_question(self.reader()))
+        if self.state.engine_ready and self._view.exists():
+            self.question_suggested.emit(self._view.first_question())
 
     # -- viewing ---------------------------------------------------------------------------
     def new_token(self) -> int:
@@ -294,7 +286,7 @@ class Service(QObject):
         self.engine.stop()  # finishes the write in hand; the index stays whole
         self._lanes.shutdown()
         self._pages.close()
-        self._readers.close()
+        self._view.close()
         self.history.close()
         log.info("stopped in %.2f s", time.monotonic() - started)
         self.stopped.emit()

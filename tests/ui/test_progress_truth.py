@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
+from app.core.api import IndexView
 from app.core.config import DataDir, Settings
 from app.core.host.messages import IndexProgress
 from app.core.index.manifest import Manifest
 from app.core.index.report import Progress
 from app.core.index.skipped import SkippedFile
-from app.ui.background import Lanes, Readers, StateBox
+from app.ui.background import Lanes, StateBox
 from app.ui.folders_panel import FoldersPanel
 from app.ui.indexing import Indexing, IndexingReports
 from app.ui.payloads import FolderInfo, IndexSnapshot, ServiceState, SyncProgress
@@ -99,8 +100,8 @@ def test_a_status_line_clears_when_its_work_ends(tmp_path: Path) -> None:
     record = Recorder()
     state = StateBox(record.states.append)
     lanes = Lanes(["reader"], print)
-    readers = Readers(tmp_path / "none.sqlite3")  # no manifest: snapshots read nothing
-    indexing = Indexing(None, state, lanes, readers, record.reports())  # type: ignore[arg-type]
+    view = IndexView(tmp_path / "none.sqlite3")  # no index: snapshots read nothing
+    indexing = Indexing(None, state, lanes, view, record.reports())  # type: ignore[arg-type]
     state.update(engine_ready=True, syncing=True, message="Updating 1 path…")
     indexing.on_event(IndexProgress(Progress("planned", total=1)))
     indexing.on_event(IndexProgress(Progress("indexed", "/d/a.md", 1, 1, 0, passages=3)))
