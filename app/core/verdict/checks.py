@@ -371,6 +371,12 @@ CHECKS: tuple[Check, ...] = (
                 "no_answer",
                 "Who built the castle?",
             ),
+            _E(
+                "The castle has four towers [1]. The sources do not say when.",
+                "The castle has four towers.",
+                "no_answer",
+                "When was the castle built?",
+            ),
         ),
     ),
     Check(
