@@ -121,7 +121,7 @@ def print_replay(result: dict[str, Any]) -> None:
 def print_ablation(ablation: dict[str, Any]) -> None:
     """Per check: how many answers of each half the verdict gets right without it."""
     print("\nEach check switched off alone (answers the verdict gets right; change from all on)")
-    print(f"  {'check':28}{'dev':>10}{'held out':>12}")
+    print(f"  {'check':28}{'dev':>10}{'held out':>12}   dev labels it changes")
     base = ablation["all"]
     print(f"  {'(all on)':28}{base.get('dev', 0):>10}{base.get('held_out', 0):>12}")
     for name, right in ablation["checks"].items():
@@ -129,4 +129,14 @@ def print_ablation(ablation: dict[str, Any]) -> None:
             f"{right.get(h, 0)} ({right.get(h, 0) - base.get(h, 0):+d})"
             for h in ("dev", "held_out")
         ]
-        print(f"  {visible(name):28}{cells[0]:>10}{cells[1]:>12}")
+        moved = _label_changes(ablation, name)
+        print(f"  {visible(name):28}{cells[0]:>10}{cells[1]:>12}   {moved}")
+
+
+def _label_changes(ablation: dict[str, Any], name: str) -> str:
+    """The dev labels a check's absence changes, as "faithful +2, contradicts -3": a check
+    whose total moves by one can trade several right answers of one kind for another's."""
+    base = ablation.get("all_labels", {}).get("dev", {})
+    off = ablation.get("labels", {}).get(name, {}).get("dev", {})
+    moved = [(label, off.get(label, 0) - n) for label, n in base.items()]
+    return ", ".join(f"{label} {d:+d}" for label, d in moved if d)

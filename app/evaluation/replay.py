@@ -406,8 +406,23 @@ def ablate(done: Sequence[tuple[ReplayRow, AskOutcome]]) -> dict[str, Any]:
             rows.append(dataclasses.replace(row, level=verdict.level, reason=verdict.reason))
         return rows
 
-    report: dict[str, Any] = {"all": right_per_half(rejudged()), "checks": {}}
+    def right_per_label(rows: Sequence[ReplayRow]) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for r in rows:
+            per = out.setdefault(r.line.half, {})
+            per[r.line.label] = per.get(r.line.label, 0) + r.right
+        return out
+
+    rows = rejudged()
+    report: dict[str, Any] = {
+        "all": right_per_half(rows),
+        "all_labels": right_per_label(rows),
+        "checks": {},
+        "labels": {},
+    }
     for check in checks.CHECKS:
         with checks.off([check.name]):
-            report["checks"][check.name] = right_per_half(rejudged())
+            rows = rejudged()
+        report["checks"][check.name] = right_per_half(rows)
+        report["labels"][check.name] = right_per_label(rows)
     return report

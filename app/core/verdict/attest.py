@@ -40,13 +40,18 @@ _PREDICATES = frozenset({"verb", "noun"})
 def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
     """How the sentences of ``pool`` contradict the arcs of ``claim`` (see the module)."""
     attested: dict[int, list[Reading]] = {}
-    for s in pool:
+    where: dict[int, dict[int, set[int]]] = {}  # arc -> sentence -> the words attesting it
+    paraphrased: set[int] = set()
+    for k, s in enumerate(pool):
         for n in _paraphrased(claim, s):
             attested.setdefault(n, []).append(s)
+            paraphrased.add(n)
         for n, arc in enumerate(claim.arcs):
-            if _linked(arc, s):
+            at = _linked_at(arc, s)
+            if at:
                 attested.setdefault(n, []).append(s)
-    out: list[Finding] = []
+                where.setdefault(n, {})[k] = at
+    out: list[Finding] = _apart(claim, where, paraphrased)
     muddled = _muddled(claim)
     for n, arc in enumerate(claim.arcs):
         if n in attested:
@@ -61,6 +66,41 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
         if found is not None:
             out.append(found)
     return list(dict.fromkeys(f for f in out if on(f.check)))
+
+
+def _apart(
+    claim: Reading, where: dict[int, dict[int, set[int]]], paraphrased: set[int]
+) -> list[Finding]:
+    """A word the claim gives two names or figures ("took 16 seats from the Liberal
+    Democrats") that the passage gives each to another instance of the word, never together
+    ("took 16 seats from Labour … took eight seats from the Liberal Democrats"): each arc is
+    attested, the claim is not."""
+    by_head: dict[int, list[int]] = {}
+    for n, arc in enumerate(claim.arcs):
+        if arc.dep.specific and _slot(arc) and n in where and n not in paraphrased:
+            by_head.setdefault(arc.head.i, []).append(n)
+    out: list[Finding] = []
+    for ns in by_head.values():
+        if len(ns) < 2:
+            continue
+        sentences = set.intersection(*(set(where[n]) for n in ns))
+        if any(set.intersection(*(where[n][k] for n in ns)) for k in sentences):
+            continue
+        first, second = claim.arcs[ns[0]], claim.arcs[ns[1]]
+        out.append(
+            Finding(
+                "apart",
+                f"the passage gives {_named(first.dep)} and {_named(second.dep)} to different "
+                f"'{first.head.text}', not to one",
+            )
+        )
+    return out
+
+
+def _slot(arc: Arc) -> bool:
+    """A slot a name or figure fills, of which a word has one: an argument, a place or time,
+    a figure's count."""
+    return arc.role in _SLOTS or (arc.role == "mod" and arc.dep.kind == "number")
 
 
 def _muddled(claim: Reading) -> set[int]:
@@ -81,20 +121,29 @@ def compatible(a: str, b: str) -> bool:
     return a == b or not (a in _ARGUMENTS and b in _ARGUMENTS)
 
 
-def _linked(arc: Arc, s: Reading) -> bool:
+def linked(arc: Arc, s: Reading) -> bool:
     """Whether sentence ``s`` attests ``arc``."""
+    return bool(_linked_at(arc, s))
+
+
+def _linked_at(arc: Arc, s: Reading) -> set[int]:
+    """The words of sentence ``s`` (their token indices) at which it attests ``arc``: the
+    passage word that is the claim's head, or that holds the link the other way round."""
+    at: set[int] = set()
     for other in s.arcs:
         if same(arc.head, other.head) and same(arc.dep, other.dep):
             if compatible(arc.role, other.role):
-                return True
+                at.add(other.head.i)
         elif same(arc.head, other.dep) and same(arc.dep, other.head):
-            return True  # the same link written the other way round
+            at.add(other.dep.i)  # the same link written the other way round
+    if at:
+        return at
     heads, deps = s.find(arc.head), s.find(arc.dep)
     if not heads or not deps:
-        return False
+        return at
     if any(_conflicting(arc, other) or _competing(arc, other) for other in s.arcs):
-        return False
-    return any(s.hops(h.i, d.i) <= MAX_HOPS for h in heads for d in deps if h.i != d.i)
+        return at
+    return {h.i for h in heads for d in deps if h.i != d.i and s.hops(h.i, d.i) <= MAX_HOPS}
 
 
 def _conflicting(arc: Arc, other: Arc) -> bool:

@@ -250,6 +250,14 @@ CHECKS: tuple[Check, ...] = (
                 "The abbey was founded by Rollo. The town grew. Charles later visited.",
                 "flagged",
             ),
+            _E(  # the passage never says the countess is Anna Weber: no arc links them
+                "It was Anna Weber (Countess Lindau), whose father was a Swiss clockmaker [1].",
+                "The family kept its estates whole until the time of Anna Weber, whose father "
+                "was a Swiss clockmaker. The house was sold twice in the next century. Some "
+                "heirs still lived on the farm. A later patron of the arts was Countess "
+                "Lindau, who wrote plays and painted.",
+                "flagged",
+            ),
         ),
     ),
     Check(
@@ -315,6 +323,46 @@ CHECKS: tuple[Check, ...] = (
                 "France took control of Algeria in 1830 and began to rebuild its empire "
                 "after 1850.",
                 "flagged",
+            ),
+        ),
+    ),
+    Check(
+        "apart",
+        "two names or figures the claim gives one word, which the passage gives each to "
+        "another instance of the word (another sentence, another clause), never together",
+        "the passage gives 16 and Liberal Democrats to different 'seats', not to one",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "The SNP took 16 seats from the Liberal Democrats [1].",
+                "The SNP took 16 seats from Labour. The SNP took a further eight seats from "
+                "the Liberal Democrats.",
+                "flagged",
+            ),
+            _E(
+                "The SNP took 16 seats from Labour [1].",
+                "The SNP took 16 seats from Labour. The SNP took a further eight seats from "
+                "the Liberal Democrats.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
+        "in_relation",
+        "a claim taking a name or figure from another sentence of its passage than the one "
+        "closest to it, every arc holding a name or figure attested there, none contradicted",
+        "matches [1]",
+        Effect.BACKS,
+        "en",
+        (
+            _E(
+                "It was Anna Weber (Countess Lindau), whose father was a Swiss clockmaker [1].",
+                "The family kept its estates whole until the time of Anna Weber, whose father "
+                "was a Swiss clockmaker. The house was sold twice in the next century. Some "
+                "heirs still lived on the farm. A later patron of the arts was Anna Weber "
+                "(Countess Lindau), who wrote plays and painted.",
+                "backed",
             ),
         ),
     ),

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.core.text import citations, sentence_spans, strip_citations, toc_lines
-from app.core.verdict.attest import contradictions
+from app.core.verdict.attest import contradictions, linked
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.copies import clauses_copied, find_code, find_copy
 from app.core.verdict.declines import declines, gap
@@ -466,6 +466,8 @@ def _align(
         others, trouble = _choose(claim, rest, False, threshold, floor)
         if _score(claim.weights, others) >= max(threshold, floor) and not trouble:
             chosen, problems, score = others, [], _score(claim.weights, others)
+    if problems and {f.check for f in problems} <= _PLACED and _in_relation(mark, chosen, spans):
+        problems = []
     mark.score = round(score, 4)
     mark.support_spans = [(sp.n, sp.start, sp.end) for sp in chosen]
     mark.supported = score >= threshold and not problems
@@ -498,6 +500,38 @@ def _align(
         mark.reason = f"found in [{', '.join(map(str, found))}], not in the cited source"
     else:
         mark.reason = f"matches [{', '.join(map(str, found))}]"
+
+
+_PLACED = frozenset({"name_place", "figure_place"})
+
+
+def _in_relation(mark: SentenceMark, chosen: list[_Span], spans: dict[int, list[_Span]]) -> bool:
+    """Whether a claim that takes a name or figure from another sentence of its passage than
+    the one closest to it ("It was Tugh Temur (Emperor Wenzong), whose mother was a Tangut
+    concubine", from two sentences) still says what the passage says: every arc of the claim
+    that holds a name or a figure is attested by a sentence of that passage, and none is
+    contradicted (``attest``). Then the words are from two sentences, the relations are not
+    recombined."""
+    if not chosen or not on("in_relation"):
+        return False
+    claim = read_text(_plain_markup(strip_citations(mark.text)))
+    if claim is None:
+        return False
+    passages = {sp.n for sp in chosen}
+    pool = [
+        r
+        for n in passages
+        for sp in spans.get(n, [])
+        if sp.single and not _tabular(sp.text)
+        for r in [read_text(sp.text)]
+        if r is not None
+    ]
+    held = [a for a in claim.arcs if a.dep.specific or a.head.specific]
+    if not held or not pool:
+        return False
+    if not all(any(linked(a, s) for s in pool) for a in held):
+        return False
+    return not contradictions(claim, pool)
 
 
 def _only_unwitnessed(claim: _Claim, listed: list[_Span], threshold: float) -> _Span | None:

@@ -27,6 +27,7 @@ also by their initials ("EU" for "European Union") and without a possessive ("Po
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -49,6 +50,7 @@ _FUNCTION_DEPS = frozenset(
 )
 _SUBJ_DEPS = frozenset({"nsubj", "csubj", "nsubj:xsubj"})
 _OBJ_DEPS = frozenset({"dobj", "nsubjpass", "csubjpass", "dative", "oprd", "attr", "acomp"})
+_CODE_CHARS = frozenset("/#()=<>{}[]`?_")
 MAX_HOPS = 3  # words this close in a tree are linked, when no arc names the link
 
 
@@ -186,8 +188,8 @@ def _word(t: Token, inside: set[int]) -> Word | None:
         return None
     if t.pos_ != "VERB" and (low in en.STOPWORDS or low in en.ANSWER_FILLER):
         return None
-    if not any(c.isalpha() for c in low):
-        return None
+    if not any(c.isalpha() for c in low) or _CODE_CHARS & set(low):
+        return None  # a link or code ("3.is_a?(Integer)", "ruby-doc.org/…"): no word
     kind = {"PROPN": "name", "NOUN": "noun", "VERB": "verb", "ADJ": "adj", "ADV": "adv"}.get(
         t.pos_, "noun"
     )
@@ -281,6 +283,8 @@ def _negated(t: Token) -> bool:
     determining it ("no troops")."""
     for c in (*t.children, *(t.head.children if t.dep_ in ("attr", "acomp") else ())):
         low = c.lower_
+        if c.dep_ == "neg" and t.pos_ in ("NOUN", "PROPN") and c.i > t.i:
+            continue  # "the starting directory, not the one you're in": the other is denied
         if c.dep_ == "neg" or (c.dep_ in ("advmod", "neg") and low in en.NEGATORS):
             return True
         if c.dep_ == "det" and low in en.NEGATING_DETERMINERS:
@@ -366,6 +370,8 @@ def relative_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
     start = tokens[0].i if tokens else 0
     for t in tokens:
         if t.dep_ == "acl" and t.tag_ in ("VBN", "VBG"):
+            if t.head.dep_ == "ROOT" and t.head.pos_ in ("NOUN", "PROPN"):
+                continue  # "Tymnet users typically connected via …": the main verb, misread
             role = OBJ if t.tag_ == "VBN" else SUBJ
             if not any(c.dep_ in (_SUBJ_DEPS | _OBJ_DEPS) for c in t.children):
                 yield t.i - start, role, t.head.i - start
@@ -398,5 +404,14 @@ def _cached_reading(text: str) -> Reading | None:
 
 
 def read_text(text: str) -> Reading | None:
-    """The reading of ``text`` parsed as one sentence (cached), or None without a parser."""
-    return _cached_reading(text)
+    """The reading of ``text`` parsed as one sentence (cached), or None without a parser.
+
+    A Markdown link is its words. Runs of white space are one space: the blanks left where
+    Markdown was taken out ("the session's  starting directory ,") would parse as words of
+    their own, and a blank before a stop or comma changes how the words before it are read."""
+    text = _LINK.sub(r"\1", text)  # "[Preflight](https://…)": the words, not the address
+    return _cached_reading(_BLANK_BEFORE_STOP.sub(r"\1", " ".join(text.split())))
+
+
+_BLANK_BEFORE_STOP = re.compile(r" ([.,;:!?)\]])")
+_LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]+\)")

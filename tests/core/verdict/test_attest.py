@@ -77,3 +77,41 @@ def test_only_argument_roles_conflict() -> None:
     assert not compatible("prep:to", "prep:by")
     assert compatible("subj", "subj")
     assert compatible("subj", "mod") and compatible("prep:in", "prep:on")
+
+
+def test_two_figures_of_one_word_must_come_from_one_sentence() -> None:
+    """Each arc is in the passage, but for different seats: the claim recombines them."""
+    pool = (
+        "The SNP took 16 seats from Labour.",
+        "The SNP took a further eight seats from the Liberal Democrats.",
+    )
+    assert checks("The SNP took 16 seats from the Liberal Democrats.", *pool) == ["apart"]
+    assert checks("The SNP took 16 seats from Labour.", *pool) == []
+    assert checks("The SNP took eight seats from the Liberal Democrats.", *pool) == []
+
+
+def test_a_denied_alternative_is_no_negation_of_the_word() -> None:
+    """'X, not Y' denies Y: the claim still affirms X, as the passage does."""
+    claim = "New windows open in the starting directory, not the current one."
+    assert checks(claim, "New windows open in the starting directory.") == []
+
+
+def test_a_main_verb_read_as_a_participle_makes_no_role() -> None:
+    """'Tymnet users typically connected …' parses as users who were connected: the users
+    are no object of the verb, so the passage's subject is no swapped role."""
+    claim = "Tymnet users typically connected through dial-up connections."
+    assert checks(claim, "Users typically connected via dial-up connections.") == []
+
+
+def test_markdown_blanks_do_not_change_the_reading() -> None:
+    plain = reading("By default, tmux opens new windows in the session's starting directory.")
+    blanks = reading("By default, tmux opens new windows in the session's  starting directory  .")
+    assert [(a.head.text, a.role, a.dep.text) for a in blanks.arcs] == [
+        (a.head.text, a.role, a.dep.text) for a in plain.arcs
+    ]
+
+
+def test_a_markdown_link_reads_as_its_words() -> None:
+    linked = reading("[Tailwind CSS](https://tailwindcss.com/)'s reset is called Preflight.")
+    assert "Tailwind CSS" in [w.text for w in linked.words]
+    assert not any("/" in w.text for w in linked.words)
