@@ -68,6 +68,23 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
     return list(dict.fromkeys(f for f in out if on(f.check)))
 
 
+def unattested(claim: Reading, pool: Sequence[Reading]) -> list[Arc]:
+    """The claim's arcs that give a word a name or a figure in one of its slots which no
+    sentence of ``pool`` attests: the passage never says it of that word. A sentence whose
+    pronoun fills that slot of the word ("he died in 1259") may say it of the name an earlier
+    sentence gives, so it leaves the arc open."""
+    out = []
+    for n, arc in enumerate(claim.arcs):
+        if not (arc.dep.specific and _slot(arc) and arc.head.kind in _PREDICATES):
+            continue
+        if any(linked(arc, s) for s in pool) or any(n in _paraphrased(claim, s) for s in pool):
+            continue
+        if any((w.i, arc.role) in s.pronoun_slots for s in pool for w in s.find(arc.head)):
+            continue
+        out.append(arc)
+    return out
+
+
 def _apart(
     claim: Reading, where: dict[int, dict[int, set[int]]], paraphrased: set[int]
 ) -> list[Finding]:

@@ -367,6 +367,37 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "unattested",
+        "a name the question asks about, which the claim gives a word in one of its slots "
+        "and no passage sentence does (nor a pronoun in that slot): the answer takes the "
+        "question's premise for a fact",
+        "the passage never says 'moved' of Kublai, as the question assumes",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "Kublai moved the capital to Khanbaliq in 1271 [1].",
+                "Kublai proclaimed Khanbaliq the Great Capital of the dynasty. The era name "
+                "was changed in 1271.",
+                "flagged",
+                question="When did Kublai move the capital to Khanbaliq?",
+            ),
+            _E(
+                "Kublai moved the capital to Khanbaliq in 1271 [1].",
+                "Kublai moved the capital of the dynasty to Khanbaliq in 1271.",
+                "backed",
+                question="When did Kublai move the capital to Khanbaliq?",
+            ),
+            _E(
+                "Möngke Khan died in 1259 without a successor [1].",
+                "Möngke Khan led a campaign against the Song dynasty. He died in 1259 without "
+                "a successor.",
+                "backed",
+                question="When did Möngke Khan die?",
+            ),
+        ),
+    ),
+    Check(
         "figure_elsewhere",
         "a figure and the word it belongs to in one passage sentence, the figure attached "
         "to another word",

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.core.text import citations, sentence_spans, strip_citations, toc_lines
-from app.core.verdict.attest import contradictions, linked
+from app.core.verdict.attest import contradictions, linked, unattested
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.copies import clauses_copied, find_code, find_copy
 from app.core.verdict.declines import declines, gap
@@ -41,7 +41,7 @@ from app.core.verdict.kinds import (
     looks_like_code,
     sentence_kind,
 )
-from app.core.verdict.relations import read_text
+from app.core.verdict.relations import Reading, read_text
 from app.core.verdict.terms import lemma_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
@@ -245,7 +245,7 @@ def mark_sentences(
             if not (on("copy") and _copied(mark, plain, claim, by_n, spans)):
                 _align(mark, claim, spans, threshold)
                 if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
-                    _relations(mark, plain, spans)  # a copy needs no second look
+                    _relations(mark, plain, spans, question)  # a copy needs no second look
         if bad:
             mark.supported, mark.checks = False, ["citation"]
             have = f"sources 1–{len(sources)}" if sources else "no sources"
@@ -369,10 +369,13 @@ def _reordered(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> bool
     return any(clauses_copied(plain, by_n[n].text) for n, _, _ in mark.support_spans)
 
 
-def _relations(mark: SentenceMark, plain: str, spans: dict[int, list[_Span]]) -> None:
+def _relations(
+    mark: SentenceMark, plain: str, spans: dict[int, list[_Span]], question: str = ""
+) -> None:
     """Unback a backed claim whose arcs the sentences of its sources contradict (``attest``):
     a role swapped, a slot given another name or figure, a figure attached to another word,
-    a negation added or dropped. Skipped without a parser."""
+    a negation added or dropped; or that takes a name from the question and gives it a word
+    no source sentence gives it (``_premise``). Skipped without a parser."""
     claim = read_text(_plain_markup(plain))
     if claim is None:
         return
@@ -383,13 +386,35 @@ def _relations(mark: SentenceMark, plain: str, spans: dict[int, list[_Span]]) ->
         for sp in spans[n]
         if sp.single and sp.witness and not _tabular(sp.text)  # a table parses as no sentence
     ]
-    found = contradictions(claim, [r for r in pool if r is not None])
+    pool = [r for r in pool if r is not None]
+    found = contradictions(claim, pool) or _premise(claim, pool, question)
     if found:
         mark.supported = False
         mark.support_spans = []
         mark.checks = [f.check for f in found]
         why = "; ".join(f.reason for f in found)
         mark.reason = why[0].upper() + why[1:]
+
+
+def _premise(claim: Reading, pool: list[Reading], question: str) -> list[Finding]:
+    """A name the question asks about, which the claim gives a word in one of its slots and no
+    sentence of ``pool`` does, though one names it ("When did Kublai move the capital?"
+    answered "Kublai moved it in 1271" where the passage says he proclaimed it): the answer
+    takes the question's premise for what the passage says."""
+    if not (on("unattested") and question):
+        return []
+    asked = lemma_terms(question)
+    for arc in unattested(claim, pool):
+        if arc.dep.kind != "name" or not lemma_terms(arc.dep.text) <= asked:
+            continue
+        # a name the passage never writes (initials of "members of the Scottish Parliament",
+        # another spelling) is not one it gives elsewhere: other checks judge it
+        if any(s.find(arc.dep) for s in pool):
+            said = f"'{arc.head.text}' of {arc.dep.text}"
+            return [
+                Finding("unattested", f"the passage never says {said}, as the question assumes")
+            ]
+    return []
 
 
 _FIGURE = re.compile(r"\d[\d,.]*")

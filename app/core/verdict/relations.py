@@ -92,6 +92,9 @@ class Reading:
     text: str
     words: list[Word] = field(default_factory=list)
     arcs: list[Arc] = field(default_factory=list)
+    # (word index, role) of the slots a pronoun fills ("he died"): the sentence may say it of
+    # a name an earlier sentence gives
+    pronoun_slots: set[tuple[int, str]] = field(default_factory=set)
     _tree: dict[int, int] = field(default_factory=dict, repr=False)  # token -> head token
 
     def find(self, word: Word) -> list[Word]:
@@ -156,6 +159,11 @@ def read(doc: Doc | Span) -> Reading:
         for head, role in _heads(t, inside):
             if head.i in words and head.i != t.i:
                 out.arcs.append(Arc(words[head.i], role, words[t.i], t.dep_ == "conj"))
+    for t in tokens:
+        if t.pos_ == "PRON" and t.lower_ not in en.RELATIVE_PRONOUNS:
+            for head, role in _heads(t, inside):
+                if head.i in words:
+                    out.pronoun_slots.add((head.i - start, role))
     # indices relative to the span, so hops() works for any slice of a doc
     out.words = [_shift(w, start) for w in out.words]
     out.arcs = [
@@ -385,11 +393,42 @@ def relative_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
                     yield t.i - start, role, t.head.i - start
 
 
+def shared_subject_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
+    """(verb, role, noun) of a verb that shares another's subject: a verb conjoined to another
+    without a subject of its own ("The community built Abilene and was a prime investor in
+    NLR": the community is the investor too, the copula's complement), and a participle
+    opening an adverbial clause ("Chrysler ended production, moving to front-wheel drive":
+    Chrysler moved; "Founded in 1368, the dynasty ruled …": the dynasty was founded, the
+    object of a past participle). Indices relative to the span."""
+    tokens = list(doc)
+    start = tokens[0].i if tokens else 0
+    inside = {t.i for t in tokens}
+    for t in tokens:
+        if t.pos_ not in ("VERB", "AUX") or t.head.pos_ not in ("VERB", "AUX"):
+            continue
+        if any(c.dep_ in _SUBJ_DEPS | {"nsubjpass", "csubjpass", "expl"} for c in t.children):
+            continue
+        if t.dep_ == "conj":
+            first, role = t.head, SUBJ
+            while first.dep_ == "conj" and first.head.i != first.i:
+                first = first.head
+        elif t.dep_ == "advcl" and t.tag_ in ("VBG", "VBN"):
+            passive = t.tag_ == "VBN" and not any(c.lemma_ == "have" for c in t.children)
+            first, role = t.head, OBJ if passive else SUBJ
+        else:
+            continue
+        subjects = [c for c in first.children if c.dep_ in _SUBJ_DEPS and c.i in inside]
+        for holder, held in _resolved(t, role):
+            for subject in subjects:
+                yield holder.i - start, held, subject.i - start
+
+
 def reading(doc: Doc | Span) -> Reading:
-    """``read``, with the relative clauses' nouns put in their pronouns' slots."""
+    """``read``, with the relative clauses' nouns put in their pronouns' slots and a shared
+    subject given to each verb that shares it."""
     out = read(doc)
     by_i = {w.i: w for w in out.words}
-    for verb, role, noun in relative_arcs(doc):
+    for verb, role, noun in [*relative_arcs(doc), *shared_subject_arcs(doc)]:
         if verb in by_i and noun in by_i:
             out.arcs.append(Arc(by_i[verb], role, by_i[noun]))
     return out

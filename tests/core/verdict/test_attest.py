@@ -103,6 +103,14 @@ def test_a_main_verb_read_as_a_participle_makes_no_role() -> None:
     assert checks(claim, "Users typically connected via dial-up connections.") == []
 
 
+def test_a_conjoined_verb_without_a_subject_shares_the_first_ones() -> None:
+    """In "Siemens built the plant and was the main supplier to Poland", Siemens is the
+    supplier too: a passage naming another supplier contradicts the second clause."""
+    claim = "Siemens built the plant and was the main supplier to Poland."
+    assert checks(claim, "Bosch was the main supplier to Poland.") == ["filler"]
+    assert checks(claim, "Siemens was the main supplier to Poland.") == []
+
+
 def test_markdown_blanks_do_not_change_the_reading() -> None:
     plain = reading("By default, tmux opens new windows in the session's starting directory.")
     blanks = reading("By default, tmux opens new windows in the session's  starting directory  .")
