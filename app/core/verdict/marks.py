@@ -143,7 +143,8 @@ def _passage_facts(text: str) -> Facts:
 
 
 def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
-    """Single passage sentences and adjacent pairs, each with its terms."""
+    """Single passage sentences and adjacent pairs, each with its terms (and its Markdown
+    heading's)."""
     out: dict[int, list[_Span]] = {}
     for src in sources:
         text = src.text
@@ -159,7 +160,9 @@ def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
         planted = [(s, e) for s, e in bounds if is_planted(text[s:e])]
         label = getattr(src, "label", "")  # a Source's file name and heading
         titled = (facts(label).stems if label else frozenset()) | _topic(text, bounds)
+        heading = _heading_terms(text)
         for sp in spans:
+            sp.terms = sp.terms | heading
             sp.titled = titled
             sp.toc = _mostly_within(sp.start, sp.end, listing)
             sp.planted = any(s < sp.end and sp.start < e for s, e in planted)
@@ -181,6 +184,15 @@ def _topic(text: str, bounds: list[tuple[int, int]]) -> frozenset[str]:
     if len(first) <= _TITLE_CHARS and not first.rstrip().endswith((".", "!", "?")):
         out |= set(facts(first).names) | set(_YEAR.findall(first))  # a title or a table head
     return frozenset(out)
+
+
+def _heading_terms(text: str) -> frozenset[str]:
+    """The words of a passage's Markdown heading ("# Check Ubuntu Version"), which each of
+    its sentences is said under: "Run `lsb_release -r`" is how to check the Ubuntu version."""
+    first = text.lstrip().split("\n", 1)[0]
+    if not first.startswith("#") or len(first) > _TITLE_CHARS:
+        return frozenset()
+    return frozenset(lemma_terms(first.lstrip("#")))
 
 
 def _mostly_within(start: int, end: int, ranges: list[tuple[int, int]]) -> bool:

@@ -14,6 +14,7 @@ from app.core.text import stem
 from app.core.verdict.lang import en
 
 _CLAIM_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_CONTRACTED = frozenset({"re", "ve", "ll"})  # "s", "t", "d", "m" are too short to count anyway
 _CONNECTIVE = re.compile(  # any white space between the words: PDFs set no-break spaces
     r"\b(?:" + "|".join(p.replace(" ", r"\s+") for p in en.CONNECTIVES) + r")\b",
     re.IGNORECASE,
@@ -37,8 +38,11 @@ def claim_terms(text: str, lemmas: dict[str, str] | None = None) -> set[str]:
     """Stemmed content words and normalised numbers of ``text`` (connectives left out); with
     ``lemmas`` (word -> lemma), each word is stemmed from its lemma."""
     terms = set()
-    for m in _CLAIM_WORD.finditer(_CONNECTIVE.sub(" ", text)):
+    text = _CONNECTIVE.sub(" ", text)
+    for m in _CLAIM_WORD.finditer(text):
         tok = m.group().lower()
+        if tok in _CONTRACTED and m.start() and text[m.start() - 1] in "'’":
+            continue  # the tail of "you're", "we've", "they'll": no word of its own
         if tok[0].isdigit():
             terms.add(tok.replace(",", ""))
         elif tok not in en.STOPWORDS and tok not in en.ANSWER_FILLER and len(tok) > 1:

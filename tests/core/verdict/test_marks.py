@@ -55,6 +55,21 @@ def test_a_sentence_copied_from_its_cited_source_is_backed_by_that_source() -> N
     assert source == 1 and "pre-specified columns" in PAGE_36[start:end]
 
 
+def test_a_notes_heading_is_said_of_each_of_its_sentences() -> None:
+    """A note's sentences leave its title unsaid: "Run `lsb_release -r`" under "# Check
+    Ubuntu Version" backs an answer that it prints the Ubuntu version; not under another."""
+    note = (
+        "# Check Ubuntu Version\n\nWant to know what version of the system you are using?\n\n"
+        "Run the following to find out:\n\n```bash\n$ lsb_release -r\n```"
+    )
+    claim = "Run `lsb_release -r` in a terminal to print the version of Ubuntu you're on [1]."
+    (mark,) = mark_sentences(claim, [Passage(1, note)])
+    assert mark.supported, mark.reason
+    other = note.replace("# Check Ubuntu Version", "# Shell Notes")
+    (mark,) = mark_sentences(claim, [Passage(1, other)])
+    assert not mark.supported
+
+
 def test_a_near_copy_with_a_swapped_number_stays_flagged() -> None:
     (mark,) = mark_sentences(
         "The city archive was opened in 1898 by the mayor, Helena Brandt, for the town [1].",

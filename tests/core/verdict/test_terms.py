@@ -30,3 +30,12 @@ def test_irregular_forms_meet_at_their_lemma() -> None:
     assert lemma_terms("The meeting takes place.") & lemma_terms("They met.") == {"meet"}
     plain = claim_terms("They met in 1920 and took the train.")
     assert "meet" not in plain  # without the lemmas the forms differ
+
+
+def test_a_contractions_tail_is_no_word() -> None:
+    """ "you're" is "you are": no term "re" for a passage to lack."""
+    assert claim_terms("Check which release you're on, and what they've installed.") == {
+        stem("check"),
+        stem("release"),
+        stem("installed"),
+    }
