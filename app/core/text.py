@@ -269,7 +269,7 @@ _ANSWER_END = re.compile(_END.pattern + r"|\n", re.IGNORECASE)  # in answers eve
 _LEAD = re.compile(r"(?:\s|[-*•+#>]+\s|\d{1,3}[.)]\s)*")
 _ABBREV_WORDS = (
     "e.g i.e etc vs cf al fig figs eq no nos p pp vol mr mrs ms dr prof st jr sr inc ltd co "
-    "corp approx ca dept est jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k"
+    "corp approx ca dept est jan feb mar apr jun jul aug sep sept oct nov dec"
 )
 _ABBREV = frozenset(_ABBREV_WORDS.split())
 
@@ -307,7 +307,13 @@ def _abbreviation(text: str, dot: int) -> bool:
     if not word:
         return False
     w = word.group(1).lower().rstrip(".")
-    return w in _ABBREV or (len(w) == 1 and w.isalpha())
+    if w in _NUMBER_ABBREV:  # "No. 5" abbreviates "number"; "No. The report says…" answers
+        return text[dot + 1 :].lstrip()[:1].isdigit()
+    return w in _ABBREV or bool(_INITIALS.fullmatch(w))
+
+
+_INITIALS = re.compile(r"[^\W\d_](?:\.[^\W\d_])*")  # "J", "U.N", "U.S.A": letters, dotted
+_NUMBER_ABBREV = frozenset({"no", "nos"})
 
 
 _NUMERAL_AT_LINE_START = re.compile(r"(?:^|\n)[ \t]*\d{1,3}$")

@@ -100,11 +100,25 @@ def _sentences(text: str, **kw: bool) -> list[str]:
 
 
 def test_sentences_do_not_break_at_decimals_abbreviations_or_initials() -> None:
-    text = "Prices rose 3.5% in 2021, e.g. for rent. Dr. Smith agreed [1]. J. Doe did not."
+    text = (
+        "Prices rose 3.5% in 2021, e.g. for rent. Dr. Smith agreed [1]. J. Doe did not. "
+        "The U.N. Secretary General spoke."
+    )
     assert _sentences(text) == [
         "Prices rose 3.5% in 2021, e.g. for rent.",
         "Dr. Smith agreed [1].",  # the citation stays with its sentence
         "J. Doe did not.",
+        "The U.N. Secretary General spoke.",  # dotted initials, of any length
+    ]
+
+
+def test_no_abbreviates_number_only_before_a_figure() -> None:
+    """An answer's "No." is a sentence: "Using" after it is no name the passage must hold."""
+    text = "No. Using the 2022 statement, the margin fell. See No. 5 on the list."
+    assert _sentences(text) == [
+        "No.",
+        "Using the 2022 statement, the margin fell.",
+        "See No. 5 on the list.",
     ]
 
 

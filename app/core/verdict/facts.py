@@ -262,7 +262,8 @@ _HUMPS = re.compile(r"[A-Z][a-z]*")
 def _runs(toks: list[_Token]) -> tuple[tuple[str, frozenset[str]], ...]:
     """Runs of capitalised words with their initials (see ``Facts.runs``). A run that a
     lower-case word leads into with "of" ("members of the Scottish Parliament") also stands
-    with that word's initial ("msp"), as well as without it ("sp")."""
+    with that word's initial ("msp"), as well as without it ("sp"); each part of a run that
+    joiners split stands with its own (``_segments``)."""
     out: list[tuple[str, frozenset[str]]] = []
     run: list[_Token] = []
     lead: _Token | None = None  # the lower-case word before the run's "of"
@@ -280,8 +281,24 @@ def _runs(toks: list[_Token]) -> tuple[tuple[str, frozenset[str]], ...]:
             out.append((initials.lower(), frozenset(w.stem for w in words)))
             if lead is not None:
                 out.append(((lead.word[0] + initials).lower(), frozenset(w.stem for w in words)))
+            out += _segments(run)
         run = []
     return tuple(out)
+
+
+def _segments(run: list[_Token]) -> list[tuple[str, frozenset[str]]]:
+    """The initials of each part of a run that joiners split ("Secretary General of the United
+    Nations": "sg" and "un"), when the run has more than one."""
+    parts: list[list[_Token]] = [[]]
+    for t in run:
+        if t.word.lower() in _RUN_JOINERS:
+            parts.append([])
+        else:
+            parts[-1].append(t)
+    parts = [p for p in parts if len(p) >= 2]
+    if len(parts) < 2:
+        return []
+    return [("".join(w.word[0] for w in p).lower(), frozenset(w.stem for w in p)) for p in parts]
 
 
 def _lead_in(toks: list[_Token], i: int) -> _Token | None:

@@ -137,6 +137,21 @@ def test_the_docstrings_computed_total_with_unit_letters_is_backed() -> None:
     assert found(claim, span) == []
 
 
+@pytest.mark.parametrize(
+    ("claim", "backed"),
+    [
+        ("Ban Ki-moon was Secretary General of the United Nations [1].", True),
+        ("Ban Ki-moon was Secretary General of the Arab League [1].", False),
+    ],
+)
+def test_initials_stand_for_each_part_of_a_run(claim: str, backed: bool) -> None:
+    """ "U.N." names the United Nations also at the end of "Secretary General of the United
+    Nations"; it names no other body."""
+    passage = Passage(1, "U.N. Secretary General Ban Ki-moon studied at Harvard.")
+    (mark,) = mark_sentences(claim, [passage])
+    assert mark.supported is backed, mark.reason
+
+
 def test_initials_stand_for_a_run_that_starts_lower_case() -> None:
     marks = mark_sentences(
         "In 2021 the MSPs voted to pass the budget bill [1].",
