@@ -413,6 +413,8 @@ def shared_subject_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
             while first.dep_ == "conj" and first.head.i != first.i:
                 first = first.head
         elif t.dep_ == "advcl" and t.tag_ in ("VBG", "VBN"):
+            if t.lower_ in en.PREPOSITIONAL_PARTICIPLES:
+                continue
             passive = t.tag_ == "VBN" and not any(c.lemma_ == "have" for c in t.children)
             first, role = t.head, OBJ if passive else SUBJ
         else:

@@ -111,6 +111,19 @@ def test_a_conjoined_verb_without_a_subject_shares_the_first_ones() -> None:
     assert checks(claim, "Siemens was the main supplier to Poland.") == []
 
 
+def test_an_opening_participle_shares_its_clauses_subject() -> None:
+    """ "Chrysler ended production, moving to front-wheel drive": Chrysler moved, so a claim
+    that GM did contradicts it; a participle that works as a preposition ("starting with")
+    is done by no one."""
+    passage = (
+        "Chrysler ended production of its sedans in 1981, moving instead to a front-wheel "
+        "drive lineup for 1982."
+    )
+    assert checks("GM moved to a front-wheel drive lineup for 1982.", passage) == ["filler"]
+    settled = reading("Huguenots settled at the Cape from 1671, starting with Villion.")
+    assert not [a for a in settled.arcs if a.head.text == "starting" and a.role == "subj"]
+
+
 def test_markdown_blanks_do_not_change_the_reading() -> None:
     plain = reading("By default, tmux opens new windows in the session's starting directory.")
     blanks = reading("By default, tmux opens new windows in the session's  starting directory  .")

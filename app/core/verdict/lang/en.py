@@ -56,6 +56,12 @@ CONNECTIVES = (
 NEGATORS = _words("not n't never no nowhere neither nor")
 NEGATING_DETERMINERS = _words("no neither none")
 RELATIVE_PRONOUNS = _words("which who whom that whose")
+# Participles that work as prepositions ("starting with Villion", "including New Orleans"):
+# the clause's subject does not do them
+PREPOSITIONAL_PARTICIPLES = _words(
+    "starting beginning including excluding following according regarding concerning"
+    " considering given compared based depending"
+)
 
 _UNITS = _list(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
