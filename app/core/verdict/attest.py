@@ -32,7 +32,7 @@ from app.core.verdict.relations import CORE, MAX_HOPS, SUBJ, Arc, Reading, Word,
 _AGENTIVE_PREPS = frozenset({"prep:to", "prep:by", "prep:against", "prep:from"})
 _ARGUMENTS = CORE | _AGENTIVE_PREPS
 # Slots a name or a figure fills: one filler excludes another.
-_SLOTS = _ARGUMENTS | {"prep:in", "prep:on", "prep:at"}
+_SLOTS = _ARGUMENTS | {"prep:in", "prep:on", "prep:at", "prep:toward", "prep:towards", "prep:into"}
 # Words whose slots a claim can fill wrongly: what is done, and the things it is done to.
 _PREDICATES = frozenset({"verb", "noun"})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.verdict.attest import compatible, contradictions
+from app.core.verdict.attest import compatible, contradictions, unattested
 from app.core.verdict.relations import Reading, read_text
 
 
@@ -122,6 +122,20 @@ def test_an_opening_participle_shares_its_clauses_subject() -> None:
     assert checks("GM moved to a front-wheel drive lineup for 1982.", passage) == ["filler"]
     settled = reading("Huguenots settled at the Cape from 1671, starting with Villion.")
     assert not [a for a in settled.arcs if a.head.text == "starting" and a.role == "subj"]
+
+
+def test_a_name_no_passage_sentence_gives_the_word_is_unattested() -> None:
+    """ "changes toward Japan": the passage names Japan only in another sentence, so the arc is
+    unattested; a pronoun in the slot ("he died in 1259") leaves the claim's name open."""
+    claim = reading("Arab oil producers linked policy changes toward Japan to peace.")
+    pool = [
+        reading("Arab oil producers linked any future policy changes to peace."),
+        reading("Japan imported most of its oil from the Middle East."),
+    ]
+    assert [(a.head.text, a.dep.text) for a in unattested(claim, pool)] == [("changes", "Japan")]
+    died = reading("Möngke Khan died in 1259 without a successor.")
+    told = [reading("Möngke Khan led a campaign."), reading("He died in 1259 without a successor.")]
+    assert unattested(died, told) == []
 
 
 def test_markdown_blanks_do_not_change_the_reading() -> None:
