@@ -367,6 +367,28 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "echoed",
+        "a word of the question the claim repeats that none of the passages holds: the "
+        "answer takes the question's wording for what the files say",
+        "'captain' comes from the question: none of the passages says it",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "Abercrombie replaced Loudoun as captain in chief in 1758 [1].",
+                "In 1758 Abercrombie replaced Loudoun as commander in chief.",
+                "flagged",
+                question="Who did Abercrombie replace as captain in chief?",
+            ),
+            _E(
+                "Abercrombie replaced Loudoun as commander in chief in 1758 [1].",
+                "In 1758 Abercrombie replaced Loudoun as commander in chief.",
+                "backed",
+                question="Who did Abercrombie replace as commander in chief?",
+            ),
+        ),
+    ),
+    Check(
         "unattested",
         "a name the question asks about, which the claim gives a word in one of its slots "
         "and no passage sentence does (nor a pronoun in that slot): the answer takes the "

@@ -223,6 +223,7 @@ def mark_sentences(
     spans = _source_spans(sources)
     idf = _idf(spans)
     unseen = math.log(1 + sum(sp.single for v in spans.values() for sp in v) + 1)
+    sourced = frozenset().union(*(sp.terms for v in spans.values() for sp in v))
     marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
         text = answer[start:end]
@@ -258,6 +259,8 @@ def mark_sentences(
                 _align(mark, claim, spans, threshold)
                 if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
                     _relations(mark, plain, spans, question)  # a copy needs no second look
+            if mark.supported and question and on("echoed"):
+                _echoed(mark, plain, lemma_terms(question), sourced)
         if bad:
             mark.supported, mark.checks = False, ["citation"]
             have = f"sources 1–{len(sources)}" if sources else "no sources"
@@ -406,6 +409,33 @@ def _relations(
         mark.checks = [f.check for f in found]
         why = "; ".join(f.reason for f in found)
         mark.reason = why[0].upper() + why[1:]
+
+
+def _echoed(mark: SentenceMark, plain: str, asked: set[str], sourced: frozenset[str]) -> None:
+    """Unback a claim that repeats a word of the question no source holds ("Abercrombie
+    replaced Loudoun as captain in chief", asked about a "captain in chief" where the passage
+    has a commander in chief): the word comes from the question's premise, not the files.
+    Names (initials, other spellings) are left to the name checks, figures and words of two
+    letters ("FY") to the figure checks."""
+    common = lemma_terms(" ".join(w for w in _WORDS.findall(plain) if w[0].islower()))
+    echoed = sorted(t for t in (common & asked) - sourced if len(t) > 2)
+    if not echoed:
+        return
+    word = _spelled(mark.text, echoed[0])
+    mark.supported, mark.support_spans, mark.checks = False, [], ["echoed"]
+    mark.reason = f"'{word}' comes from the question: none of the passages says it"
+
+
+def _spelled(text: str, key: str) -> str:
+    """The word of ``text`` whose term is ``key`` ("worst" for "bad"), as written; the key
+    itself when none is."""
+    from app.core.verdict.parse import parse
+
+    doc = parse(text)
+    for t in doc if doc is not None else ():
+        if t.is_alpha and lemma_terms(t.lemma_) & {key}:
+            return t.text
+    return key
 
 
 def _premise(claim: Reading, pool: list[Reading], question: str) -> list[Finding]:
