@@ -215,8 +215,8 @@ def facts(text: str) -> Facts:
                 counted.add((number, nxt.stem))
         elif low in _MONTHS and t.word[0].isupper() and not first:
             numbers.add(low)
-        elif t.word[0].isupper() and not first and t.content and not t.glued:
-            names.add(t.stem)
+        elif t.word[0].isupper() and (not first or _marked(t.word)) and t.content and not t.glued:
+            names.add(t.stem)  # a sentence's first word is capitalised anyway, unless marked
         spelled.setdefault(t.stem, t.word)
         if low in _NEGATIONS and not _negation_exempt(toks, i):
             scope = _scope(toks, i)
@@ -257,6 +257,12 @@ _COMPUTING = re.compile(
 
 _RUN_JOINERS = frozenset({"of", "the", "and", "for", "de", "du", "von", "van", "&"})
 _HUMPS = re.compile(r"[A-Z][a-z]*")
+
+
+def _marked(word: str) -> bool:
+    """A word whose capitals say it is a name wherever it stands: initials ("NSFNET", "US"),
+    a capital inside it ("LambdaRail")."""
+    return len(word) >= 2 and any(c.isupper() for c in word[1:])
 
 
 def _runs(toks: list[_Token]) -> tuple[tuple[str, frozenset[str]], ...]:

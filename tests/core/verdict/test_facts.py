@@ -137,6 +137,24 @@ def test_the_docstrings_computed_total_with_unit_letters_is_backed() -> None:
     assert found(claim, span) == []
 
 
+def test_a_first_word_in_capitals_is_still_a_name() -> None:
+    """ "NSFUS was created to link researchers": a sentence's first word is capitalised
+    anyway, but one in capitals is a name the passage must hold (it names NSFNET)."""
+    passage = Passage(
+        1,
+        "The NSFNET program began in 1985. Initially created to link researchers to the "
+        "nation's supercomputing centers, it grew into a backbone.",
+    )
+    claim = (
+        "NSFUS was initially created to link researchers to the nation's supercomputing "
+        "centers [1]."
+    )
+    (mark,) = mark_sentences(claim, [passage])
+    assert not mark.supported and "NSFUS" in mark.reason
+    (mark,) = mark_sentences(claim.replace("NSFUS", "NSFNET"), [passage])
+    assert mark.supported, mark.reason
+
+
 @pytest.mark.parametrize(
     ("claim", "backed"),
     [
