@@ -223,7 +223,7 @@ def mark_sentences(
     spans = _source_spans(sources)
     idf = _idf(spans)
     unseen = math.log(1 + sum(sp.single for v in spans.values() for sp in v) + 1)
-    sourced = frozenset().union(*(sp.terms for v in spans.values() for sp in v))
+    held = {n: frozenset().union(*(sp.terms for sp in group)) for n, group in spans.items()}
     marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
         text = answer[start:end]
@@ -260,7 +260,8 @@ def mark_sentences(
                 if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
                     _relations(mark, plain, spans, question)  # a copy needs no second look
             if mark.supported and question and on("echoed"):
-                _echoed(mark, plain, lemma_terms(question), sourced)
+                cited = [held[n] for n in mark.sources if n in held] or list(held.values())
+                _echoed(mark, plain, lemma_terms(question), frozenset().union(*cited))
         if bad:
             mark.supported, mark.checks = False, ["citation"]
             have = f"sources 1–{len(sources)}" if sources else "no sources"
@@ -412,9 +413,10 @@ def _relations(
 
 
 def _echoed(mark: SentenceMark, plain: str, asked: set[str], sourced: frozenset[str]) -> None:
-    """Unback a claim that repeats a word of the question no source holds ("Abercrombie
-    replaced Loudoun as captain in chief", asked about a "captain in chief" where the passage
-    has a commander in chief): the word comes from the question's premise, not the files.
+    """Unback a claim that repeats a word of the question its sources (``sourced``: those it
+    cites, or all when it cites none) do not hold ("Abercrombie replaced Loudoun as captain in
+    chief", asked about a "captain in chief" where the passage has a commander in chief): the
+    word comes from the question's premise, not the files.
     Names (initials, other spellings) are left to the name checks, figures and words of two
     letters ("FY") to the figure checks."""
     common = lemma_terms(" ".join(w for w in _WORDS.findall(plain) if w[0].islower()))
