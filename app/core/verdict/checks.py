@@ -368,8 +368,9 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "echoed",
-        "a word of the question the claim repeats that none of the passages holds: the "
-        "answer takes the question's wording for what the files say",
+        "a word of the question the claim repeats that none of the passages it cites holds "
+        "(names and figures aside): the answer takes the question's wording for what the "
+        "files say",
         "'captain' comes from the question: none of the passages says it",
         Effect.FLAGS,
         "en",
