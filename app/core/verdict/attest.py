@@ -158,7 +158,10 @@ def _linked_at(arc: Arc, s: Reading) -> set[int]:
     heads, deps = s.find(arc.head), s.find(arc.dep)
     if not heads or not deps:
         return at
-    if any(_conflicting(arc, other) or _competing(arc, other) for other in s.arcs):
+    if any(
+        _conflicting(arc, other) or _competing(arc, other) or _taken(arc, other, s)
+        for other in s.arcs
+    ):
         return at
     return {h.i for h in heads for d in deps if h.i != d.i and s.hops(h.i, d.i) <= MAX_HOPS}
 
@@ -183,6 +186,21 @@ def _competing(arc: Arc, other: Arc) -> bool:
         and same(arc.head, other.head)
         and other.dep.specific
         and not same(arc.dep, other.dep)
+    )
+
+
+def _taken(arc: Arc, other: Arc, s: Reading) -> bool:
+    """Whether ``other`` fills ``arc``'s subject or object with another word while the claim's
+    word is itself a subject or object of another word of ``s``: "three-quarters were killed
+    or submitted, 500,000 Huguenots had fled" does not say the Huguenots were killed."""
+    return (
+        arc.role in CORE
+        and other.role == arc.role
+        and same(arc.head, other.head)
+        and not same(arc.dep, other.dep)
+        and any(
+            o.role in CORE and same(o.dep, arc.dep) and not same(o.head, arc.head) for o in s.arcs
+        )
     )
 
 

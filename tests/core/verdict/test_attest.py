@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.verdict.attest import compatible, contradictions, unattested
+from app.core.verdict.attest import compatible, contradictions, linked, unattested
 from app.core.verdict.relations import Reading, read_text
 
 
@@ -136,6 +136,19 @@ def test_a_name_no_passage_sentence_gives_the_word_is_unattested() -> None:
     died = reading("Möngke Khan died in 1259 without a successor.")
     told = [reading("Möngke Khan led a campaign."), reading("He died in 1259 without a successor.")]
     assert unattested(died, told) == []
+
+
+def test_a_word_close_by_is_no_argument_when_the_slot_is_taken() -> None:
+    """ "Three-quarters were killed or submitted, 500,000 Huguenots had fled": the Huguenots
+    are the ones who fled; the killed are the three-quarters, however close the words."""
+    passage = reading(
+        "While nearly three-quarters were killed or submitted, roughly 500,000 Huguenots had "
+        "fled France."
+    )
+    claim = reading("Roughly 500,000 Huguenots were killed.")
+    [killed] = [a for a in claim.arcs if a.head.text == "killed" and a.dep.text == "Huguenots"]
+    assert not linked(killed, passage)
+    assert linked(killed, reading("Roughly 500,000 Huguenots were killed or had fled France."))
 
 
 def test_markdown_blanks_do_not_change_the_reading() -> None:
