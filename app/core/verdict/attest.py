@@ -7,8 +7,8 @@ the sources it cites (or of every source). Each of its arcs is looked for in eve
   arc reversed (a modifier written as a clause), or keeps the two words close in its tree
   (``relations.MAX_HOPS``) with no arc that links them otherwise, nor another name or figure
   in the same slot, nor another word in the subject or object slot while the claim's word
-  fills one of another word (``_taken``); a verb the passage words differently is attested through its arguments,
-  when two of them fill the same roles of one passage verb;
+  fills one of another word (``_taken``); a verb the passage words differently is attested
+  through its arguments, when two of them fill the same roles of one passage verb;
 - it is **contradicted**, only where no sentence attests it, when a sentence about the claim
   (one that attests another of its arcs) holds the same words in conflicting roles (the
   subject made the one something is done to: ``role``), or fills the same slot of the same
@@ -19,8 +19,9 @@ the sources it cites (or of every source). Each of its arcs is looked for in eve
 
 What a passage says elsewhere in another sentence is no contradiction: passages state several
 things. ``unattested`` lists the arcs giving a word a name or figure that no sentence attests
-(a pronoun in the slot leaves one open), for the check of a question's premise. Arcs that are neither attested nor contradicted are left to the word checks (a claim
-may say a thing in other words than its passage).
+(a pronoun in the slot leaves one open), for the check of a question's premise. Arcs that are
+neither attested nor contradicted are left to the word checks (a claim may say a thing in
+other words than its passage).
 """
 
 from __future__ import annotations

@@ -387,6 +387,12 @@ CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="Who did Abercrombie replace as commander in chief?",
             ),
+            _E(
+                "The fighting in North America lasted six years [1].",
+                "In North America the fighting went on for six years, from 1754 to 1760.",
+                "backed",
+                question="How long did the fighting in North America last?",
+            ),
         ),
     ),
     Check(

@@ -416,10 +416,20 @@ def _echoed(mark: SentenceMark, plain: str, asked: set[str], sourced: frozenset[
     """Unback a claim that repeats a word of the question its sources (``sourced``: those it
     cites, or all when it cites none) do not hold ("Abercrombie replaced Loudoun as captain in
     chief", asked about a "captain in chief" where the passage has a commander in chief): the
-    word comes from the question's premise, not the files.
-    Names (initials, other spellings) are left to the name checks, figures and words of two
-    letters ("FY") to the figure checks."""
-    common = lemma_terms(" ".join(w for w in _WORDS.findall(plain) if w[0].islower()))
+    word comes from the question's premise, not the files. Its verb is left out: a question's
+    verb frames what it asks ("How long did the fighting last?"), and an answer that says it
+    in the question's words ("it lasted six years") is not therefore wrong. Names (initials,
+    other spellings) are left to the name checks, figures and words of two letters ("FY") to
+    the figure checks."""
+    from app.core.verdict.parse import parse
+
+    doc = parse(plain)
+    kept = (
+        [t.text for t in doc if t.pos_ not in ("VERB", "AUX")]
+        if doc is not None
+        else _WORDS.findall(plain)
+    )
+    common = lemma_terms(" ".join(w for w in kept if w[:1].islower() and _WORDS.fullmatch(w)))
     echoed = sorted(t for t in (common & asked) - sourced if len(t) > 2)
     if not echoed:
         return
