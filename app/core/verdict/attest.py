@@ -184,7 +184,7 @@ def _competing(arc: Arc, other: Arc) -> bool:
     from the Liberal Democrats" does not say 16 came from the Liberal Democrats)."""
     return (
         arc.dep.specific
-        and (arc.role in _SLOTS or (arc.role == "mod" and arc.dep.kind == "number"))
+        and _slot(arc)
         and other.role == arc.role
         and same(arc.head, other.head)
         and other.dep.specific

@@ -12,7 +12,10 @@ Sentences about the sources themselves ("The sources do not say."), list numeral
 contents lines and sentences with no content words are ``kind="meta"`` (``shapes.py``): they
 are not claims, so they are never flagged as unsupported and carry no spans. Lines of a table
 of contents or an index, and sentences addressed to the model, are no witness: they never back
-a claim, and a claim only they back says so.
+a claim, and a claim only they back says so. A backed claim is then read for what it asserts
+(``attest``: who did what, which figure belongs to which word), and, given the question, for
+its premise: a name of the question given a word no passage sentence gives it
+(``_premise``), a word of the question no passage it cites holds (``_echoed``).
 """
 
 from __future__ import annotations
@@ -224,6 +227,7 @@ def mark_sentences(
     idf = _idf(spans)
     unseen = math.log(1 + sum(sp.single for v in spans.values() for sp in v) + 1)
     held = {n: frozenset().union(*(sp.terms for sp in group)) for n, group in spans.items()}
+    asked = lemma_terms(question) if question else set()
     marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
         text = answer[start:end]
@@ -259,9 +263,9 @@ def mark_sentences(
                 _align(mark, claim, spans, threshold)
                 if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
                     _relations(mark, plain, spans, question)  # a copy needs no second look
-            if mark.supported and question and on("echoed"):
-                cited = [held[n] for n in mark.sources if n in held] or list(held.values())
-                _echoed(mark, plain, lemma_terms(question), frozenset().union(*cited))
+            if mark.supported and asked and on("echoed"):
+                holding = [held[n] for n in mark.sources if n in held] or list(held.values())
+                _echoed(mark, plain, asked, frozenset().union(*holding))
         if bad:
             mark.supported, mark.checks = False, ["citation"]
             have = f"sources 1–{len(sources)}" if sources else "no sources"
@@ -396,13 +400,13 @@ def _relations(
     if claim is None:
         return
     cited = [n for n in mark.sources if n in spans] or list(spans)
-    pool = [
+    read = [
         read_text(sp.text)
         for n in cited
         for sp in spans[n]
         if sp.single and sp.witness and not _tabular(sp.text)  # a table parses as no sentence
     ]
-    pool = [r for r in pool if r is not None]
+    pool = [r for r in read if r is not None]
     found = contradictions(claim, pool) or _premise(claim, pool, question)
     if found:
         mark.supported = False
