@@ -12,10 +12,12 @@ and, once, the parser's load in a fresh process (``ask`` starts it when a questi
 first question's search and generation hide it). Prints p50/p95/max in milliseconds at the
 default number of passages; the target is the streamed p95 within 150 ms on two cores.
 
-    .venv/bin/python bench/bench_verdict.py [--data-dir DIR] [--limit N]
+    .venv/bin/python bench/bench_verdict.py [--data-dir DIR] [--index CORPUS] [--limit N]
 
 ``--data-dir`` names a data directory that already holds the eval indexes (``eval/squad2`` and
 ``eval/corpus``, made by ``footnotes eval answers``); without them they are built first.
+``--index`` names a data directory indexing corpus/ (notes and filings), as for
+``bench_replay.py``.
 """
 
 from __future__ import annotations
@@ -64,13 +66,15 @@ def load_seconds() -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=os.environ.get("FOOTNOTES_DATA_DIR", "bench/out/data"))
+    ap.add_argument("--index", default=None, help="a data directory indexing corpus/")
     ap.add_argument("--limit", type=int, default=None, help="at most N answers")
     args = ap.parse_args()
     data = require_data()
     engine = Engine(Path(args.data_dir))
     objs = rp.read_lines(SET)[: args.limit]
     names = [n for n in ("squad", "notes", "finance") if n in {rp.set_of(o) for o in objs}]
-    sets = rp.prepare(engine, data, engine.data.root, names, None)
+    index = Path(args.index).expanduser().resolve() if args.index else None
+    sets = rp.prepare(engine, data, engine.data.root, names, None, index)
     options = AskOptions.from_settings(engine.settings)
     lines = rp.resolve(objs, {q.id: q for s in sets for q in s.questions})
     done = rp.replay(lines, sets, options)
