@@ -77,10 +77,11 @@ def unattested(claim: Reading, pool: Sequence[Reading]) -> list[Arc]:
     pronoun fills that slot of the word ("he died in 1259") may say it of the name an earlier
     sentence gives, so it leaves the arc open."""
     out = []
+    paraphrased = set().union(*(_paraphrased(claim, s) for s in pool))
     for n, arc in enumerate(claim.arcs):
         if not (arc.dep.specific and _slot(arc) and arc.head.kind in _PREDICATES):
             continue
-        if any(linked(arc, s) for s in pool) or any(n in _paraphrased(claim, s) for s in pool):
+        if n in paraphrased or any(linked(arc, s) for s in pool):
             continue
         if any((w.i, arc.role) in s.pronoun_slots for s in pool for w in s.find(arc.head)):
             continue

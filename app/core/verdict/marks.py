@@ -14,8 +14,7 @@ are not claims, so they are never flagged as unsupported and carry no spans. Lin
 of contents or an index, and sentences addressed to the model, are no witness: they never back
 a claim, and a claim only they back says so. A backed claim is then read for what it asserts
 (``attest``: who did what, which figure belongs to which word), and, given the question, for
-its premise: a name of the question given a word no passage sentence gives it
-(``_premise``), a word of the question no passage it cites holds (``_echoed``).
+its premise (``premise``).
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.core.text import citations, sentence_spans, strip_citations, toc_lines
-from app.core.verdict.attest import contradictions, linked, unattested
+from app.core.verdict.attest import contradictions, linked
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.copies import clauses_copied, find_code, find_copy
 from app.core.verdict.declines import declines, gap
@@ -44,7 +43,8 @@ from app.core.verdict.kinds import (
     looks_like_code,
     sentence_kind,
 )
-from app.core.verdict.relations import Reading, read_text
+from app.core.verdict.premise import echoed, premise
+from app.core.verdict.relations import read_text
 from app.core.verdict.terms import lemma_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
@@ -262,10 +262,13 @@ def mark_sentences(
             if not (on("copy") and _copied(mark, plain, claim, by_n, spans)):
                 _align(mark, claim, spans, threshold)
                 if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
-                    _relations(mark, plain, spans, question)  # a copy needs no second look
-            if mark.supported and asked and on("echoed"):
+                    _relations(mark, plain, spans, asked)  # a copy needs no second look
+            if mark.supported and asked:
                 holding = [held[n] for n in mark.sources if n in held] or list(held.values())
-                _echoed(mark, plain, asked, frozenset().union(*holding))
+                said = echoed(plain, asked, frozenset().union(*holding))
+                if said is not None:
+                    mark.supported, mark.support_spans, mark.checks = False, [], [said.check]
+                    mark.reason = said.reason[0].upper() + said.reason[1:]
         if bad:
             mark.supported, mark.checks = False, ["citation"]
             have = f"sources 1–{len(sources)}" if sources else "no sources"
@@ -390,12 +393,12 @@ def _reordered(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> bool
 
 
 def _relations(
-    mark: SentenceMark, plain: str, spans: dict[int, list[_Span]], question: str = ""
+    mark: SentenceMark, plain: str, spans: dict[int, list[_Span]], asked: set[str]
 ) -> None:
     """Unback a backed claim whose arcs the sentences of its sources contradict (``attest``):
     a role swapped, a slot given another name or figure, a figure attached to another word,
-    a negation added or dropped; or that takes a name from the question and gives it a word
-    no source sentence gives it (``_premise``). Skipped without a parser."""
+    a negation added or dropped; or that gives a name of the question (``asked``: its terms)
+    a word no source sentence gives it (``premise``). Skipped without a parser."""
     claim = read_text(_plain_markup(plain))
     if claim is None:
         return
@@ -407,72 +410,15 @@ def _relations(
         if sp.single and sp.witness and not _tabular(sp.text)  # a table parses as no sentence
     ]
     pool = [r for r in read if r is not None]
-    found = contradictions(claim, pool) or _premise(claim, pool, question)
+    found = contradictions(claim, pool)
+    if not found and (taken := premise(claim, pool, asked)) is not None:
+        found = [taken]
     if found:
         mark.supported = False
         mark.support_spans = []
         mark.checks = [f.check for f in found]
         why = "; ".join(f.reason for f in found)
         mark.reason = why[0].upper() + why[1:]
-
-
-def _echoed(mark: SentenceMark, plain: str, asked: set[str], sourced: frozenset[str]) -> None:
-    """Unback a claim that repeats a word of the question its sources (``sourced``: those it
-    cites, or all when it cites none) do not hold ("Abercrombie replaced Loudoun as captain in
-    chief", asked about a "captain in chief" where the passage has a commander in chief): the
-    word comes from the question's premise, not the files. Its verb is left out: a question's
-    verb frames what it asks ("How long did the fighting last?"), and an answer that says it
-    in the question's words ("it lasted six years") is not therefore wrong. Names (initials,
-    other spellings) are left to the name checks, figures and words of two letters ("FY") to
-    the figure checks."""
-    from app.core.verdict.parse import parse
-
-    doc = parse(plain)
-    kept = (
-        [t.text for t in doc if t.pos_ not in ("VERB", "AUX")]
-        if doc is not None
-        else _WORDS.findall(plain)
-    )
-    common = lemma_terms(" ".join(w for w in kept if w[:1].islower() and _WORDS.fullmatch(w)))
-    echoed = sorted(t for t in (common & asked) - sourced if len(t) > 2)
-    if not echoed:
-        return
-    word = _spelled(mark.text, echoed[0])
-    mark.supported, mark.support_spans, mark.checks = False, [], ["echoed"]
-    mark.reason = f"'{word}' comes from the question: none of the passages says it"
-
-
-def _spelled(text: str, key: str) -> str:
-    """The word of ``text`` whose term is ``key`` ("worst" for "bad"), as written; the key
-    itself when none is."""
-    from app.core.verdict.parse import parse
-
-    doc = parse(text)
-    for t in doc if doc is not None else ():
-        if t.is_alpha and lemma_terms(t.lemma_) & {key}:
-            return t.text
-    return key
-
-
-def _premise(claim: Reading, pool: list[Reading], question: str) -> list[Finding]:
-    """A name the question asks about, which the claim gives a word in one of its slots and no
-    sentence of ``pool`` does, though one names it ("When did Kublai move the capital?"
-    answered "Kublai moved it in 1271" where the passage says he proclaimed it): the answer
-    takes the question's premise for what the passage says."""
-    if not (on("unattested") and question):
-        return []
-    asked = lemma_terms(question)
-    for arc in unattested(claim, pool):
-        if arc.dep.kind != "name" or not lemma_terms(arc.dep.text) <= asked:
-            continue
-        # a name the passage never writes (initials of "members of the Scottish Parliament",
-        # another spelling) is not one it gives elsewhere: other checks judge it
-        if any(s.find(arc.dep) for s in pool):
-            said = f"'{arc.head.text}' of {arc.dep.text}"
-            return [
-                Finding("unattested", f"the passage never says {said}, as the question assumes")
-            ]
-    return []
 
 
 _FIGURE = re.compile(r"\d[\d,.]*")

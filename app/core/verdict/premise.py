@@ -1,0 +1,80 @@
+"""Whether a claim takes the question's premise for what its passages say.
+
+A fluent answer to a question whose premise is false ("Who did Abercrombie replace as captain
+in chief?", where the passage has a commander in chief) often reuses the passage's words and
+the question's together, so it covers its passage well and contradicts none of its facts. Two
+checks of the table (``checks.py``) read it against the question:
+
+- ``unattested``: a name the question asks about, which the claim gives a word in one of its
+  slots and no sentence of its passages does, though one names it (``attest.unattested``);
+- ``echoed``: a word of the question the claim repeats that none of the passages it cites
+  holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.core.verdict.attest import unattested
+from app.core.verdict.checks import Finding, on
+from app.core.verdict.relations import Reading
+from app.core.verdict.terms import lemma_terms
+
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+def premise(claim: Reading, pool: Sequence[Reading], asked: set[str]) -> Finding | None:
+    """A name of the question (``asked``: its terms) which the claim gives a word in one of
+    its slots and no sentence of ``pool`` does, though one names it ("When did Kublai move the
+    capital?" answered "Kublai moved it in 1271" where the passage says he proclaimed it)."""
+    if not (on("unattested") and asked):
+        return None
+    for arc in unattested(claim, pool):
+        if arc.dep.kind != "name" or not lemma_terms(arc.dep.text) <= asked:
+            continue
+        # a name the passage never writes (initials of "members of the Scottish Parliament",
+        # another spelling) is not one it gives elsewhere: other checks judge it
+        if any(s.find(arc.dep) for s in pool):
+            said = f"'{arc.head.text}' of {arc.dep.text}"
+            return Finding("unattested", f"the passage never says {said}, as the question assumes")
+    return None
+
+
+def echoed(plain: str, asked: set[str], sourced: frozenset[str]) -> Finding | None:
+    """A word of the question (``asked``: its terms) that the claim ``plain`` repeats and its
+    sources (``sourced``: the terms of those it cites) do not hold ("Abercrombie replaced
+    Loudoun as captain in chief", where the passage has a commander in chief): the word comes
+    from the question's premise, not the files. Its verb is left out: a question's verb frames
+    what it asks ("How long did the fighting last?"), and an answer that says it in the
+    question's words ("it lasted six years") is not therefore wrong. Names (initials, other
+    spellings) are left to the name checks, figures and words of two letters ("FY") to the
+    figure checks."""
+    if not (on("echoed") and asked):
+        return None
+    from app.core.verdict.parse import parse
+
+    doc = parse(plain)
+    words = (
+        [t.text for t in doc if t.pos_ not in ("VERB", "AUX")]
+        if doc is not None
+        else _WORDS.findall(plain)
+    )
+    common = lemma_terms(" ".join(w for w in words if w[:1].islower() and _WORDS.fullmatch(w)))
+    found = sorted(t for t in (common & asked) - sourced if len(t) > 2)
+    if not found:
+        return None
+    word = _spelled(plain, found[0])
+    return Finding("echoed", f"'{word}' comes from the question: none of the passages says it")
+
+
+def _spelled(text: str, key: str) -> str:
+    """The word of ``text`` whose term is ``key`` ("worst" for "bad"), as written; the key
+    itself when none is."""
+    from app.core.verdict.parse import parse
+
+    doc = parse(text)
+    for t in doc if doc is not None else ():
+        if t.is_alpha and lemma_terms(t.lemma_) & {key}:
+            return t.text
+    return key
