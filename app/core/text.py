@@ -268,10 +268,13 @@ _END = re.compile(
 _ANSWER_END = re.compile(_END.pattern + r"|\n", re.IGNORECASE)  # in answers every line break
 _LEAD = re.compile(r"(?:\s|[-*•+#>]+\s|\d{1,3}[.)]\s)*")
 _ABBREV_WORDS = (
-    "e.g i.e etc vs cf al fig figs eq no nos p pp vol mr mrs ms dr prof st jr sr inc ltd co "
+    "e.g i.e etc vs cf al mr mrs ms dr prof st jr sr inc ltd co "
     "corp approx ca dept est jan feb mar apr jun jul aug sep sept oct nov dec"
 )
 _ABBREV = frozenset(_ABBREV_WORDS.split())
+# Abbreviations that number what follows ("No. 5", "Fig. 3", "pp. 12"): only before a figure.
+# "No. The report says…" is an answer's first sentence.
+_NUMBERING = frozenset(["no", "nos", "fig", "figs", "eq", "pp", "vol"])
 
 
 def sentence_spans(text: str, *, lines: bool = False) -> list[tuple[int, int]]:
@@ -307,13 +310,12 @@ def _abbreviation(text: str, dot: int) -> bool:
     if not word:
         return False
     w = word.group(1).lower().rstrip(".")
-    if w in _NUMBER_ABBREV:  # "No. 5" abbreviates "number"; "No. The report says…" answers
+    if w in _NUMBERING:
         return text[dot + 1 :].lstrip()[:1].isdigit()
     return w in _ABBREV or bool(_INITIALS.fullmatch(w))
 
 
 _INITIALS = re.compile(r"[^\W\d_](?:\.[^\W\d_])*")  # "J", "U.N", "U.S.A": letters, dotted
-_NUMBER_ABBREV = frozenset({"no", "nos"})
 
 
 _NUMERAL_AT_LINE_START = re.compile(r"(?:^|\n)[ \t]*\d{1,3}$")

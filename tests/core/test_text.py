@@ -112,13 +112,13 @@ def test_sentences_do_not_break_at_decimals_abbreviations_or_initials() -> None:
     ]
 
 
-def test_no_abbreviates_number_only_before_a_figure() -> None:
+def test_a_numbering_abbreviation_is_one_only_before_a_figure() -> None:
     """An answer's "No." is a sentence: "Using" after it is no name the passage must hold."""
-    text = "No. Using the 2022 statement, the margin fell. See No. 5 on the list."
+    text = "No. Using the 2022 statement, the margin fell. See No. 5 and Fig. 3 on pp. 12."
     assert _sentences(text) == [
         "No.",
         "Using the 2022 statement, the margin fell.",
-        "See No. 5 on the list.",
+        "See No. 5 and Fig. 3 on pp. 12.",
     ]
 
 

@@ -14,7 +14,6 @@ from app.core.text import stem
 from app.core.verdict.lang import en
 
 _CLAIM_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
-_CONTRACTED = frozenset({"re", "ve", "ll"})  # "s", "t", "d", "m" are too short to count anyway
 _CONNECTIVE = re.compile(  # any white space between the words: PDFs set no-break spaces
     r"\b(?:" + "|".join(p.replace(" ", r"\s+") for p in en.CONNECTIVES) + r")\b",
     re.IGNORECASE,
@@ -41,10 +40,16 @@ def claim_terms(text: str, lemmas: dict[str, str] | None = None) -> set[str]:
     text = _CONNECTIVE.sub(" ", text)
     for m in _CLAIM_WORD.finditer(text):
         tok = m.group().lower()
-        if tok in _CONTRACTED and m.start() and text[m.start() - 1] in "'’":
-            continue  # the tail of "you're", "we've", "they'll": no word of its own
+        if len(tok) <= 2 and _contracted(text, m.start()):
+            continue  # a contraction's tail ("you're", "we've", "they'll"): no word of its own
         if tok[0].isdigit():
             terms.add(tok.replace(",", ""))
         elif tok not in en.STOPWORDS and tok not in en.ANSWER_FILLER and len(tok) > 1:
             terms.add(stem(lemmas.get(tok, tok) if lemmas else tok))
     return terms
+
+
+def _contracted(text: str, start: int) -> bool:
+    """Whether the word at ``start`` follows an apostrophe inside a word ("you're"), not a
+    quotation mark ("'hr_hotels'")."""
+    return start >= 2 and text[start - 1] in "'’" and text[start - 2].isalpha()

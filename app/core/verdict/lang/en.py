@@ -29,7 +29,7 @@ ANSWER_FILLER = _words(
     " passage passages document documents summary overall conclusion additionally furthermore"
     " moreover finally unfortunately specifically answer answers"
 )
-# Phrases that link sentences, or carry a sentence, and say nothing themselves.
+# Phrases that link sentences and say nothing themselves.
 CONNECTIVES = (
     "in addition",
     "in fact",
@@ -44,12 +44,6 @@ CONNECTIVES = (
     "of course",
     "on the other hand",
     "in other words",
-    # "the meeting took place in 1755" says the meeting was in 1755: the verb says nothing
-    "take place",
-    "takes place",
-    "took place",
-    "taken place",
-    "taking place",
 )
 # A word that negates the word it modifies ("never", "not"), and determiners that negate
 # their noun ("no troops", "neither side").
