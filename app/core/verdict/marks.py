@@ -183,7 +183,7 @@ def _topic(text: str, bounds: list[tuple[int, int]]) -> frozenset[str]:
     the years of its first line (a table's columns, a report's period)."""
     counts = Counter(t.stem for t in tokens(text) if t.word[:1].isupper() and t.content)
     out = {k for k, c in counts.items() if c >= 2}
-    first = text.lstrip().split("\n", 1)[0]
+    first = _first_line(text)
     if len(first) <= _TITLE_CHARS and not first.rstrip().endswith((".", "!", "?")):
         out |= set(facts(first).names) | set(_YEAR.findall(first))  # a title or a table head
     return frozenset(out)
@@ -192,10 +192,15 @@ def _topic(text: str, bounds: list[tuple[int, int]]) -> frozenset[str]:
 def _heading_terms(text: str) -> frozenset[str]:
     """The words of a passage's Markdown heading ("# Check Ubuntu Version"), which each of
     its sentences is said under: "Run `lsb_release -r`" is how to check the Ubuntu version."""
-    first = text.lstrip().split("\n", 1)[0]
+    first = _first_line(text)
     if not first.startswith("#") or len(first) > _TITLE_CHARS:
         return frozenset()
     return frozenset(lemma_terms(first.lstrip("#")))
+
+
+def _first_line(text: str) -> str:
+    """A passage's first line: its title or its table's head, when it has one."""
+    return text.lstrip().split("\n", 1)[0]
 
 
 def _mostly_within(start: int, end: int, ranges: list[tuple[int, int]]) -> bool:

@@ -300,6 +300,14 @@ def _negated(t: Token) -> bool:
     return False
 
 
+def _first_conjunct(t: Token) -> Token:
+    """The first member of the list ``t`` is conjoined to ("X" of "X, Y and Z")."""
+    first = t.head
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    return first
+
+
 def _is_copula_head(t: Token) -> bool:
     """A form of 'be' that is the head of its clause with no noun or adjective after it."""
     if t.lemma_ != "be":
@@ -317,9 +325,7 @@ def _heads(t: Token, inside: set[int]) -> Iterator[tuple[Token, str]]:
         yield from _heads(t.head, inside)
         return
     if dep == "conj":  # "X and Y founded Z": Y fills X's slot
-        first = t.head
-        while first.dep_ == "conj" and first.head.i != first.i:
-            first = first.head
+        first = _first_conjunct(t)
         if first.i != t.i:
             yield from _heads(first, inside)
         return
@@ -409,9 +415,7 @@ def shared_subject_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
         if any(c.dep_ in _SUBJ_DEPS | {"nsubjpass", "csubjpass", "expl"} for c in t.children):
             continue
         if t.dep_ == "conj":
-            first, role = t.head, SUBJ
-            while first.dep_ == "conj" and first.head.i != first.i:
-                first = first.head
+            first, role = _first_conjunct(t), SUBJ
         elif t.dep_ == "advcl" and t.tag_ in ("VBG", "VBN"):
             if t.lower_ in en.PREPOSITIONAL_PARTICIPLES:
                 continue
