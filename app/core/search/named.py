@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from app.core.index.manifest import Manifest
+from app.core.search.reports import COVER_CHARS, Kind, asked_kind, cover_kind, prefer_kind
 from app.core.text import STOPWORDS, unspaced, words
 
 MAX_NAMED = 3  # more files named than this: the name is a collection's ("Normans_1".."_40")
@@ -128,6 +129,7 @@ class NamedFiles:
         self._names: dict[str, _Name] = {}  # the current paths that are names
         self._seen: tuple[int, int] | None = None
         self._paths: tuple[int, int, int] | None = None
+        self._kinds: dict[str, tuple[str | None, Kind | None]] = {}  # path: (hash, kind)
 
     def _refresh(self) -> None:
         """Read the paths again only after a write (this connection's or another's) that
@@ -161,4 +163,24 @@ class NamedFiles:
             latest = [p for p in hits if max(years) in self._names[p].years]
             anyyear = [p for p in hits if self._names[p].years & years]
             hits = latest or anyyear or hits
+        if len(hits) > 1:
+            hits = prefer_kind(hits, {p: self.kind(p) for p in hits}, asked_kind(question))
         return sorted(hits) if len(hits) <= MAX_NAMED else []
+
+    def asked(self, question: str, paths: list[str]) -> list[str]:
+        """Of the files ``question`` names, those whose cover states the kind of report it
+        asks for (``reports.asked_kind``): their pages are read again even when other files'
+        passages rank first."""
+        kind = asked_kind(question)
+        return [p for p in paths if kind is not None and self.kind(p) == kind]
+
+    def kind(self, path: str) -> Kind | None:
+        """The kind of report the file's cover states (``reports.cover_kind``), read once
+        per content."""
+        content, text = self.manifest.opening(path, COVER_CHARS)
+        held = self._kinds.get(path)
+        if held is not None and held[0] == content:
+            return held[1]
+        kind = cover_kind(text)
+        self._kinds[path] = (content, kind)
+        return kind

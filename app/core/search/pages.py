@@ -60,21 +60,24 @@ from app.core.text import query_terms, stem
 from app.core.types import Hit
 
 # The statements of a filing: what a question says to name one (or a line item only it
-# holds), and what the statement's page title says. A page whose heading path names the
-# statement a question names is that statement: "relying on the cash flow statement" is
-# answered by "Consolidated Statements of Cash Flows", whatever words the rows use.
+# holds), and what the statement's title says. A page titled as the statement a question
+# names is that statement: "relying on the cash flow statement" is answered by "Consolidated
+# Statements of Cash Flows", whatever words the rows use. The title is one part of the page's
+# heading path or one of its opening lines (``statement_titles``), never a section that
+# discusses the statement ("Management's Discussion and Analysis of Financial Condition",
+# "Cash Flows from Investing Activities", "Analysis of the Consolidated Statements of Income").
 STATEMENTS = (
     (
         r"cash ?flows? statements?|statements? of cash ?flows?|cash ?flows? from|capital"
         r" expenditures?|capex|free cash ?flow|dividends? paid|\bd&a\b|capital[- ]intensi",
-        r"cash ?flows?",
+        r"statements? of (?:\w+ )?cash ?flows?|cash ?flows? statements?",
     ),
     (
         r"balance sheets?|statements? of financial (?:position|condition)|working capital"
         r"|quick ratio|current ratio|current (?:assets|liabilities)|total assets|\bnet ar\b"
         r"|accounts (?:payable|receivable)|\bpp&?n?e\b|inventor(?:y|ies) turnover"
         r"|capital[- ]intensi",
-        r"balance sheets?|financial (?:position|condition)",
+        r"balance sheets?|statements? of (?:\w+ )?financial (?:position|condition)",
     ),
     (
         r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss"
@@ -82,6 +85,14 @@ STATEMENTS = (
         r"statements? of (?:\w+ )?(?:income|operations|earnings)|income statements?",
     ),
 )
+# A title with one of these words is about a statement, not the statement itself: a note,
+# an MD&A item, a supplement, "Financial Instruments … on the Consolidated Balance Sheets".
+_NOT_THE_STATEMENT = re.compile(
+    r"\b(?:the|notes?|item|supplemental|selected|analysis|discussion|components|information"
+    r"|pro forma|data)\b",
+    re.IGNORECASE,
+)
+OPENING_LINES = 4  # the lines of a page's first passage read as its titles
 _STATEMENTS = [(re.compile(q, re.IGNORECASE), re.compile(t, re.IGNORECASE)) for q, t in STATEMENTS]
 # Words a question uses for a line item, and the words a statement's row uses for it.
 SYNONYMS = (
@@ -157,12 +168,15 @@ def rerank(
     hits: Sequence[Hit],
     pages_of: Callable[[str], FileView | list[ChunkRow]],
     vectors: Callable[[set[str]], dict[str, np.ndarray]],
+    lead: Sequence[str] = (),
 ) -> list[Hit]:
-    """``hits`` with the best pages of their leading paged files first (ranks renumbered)."""
+    """``hits`` with the best pages of their leading paged files first (ranks renumbered);
+    ``lead``: files whose pages are read as the first file's (the reports of the kind the
+    question asks for), wherever their passages rank."""
     terms = question_stems(question)
     if not hits or not terms:
         return list(hits)
-    docs = _leading_docs(hits)
+    docs = _leading_docs(hits, lead)
     if not docs:
         return list(hits)
     found = {h.chunk_id: h for h in hits}
@@ -214,12 +228,13 @@ def _pages_apart(hits: list[Hit], first: Iterable[Hit]) -> list[Hit]:
     return ahead + later
 
 
-def _leading_docs(hits: Sequence[Hit]) -> list[str]:
-    """The paged files among the first ``LOOK`` hits, at most ``DOCS``, in rank order; none
-    unless the best hit is one's (a question that a note answers keeps its note first)."""
-    docs: list[str] = []
+def _leading_docs(hits: Sequence[Hit], lead: Sequence[str] = ()) -> list[str]:
+    """The ``lead`` files, then the paged files among the first ``LOOK`` hits, at most
+    ``DOCS`` in all, in rank order; none unless the best hit is on a page (a question that a
+    note answers keeps its note first)."""
     if not hits or hits[0].page is None:
-        return docs
+        return []
+    docs: list[str] = list(lead[:DOCS])
     for i, h in enumerate(hits[:LOOK]):
         if h.page is None or h.path in docs:
             continue
@@ -240,7 +255,7 @@ class _PageWords:
     counts: Counter[str]  # its stemmed words (passages and heading path)
     length: int
     titles: frozenset[str]
-    title: str
+    statement_titles: tuple[str, ...]
 
 
 class FileView:
@@ -265,7 +280,7 @@ class FileView:
                     counts.update(_counted(text)[0])
                 titles = frozenset(w for r in rows for w in _title_words(r.heading))
                 self._pages.append(
-                    _PageWords(number, rows, counts, counts.total(), titles, rows[0].heading or "")
+                    _PageWords(number, rows, counts, counts.total(), titles, statement_titles(rows))
                 )
         return self._pages
 
@@ -320,7 +335,7 @@ def _score_pages(
             p.line = max(_best_line(row, idf) for row in p.rows)
         p.meaning = max((cosine.get(r.text_hash, 0.0) for r in p.rows), default=0.0)
         p.found = max((fused_of.get(r.chunk_id, 0.0) for r in p.rows), default=0.0)
-        p.statement = float(any(s.search(w.title) for s in statements))
+        p.statement = float(any(s.search(t) for t in w.statement_titles for s in statements))
         p.title = sum(idf[t] for t in w.titles.intersection(idf))
     fields = ("words", "line", "meaning", "found", "title")
     top = [max(getattr(p, f) for p in pages) or 1.0 for f in fields]
@@ -344,6 +359,18 @@ def _score_pages(
             ),
         )
     return pages
+
+
+def statement_titles(rows: Sequence[ChunkRow]) -> tuple[str, ...]:
+    """The titles of a page that may name a statement: the parts of its first passage's
+    heading path and the opening lines of its first passage that hold no figure (a title
+    the layout did not set apart: "Consolidated Statements of Operations" under a link back
+    to the index), less those about a statement rather than the statement itself."""
+    first = min(rows, key=lambda r: r.start)
+    lines = [line.strip() for line in first.text.splitlines() if line.strip()]
+    opening = [line for line in lines[:OPENING_LINES] if not _is_row(line) and len(line) < 120]
+    parts = [*(first.heading or "").split(" › "), *opening]
+    return tuple(p for p in parts if p and not _NOT_THE_STATEMENT.search(p))
 
 
 @functools.lru_cache(maxsize=10_000)

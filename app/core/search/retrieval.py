@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +70,7 @@ class Candidates:
     lexical: list[tuple[ChunkRow, float]]
     exact: list[tuple[ChunkRow, float]] = dataclasses.field(default_factory=list)  # verbatim
     named: frozenset[str] = frozenset()  # files the question names
+    lead: tuple[str, ...] = ()  # of those, the reports of the kind it asks for (``reports``)
 
     def without(self, exclude: Callable[[ChunkRow], bool]) -> Candidates:
         """The same candidates, less the passages ``exclude`` picks."""
@@ -78,6 +79,7 @@ class Candidates:
             [(r, s) for r, s in self.lexical if not exclude(r)],
             [(r, s) for r, s in self.exact if not exclude(r)],
             self.named,
+            self.lead,
         )
 
     def hits(self, k: int, mode: str = "hybrid", depth: int | None = None) -> list[Hit]:
@@ -90,15 +92,16 @@ class Candidates:
         k: int,
         mode: str,
         depth: int | None,
-        read_pages: Callable[[list[Hit]], list[Hit]] | None,
+        read_pages: Callable[[list[Hit], Sequence[str]], list[Hit]] | None,
     ) -> list[Hit]:
         """The shipped order: fused hits, then (hybrid, no verbatim holder of the query) the
-        pages of the leading paged files ranked again (``pages``), cut to ``k``."""
+        pages of the leading paged files (and of the named reports of the kind the question
+        asks for) ranked again (``pages``), cut to ``k``."""
         if read_pages is None or mode != "hybrid" or self.exact:
             return self.hits(k, mode, depth)
         # the pages are read against as many hits as one retriever's candidates (as tuned)
         wide = self.hits(max(k, depth or max(len(self.dense), len(self.lexical))), mode, depth)
-        return read_pages(wide)[:k]
+        return read_pages(wide, self.lead)[:k]
 
 
 def page_reader(
@@ -108,7 +111,7 @@ def page_reader(
     qvec: np.ndarray,
     exclude: Callable[[ChunkRow], bool] | None = None,
     files: Callable[[str], pages.FileView] | None = None,
-) -> Callable[[list[Hit]], list[Hit]]:
+) -> Callable[[list[Hit], Sequence[str]], list[Hit]]:
     """``pages.rerank`` for one query over this index (passages ``exclude`` picks left out;
     ``files`` reads a file's passages, ``IndexCache.pages`` to keep them between queries)."""
 
@@ -119,8 +122,8 @@ def page_reader(
         rows = [r for r in view.rows if not exclude(r)]
         return view if len(rows) == len(view.rows) else pages.FileView(rows)
 
-    def read(hits: list[Hit]) -> list[Hit]:
-        return pages.rerank(query, qvec, hits, pages_of, store.vectors)
+    def read(hits: list[Hit], lead: Sequence[str] = ()) -> list[Hit]:
+        return pages.rerank(query, qvec, hits, pages_of, store.vectors, lead)
 
     return read
 
@@ -142,11 +145,12 @@ def candidates(
     lex = lexical_rows(manifest, query, n, scope)
     exact = phrase_rows(manifest, query, PINNED, scope)
     files = named.named(query) if named is not None and members is None else []
+    lead = tuple(named.asked(query, files)) if named is not None and files else ()
     if files:
         within = Scope(paths=tuple(files))
         dense = _union(dense, dense_rows(manifest, store, qvec, n, within.members(manifest.conn)))
         lex = _union(lex, lexical_rows(manifest, query, n, within))
-    return Candidates(dense, lex, exact, frozenset(files))
+    return Candidates(dense, lex, exact, frozenset(files), lead)
 
 
 def _union(
