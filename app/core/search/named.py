@@ -11,8 +11,11 @@ name starts with ("MGM" for "MGMRESORTS"). A name in a script without capitals (
 first part whole (as a word; in a script written without spaces, anywhere in the question).
 Names and questions are split into words as search splits them (``text.words``), so "Müller"
 is one part. When the question gives years, files whose name holds its latest year are
-preferred, then any of its years. More than ``MAX_NAMED`` files left means the question names
-a collection, not a document: none is named.
+preferred, then any of its years; of those, a file whose cover states another kind of report
+than the question's period asks for is set aside when one of that kind is left
+(``reports.prefer_kind``: "Q2 of FY2023" keeps the quarterly report and the earnings release,
+not the annual report). More than ``MAX_NAMED`` files left means the question names a
+collection, not a document: none is named.
 
 Retrieval adds each named file's best passages to the candidates and ranks them above other
 files' passages (``fusion.NAMED_BONUS``; a passage holding the question word for word still
