@@ -8,7 +8,8 @@ the sources it cites (or of every source). Each of its arcs is looked for in eve
   (``relations.MAX_HOPS``) with no arc that links them otherwise, nor another name or figure
   in the same slot, nor another word in the subject or object slot while the claim's word
   fills one of another word (``_taken``); a verb the passage words differently is attested
-  through its arguments, when two of them fill the same roles of one passage verb;
+  through its arguments, when two of them fill the same roles of one passage verb, unless a
+  passage sentence uses the claim's own verb: then that sentence decides (``own_verb``);
 - it is **contradicted**, only where no sentence attests it, when a sentence about the claim
   (one that attests another of its arcs) holds the same words in conflicting roles (the
   subject made the one something is done to: ``role``), or fills the same slot of the same
@@ -54,6 +55,15 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
             if at:
                 attested.setdefault(n, []).append(s)
                 where.setdefault(n, {})[k] = at
+    # A verb worded otherwise is attested through its arguments only where the passage does
+    # not use the claim's own verb: "Charles visited the abbey" is no paraphrase of "the abbey
+    # was founded by Charles" in a passage that says it was founded by Rollo.
+    own_verb: set[int] = set()  # arcs whose paraphrase the passage's own verb overrules
+    for n in paraphrased - set(where):
+        if on("own_verb") and any(s.find(claim.arcs[n].head) for s in pool):
+            del attested[n]
+            own_verb.add(n)
+    paraphrased &= set(attested)
     out: list[Finding] = _apart(claim, where, paraphrased)
     muddled = _muddled(claim)
     for n, arc in enumerate(claim.arcs):
@@ -67,7 +77,7 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
         about = [s for s in pool if any(s in got for m, got in attested.items() if m != n)]
         found = _contradiction(arc, about)
         if found is not None:
-            out.append(found)
+            out.append(Finding("own_verb", found.reason) if n in own_verb else found)
     return list(dict.fromkeys(f for f in out if on(f.check)))
 
 

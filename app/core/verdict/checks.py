@@ -367,6 +367,28 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "own_verb",
+        "a claim's verb the passage words otherwise is taken as attested through its "
+        "arguments only where no passage sentence uses the claim's own verb; where one does, "
+        "that sentence decides (another filler in the slot contradicts the claim)",
+        "the passage gives Rollo the subject of 'founded', not Charles",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "The abbey was founded by Charles [1].",
+                "The abbey was founded by Rollo. The town grew around it. Charles later "
+                "visited the abbey.",
+                "flagged",
+            ),
+            _E(
+                "Many Acadians ended up in New Orleans [1].",
+                "Many Acadians went to New Orleans, which they expected to remain French.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "echoed",
         "a word of the question the claim repeats that none of the passages it cites holds "
         "(names and figures aside): the answer takes the question's wording for what the "
