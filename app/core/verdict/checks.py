@@ -367,6 +367,53 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "inline_code",
+        "a sentence's inline code (`…`) that no source holds as written, whitespace aside: "
+        "code is read exactly, as a line of code is",
+        "no source holds `:dependencies` as written",
+        Effect.FLAGS,
+        "any",
+        (
+            _E(
+                'Add `[lein-try "0.4.3"]` to the `:dependencies` vector of your '
+                "`project.clj`, then run `lein try automat` [1].",
+                "The lein-try plugin opens a REPL with a library loaded. Add "
+                '`[lein-try "0.4.3"]` to the `:plugins` vector of '
+                "`~/.lein/profiles.clj`. Then run `lein try automat`.",
+                "flagged",
+            ),
+            _E(
+                "Run `git stash -u` to stash untracked files too [1].",
+                "To stash untracked files too, run `git  stash  -u` in the repository.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
+        "spread",
+        "a sentence written around a short passage's code (a note's instruction, its code "
+        "and a line further on, more than the two adjacent sentences alignment reads): "
+        "backed when the passage holds each piece of its inline code as written, and its "
+        "sentences together cover its words, hold its figures and names and contradict "
+        "none of its arcs",
+        "matches [1]",
+        Effect.BACKS,
+        "any",
+        (
+            _E(
+                "Call `Intl.DateTimeFormat().resolvedOptions().timeZone` from client-side "
+                "code to tell which time zone a user is in; `resolvedOptions` also reports "
+                "the locale and the numbering system [1].",
+                "The `resolvedOptions` function reports the locale and the numbering system "
+                "of the client computer. Every current browser has supported it since 2017."
+                "\n\n```javascript\nIntl.DateTimeFormat().resolvedOptions().timeZone\n```"
+                "\n\nOlder browsers return undefined for some of the fields. Client-side code "
+                "can use the time zone it returns to tell which time zone a user is in.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "own_verb",
         "a claim's verb the passage words otherwise is taken as attested through its "
         "arguments only where no passage sentence uses the claim's own verb; where one does, "

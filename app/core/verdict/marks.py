@@ -116,6 +116,11 @@ class _Span:
         return not (self.toc or self.planted) or not on("witness")
 
     @property
+    def passage(self) -> str:
+        """The whole text of the span's passage."""
+        return self._text
+
+    @property
     def whole(self) -> Facts:
         """The facts of the span's whole passage: what a reason may say the passage lacks."""
         return _passage_facts(self._text)
@@ -268,6 +273,8 @@ def mark_sentences(
                 _align(mark, claim, spans, threshold)
                 if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
                     _relations(mark, plain, spans, asked)  # a copy needs no second look
+            if mark.supported:
+                _inline_code(mark, text, by_n)  # the code as written: "[2:4]" is no citation
             if mark.supported and asked:
                 holding = [held[n] for n in mark.sources if n in held] or list(held.values())
                 said = echoed(plain, asked, frozenset().union(*holding))
@@ -468,6 +475,26 @@ def _plain_markup(text: str) -> str:
     return _MARKUP.sub(" ", text)
 
 
+def _inline_code(mark: SentenceMark, sentence: str, by_n: dict[int, Passage]) -> None:
+    """Unback a sentence whose inline code no source holds as written (whitespace aside):
+    "add it to the `:dependencies` vector of `project.clj`" where the note says the
+    `:plugins` vector of `~/.lein/profiles.clj`. Code is read exactly, as code lines are."""
+    if not on("inline_code"):
+        return
+    held = " ".join(p.text for p in by_n.values())
+    for piece in _INLINE_CODE.findall(sentence):
+        # a placeholder ("<your database URL>") or an ellipsis stands for what the source has;
+        # a command may be put together from the flags and paths a note gives one by one
+        for token in _ELIDED.sub(" ", piece.strip("`")).split():
+            if token not in held:
+                mark.supported, mark.support_spans, mark.checks = False, [], ["inline_code"]
+                mark.reason = f"no source holds `{token}` as written"
+                return
+
+
+_ELIDED = re.compile(r"<[^<>`]+>|…|\.\.\.")
+
+
 def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:
     """Back a line of code by the first source (cited ones first) holding it character for
     character, whitespace aside: code with one key or operator changed is other code."""
@@ -502,6 +529,10 @@ def _align(
             chosen, problems, score = others, [], _score(claim.weights, others)
     if problems and {f.check for f in problems} <= _PLACED and _in_relation(mark, chosen, spans):
         problems = []
+    if cited and (score < threshold or problems) and {f.check for f in problems} <= _PLACED:
+        spread = _spread(mark, claim, spans, cited, threshold)
+        if spread:
+            chosen, score, problems = spread, _score(claim.weights, spread), []
     mark.score = round(score, 4)
     mark.support_spans = [(sp.n, sp.start, sp.end) for sp in chosen]
     mark.supported = score >= threshold and not problems
@@ -566,6 +597,46 @@ def _in_relation(mark: SentenceMark, chosen: list[_Span], spans: dict[int, list[
     if not all(any(linked(a, s) for s in pool) for a in held):
         return False
     return not contradictions(claim, pool)
+
+
+SPREAD_SENTENCES = 12  # a passage of at most this many sentences may back a claim as a whole
+
+
+def _spread(
+    mark: SentenceMark,
+    claim: _Claim,
+    spans: dict[int, list[_Span]],
+    cited: list[int],
+    threshold: float,
+) -> list[_Span]:
+    """The sentences of a short cited passage that back, together, a sentence written around
+    its code: "Call `Intl.DateTimeFormat().resolvedOptions().timeZone` from client-side code
+    to tell which time zone a user is in" draws on a note's code block and a line further on,
+    where alignment reads one sentence or two adjacent ones. Backed when the passage holds
+    every piece of the sentence's inline code as written (code is the one thing read
+    exactly: a placement or an argument changed is other code), its sentences together cover
+    the sentence's words, hold its figures and names, and contradict none of its arcs
+    (``attest``). [] when it is not so backed: a sentence
+    with no code is left to the sentences it aligns with, since prose recombined from a
+    passage's words ("led a revolt in 1259", the year of another event) reads as backed by
+    the words alone."""
+    code = ["".join(c.strip("`").split()) for c in _INLINE_CODE.findall(mark.text)]
+    if not code or not on("spread"):
+        return []
+    for n in cited:
+        pool = [sp for sp in spans.get(n, []) if sp.single and sp.witness]
+        if not 2 < len(pool) <= SPREAD_SENTENCES or any(_tabular(sp.text) for sp in pool):
+            continue
+        held = "".join(pool[0].passage.split())
+        if not all(c in held for c in code):
+            continue
+        if _score(claim.weights, pool) < threshold or _problems(claim, pool):
+            continue
+        parsed = read_text(_plain_markup(strip_citations(mark.text)))
+        sentences = [r for sp in pool for r in [read_text(sp.text)] if r is not None]
+        if parsed is not None and not contradictions(parsed, sentences):
+            return [sp for sp in pool if sp.terms & set(claim.weights)]
+    return []
 
 
 def _only_unwitnessed(claim: _Claim, listed: list[_Span], threshold: float) -> _Span | None:
