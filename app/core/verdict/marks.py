@@ -1,8 +1,8 @@
 """Sentence support marks: align each answer sentence to the passage span that supports it.
 
-A span is one passage sentence or two adjacent ones. Coverage is lexical: the share of the
-sentence's content words (lowercased, stopwords removed, light suffix stemming), weighted by
-rarity across the sources, that the span contains; the sources a sentence cites are tried
+A span is one passage sentence or two adjacent ones (``spans``). Coverage is lexical: the share
+of the sentence's content words (lowercased, stopwords removed, light suffix stemming), weighted
+by rarity across the sources, that the span contains; the sources a sentence cites are tried
 first. Coverage alone cannot see a swapped number, name or negation, so the facts the sentence
 commits to (``facts.py``) are compared with the span as well: a sentence is supported only by
 a span that covers it and contradicts none of its facts, else it is unsupported with the
@@ -19,22 +19,19 @@ its premise (``premise``).
 
 from __future__ import annotations
 
-import functools
-import itertools
 import math
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from app.core.text import citations, sentence_spans, strip_citations, toc_lines
+from app.core.text import citations, sentence_spans, strip_citations
 from app.core.verdict.attest import contradictions, linked
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.copies import clauses_copied, find_code, find_copy
 from app.core.verdict.declines import declines, gap
-from app.core.verdict.facts import Facts, conflicts, facts, merge, tokens
-from app.core.verdict.figures import computed, same_value, scale_word, stated_scale
+from app.core.verdict.facts import Facts, conflicts, facts, merge
+from app.core.verdict.figures import computed, same_value, scale_word
 from app.core.verdict.kinds import (
     NOT_A_CLAIM,
     in_code_block,
@@ -45,6 +42,7 @@ from app.core.verdict.kinds import (
 )
 from app.core.verdict.premise import echoed, premise
 from app.core.verdict.relations import read_text
+from app.core.verdict.spans import Passage, Span, rarity, source_spans
 from app.core.verdict.terms import lemma_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
@@ -56,15 +54,6 @@ GAP = "says the sources do not give this: not a claim"
 _EXTRA_SPAN_GAIN = 0.15  # a second span (another cited source) must add this much coverage
 _PAIR_MARGIN = 0.15  # two adjacent passage sentences must cover this much more than one
 _RIVAL_SHARE = 0.85  # a span backing a fact the closest span contradicts covers this much of it
-
-
-class Passage(Protocol):
-    """Anything numbered with a passage text (``answering.Source`` is one)."""
-
-    n: int
-
-    @property
-    def text(self) -> str: ...
 
 
 @dataclass
@@ -96,134 +85,6 @@ class SentenceMark:
         return self.supported and bool(self.sources) and not set(self.backed_by) & set(self.sources)
 
 
-class _Span:
-    """A passage sentence (or two adjacent ones) with its terms; its facts are read on demand."""
-
-    titled: frozenset[str] = frozenset()  # words of the source's file name and heading
-    toc = False  # lines of a table of contents or an index: no witness
-    planted = False  # addressed to the model: no witness
-
-    def __init__(
-        self, n: int, text: str, start: int, end: int, terms: set[str], context: int, single: bool
-    ) -> None:
-        self.n, self.start, self.end, self.terms, self.single = n, start, end, terms, single
-        self._text = text
-        self._context = context  # where the two sentences before the span start
-
-    @property
-    def witness(self) -> bool:
-        """Whether the span can back a claim at all."""
-        return not (self.toc or self.planted) or not on("witness")
-
-    @property
-    def passage(self) -> str:
-        """The whole text of the span's passage."""
-        return self._text
-
-    @property
-    def whole(self) -> Facts:
-        """The facts of the span's whole passage: what a reason may say the passage lacks."""
-        return _passage_facts(self._text)
-
-    @property
-    def text(self) -> str:
-        """The span's own text."""
-        return self._text[self.start : self.end]
-
-    @functools.cached_property
-    def scale(self) -> int | None:
-        """The scale the span's passage states for its bare figures ("in thousands")."""
-        return stated_scale(self._text)
-
-    @functools.cached_property
-    def facts(self) -> Facts:
-        return facts(self._text[self.start : self.end])
-
-    @functools.cached_property
-    def context(self) -> Facts:
-        """The two sentences before the span: a pronoun in the span may name what they name."""
-        return facts(self._text[self._context : self.start])
-
-
-@functools.lru_cache(maxsize=64)
-def _passage_facts(text: str) -> Facts:
-    return facts(text)
-
-
-def _source_spans(sources: Sequence[Passage]) -> dict[int, list[_Span]]:
-    """Single passage sentences and adjacent pairs, each with its terms (and its Markdown
-    heading's)."""
-    out: dict[int, list[_Span]] = {}
-    for src in sources:
-        text = src.text
-        bounds = sentence_spans(text)
-        sents = [(s, e, lemma_terms(text[s:e])) for s, e in bounds]
-        ctx = [bounds[max(0, i - 2)][0] for i in range(len(bounds))]
-        spans = [_Span(src.n, text, s, e, t, ctx[i], True) for i, (s, e, t) in enumerate(sents)]
-        spans += [
-            _Span(src.n, text, a[0], b[1], a[2] | b[2], ctx[i], False)
-            for i, (a, b) in enumerate(itertools.pairwise(sents))
-        ]
-        listing = toc_lines(text)
-        planted = [(s, e) for s, e in bounds if is_planted(text[s:e])]
-        label = getattr(src, "label", "")  # a Source's file name and heading
-        titled = (facts(label).stems if label else frozenset()) | _topic(text, bounds)
-        heading = _heading_terms(text)
-        for sp in spans:
-            sp.terms = sp.terms | heading
-            sp.titled = titled
-            sp.toc = _mostly_within(sp.start, sp.end, listing)
-            sp.planted = any(s < sp.end and sp.start < e for s, e in planted)
-        out[src.n] = spans
-    return out
-
-
-_YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
-_TITLE_CHARS = 120
-
-
-def _topic(text: str, bounds: list[tuple[int, int]]) -> frozenset[str]:
-    """What a passage is about, which any of its sentences may leave unsaid: the names it
-    repeats or opens with ("TypeScript" in a note about it, "CVS Health" in its filing), and
-    the years of its first line (a table's columns, a report's period)."""
-    counts = Counter(t.stem for t in tokens(text) if t.word[:1].isupper() and t.content)
-    out = {k for k, c in counts.items() if c >= 2}
-    first = _first_line(text)
-    if len(first) <= _TITLE_CHARS and not first.rstrip().endswith((".", "!", "?")):
-        out |= set(facts(first).names) | set(_YEAR.findall(first))  # a title or a table head
-    return frozenset(out)
-
-
-def _heading_terms(text: str) -> frozenset[str]:
-    """The words of a passage's Markdown heading ("# Check Ubuntu Version"), which each of
-    its sentences is said under: "Run `lsb_release -r`" is how to check the Ubuntu version."""
-    first = _first_line(text)
-    if not first.startswith("#") or len(first) > _TITLE_CHARS:
-        return frozenset()
-    return frozenset(lemma_terms(first.lstrip("#")))
-
-
-def _first_line(text: str) -> str:
-    """A passage's first line: its title or its table's head, when it has one."""
-    return text.lstrip().split("\n", 1)[0]
-
-
-def _mostly_within(start: int, end: int, ranges: list[tuple[int, int]]) -> bool:
-    """Whether at least half of ``start:end`` lies inside ``ranges``."""
-    inside = sum(max(0, min(end, e) - max(start, s)) for s, e in ranges)
-    return inside * 2 >= max(1, end - start)
-
-
-def _idf(spans: dict[int, list[_Span]]) -> dict[str, float]:
-    singles = [sp for group in spans.values() for sp in group if sp.single]
-    df: dict[str, int] = {}
-    for sp in singles:
-        for t in sp.terms:
-            df[t] = df.get(t, 0) + 1
-    total = len(singles) + 1
-    return {t: math.log(1 + total / (1 + d)) for t, d in df.items()}
-
-
 def mark_sentences(
     answer: str,
     sources: Sequence[Passage],
@@ -233,8 +94,8 @@ def mark_sentences(
 ) -> list[SentenceMark]:
     """Split ``answer`` into sentences and find each one's best supporting passage span."""
     by_n = {s.n: s for s in sources}
-    spans = _source_spans(sources)
-    idf = _idf(spans)
+    spans = source_spans(sources)
+    idf = rarity(spans)
     unseen = math.log(1 + sum(sp.single for v in spans.values() for sp in v) + 1)
     held = {n: frozenset().union(*(sp.terms for sp in group)) for n, group in spans.items()}
     asked = lemma_terms(question) if question else set()
@@ -301,11 +162,11 @@ def _coverage(weights: dict[str, float], terms: set[str]) -> float:
 
 
 def _best(
-    weights: dict[str, float], candidates: list[_Span], have: set[str], threshold: float
-) -> _Span | None:
+    weights: dict[str, float], candidates: list[Span], have: set[str], threshold: float
+) -> Span | None:
     """The span adding most coverage to ``have``: one sentence unless a pair clearly wins."""
     base = _coverage(weights, have)
-    top: dict[bool, tuple[float, _Span] | None] = {True: None, False: None}
+    top: dict[bool, tuple[float, Span] | None] = {True: None, False: None}
     for sp in candidates:
         gain = round(_coverage(weights, sp.terms | have) - base, 9)
         best = top[sp.single]
@@ -321,7 +182,7 @@ def _best(
     return pair[1] if wins else single[1]
 
 
-def _problems(claim: _Claim, chosen: list[_Span]) -> list[Finding]:
+def _problems(claim: _Claim, chosen: list[Span]) -> list[Finding]:
     """What the chosen spans (together) fail to back among the claim's facts."""
     if not chosen:
         return []
@@ -336,7 +197,7 @@ def _problems(claim: _Claim, chosen: list[_Span]) -> list[Finding]:
     )
 
 
-def _consistent(claim: _Claim, pool: list[_Span], threshold: float) -> list[_Span]:
+def _consistent(claim: _Claim, pool: list[Span], threshold: float) -> list[Span]:
     """The best-covering span of ``pool`` that covers enough and contradicts no fact."""
     ranked = sorted(
         (sp for sp in pool if _coverage(claim.weights, sp.terms) >= threshold),
@@ -346,8 +207,8 @@ def _consistent(claim: _Claim, pool: list[_Span], threshold: float) -> list[_Spa
 
 
 def _choose(
-    claim: _Claim, pool: list[_Span], extra: bool, threshold: float, floor: float = 0.0
-) -> tuple[list[_Span], list[Finding]]:
+    claim: _Claim, pool: list[Span], extra: bool, threshold: float, floor: float = 0.0
+) -> tuple[list[Span], list[Finding]]:
     """Spans of ``pool`` that back the claim, or the closest ones and what they fail to back.
 
     When the closest spans contradict a fact, another span may back the claim instead, but
@@ -368,7 +229,7 @@ def _copied(
     plain: str,
     claim: _Claim,
     by_n: dict[int, Passage],
-    spans: dict[int, list[_Span]],
+    spans: dict[int, list[Span]],
 ) -> bool:
     """Back ``mark`` by the first source (cited ones first) holding it word for word, or nearly,
     in passage sentences that are witnesses and agree with its facts; True when one does."""
@@ -405,7 +266,7 @@ def _reordered(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> bool
 
 
 def _relations(
-    mark: SentenceMark, plain: str, spans: dict[int, list[_Span]], asked: set[str]
+    mark: SentenceMark, plain: str, spans: dict[int, list[Span]], asked: set[str]
 ) -> None:
     """Unback a backed claim whose arcs the sentences of its sources contradict (``attest``):
     a role swapped, a slot given another name or figure, a figure attached to another word,
@@ -437,7 +298,7 @@ _FIGURE = re.compile(r"\d[\d,.]*")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
-def _figures_by_value(claim: _Claim, terms: set[str], spans: dict[int, list[_Span]]) -> None:
+def _figures_by_value(claim: _Claim, terms: set[str], spans: dict[int, list[Span]]) -> None:
     """Count a claim's figure as present in a span that gives it in other digits ("about
     $5,466 million" in a table's 5,466,312 thousand; "1,577 million" in a bare 1,577 of a table
     in millions): coverage compares figures by value, as the figure checks do."""
@@ -512,7 +373,7 @@ def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:
 
 
 def _align(
-    mark: SentenceMark, claim: _Claim, spans: dict[int, list[_Span]], threshold: float
+    mark: SentenceMark, claim: _Claim, spans: dict[int, list[Span]], threshold: float
 ) -> None:
     threshold = threshold if on("coverage") else 0.0
     cited = [n for n in mark.sources if n in spans]
@@ -570,7 +431,7 @@ def _align(
 _PLACED = frozenset({"name_place", "figure_place"})
 
 
-def _in_relation(mark: SentenceMark, chosen: list[_Span], spans: dict[int, list[_Span]]) -> bool:
+def _in_relation(mark: SentenceMark, chosen: list[Span], spans: dict[int, list[Span]]) -> bool:
     """Whether a claim that takes a name or figure from another sentence of its passage than
     the one closest to it ("It was Tugh Temur (Emperor Wenzong), whose mother was a Tangut
     concubine", from two sentences) still says what the passage says: every arc of the claim
@@ -605,10 +466,10 @@ SPREAD_SENTENCES = 12  # a passage of at most this many sentences may back a cla
 def _spread(
     mark: SentenceMark,
     claim: _Claim,
-    spans: dict[int, list[_Span]],
+    spans: dict[int, list[Span]],
     cited: list[int],
     threshold: float,
-) -> list[_Span]:
+) -> list[Span]:
     """The sentences of a short cited passage that back, together, a sentence written around
     its code: "Call `Intl.DateTimeFormat().resolvedOptions().timeZone` from client-side code
     to tell which time zone a user is in" draws on a note's code block and a line further on,
@@ -639,7 +500,7 @@ def _spread(
     return []
 
 
-def _only_unwitnessed(claim: _Claim, listed: list[_Span], threshold: float) -> _Span | None:
+def _only_unwitnessed(claim: _Claim, listed: list[Span], threshold: float) -> Span | None:
     """The contents line or planted instruction that alone would have backed the claim."""
     best = _best(claim.weights, listed, set(), threshold)
     if best is None or _coverage(claim.weights, best.terms) < threshold:
@@ -647,9 +508,7 @@ def _only_unwitnessed(claim: _Claim, listed: list[_Span], threshold: float) -> _
     return best
 
 
-def _pick(
-    weights: dict[str, float], pool: list[_Span], extra: bool, threshold: float
-) -> list[_Span]:
+def _pick(weights: dict[str, float], pool: list[Span], extra: bool, threshold: float) -> list[Span]:
     first = _best(weights, pool, set(), threshold)
     if first is None:
         return []
@@ -663,7 +522,7 @@ def _pick(
     return chosen
 
 
-def _score(weights: dict[str, float], chosen: list[_Span]) -> float:
+def _score(weights: dict[str, float], chosen: list[Span]) -> float:
     have = set().union(*(sp.terms for sp in chosen)) if chosen else set()
     return _coverage(weights, have)
 
