@@ -1,0 +1,204 @@
+"""The rows of the check table that read what a sentence asserts: the parse's arcs.
+
+Who did what to whom, which name or figure fills which slot of which word, what is negated,
+and whether a claim takes the question's premise for what its passages say (``attest``,
+``premise``, ``relations``). They need the English parser; ``checks.CHECKS`` lists them in
+their place among the other rows.
+"""
+
+from __future__ import annotations
+
+from app.core.verdict.rows import Check, Effect, Example
+
+_E = Example
+ARC_CHECKS: tuple[Check, ...] = (
+    Check(
+        "role",
+        "the claim's words in the passage, but in swapped roles (who did what to whom)",
+        "in the passage Rollo is the subject of 'swore', not 'to …' of it",
+        Effect.FLAGS,
+        "en",
+        (_E("Charles swore fealty to Rollo [1].", "Rollo swore fealty to Charles.", "flagged"),),
+    ),
+    Check(
+        "filler",
+        "the same slot of the same word filled by another name in the passage",
+        "the passage gives Chrysler the subject of 'ended', not Dodge",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "In 1981 production was ended by Dodge [1].",
+                "In 1981 production was ended by Chrysler. Dodge kept its Diplomat.",
+                "flagged",
+            ),
+        ),
+    ),
+    Check(
+        "slot_figure",
+        "the same slot of the same word given another figure in the passage",
+        "the passage gives 1830 'in …' of 'took', not 1850",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "France took control of Algeria in 1850 [1].",
+                "France took control of Algeria in 1830 and began to rebuild its empire "
+                "after 1850.",
+                "flagged",
+            ),
+        ),
+    ),
+    Check(
+        "apart",
+        "two names or figures the claim gives one word, which the passage gives each to "
+        "another instance of the word (another sentence, another clause), never together",
+        "the passage gives 16 and Liberal Democrats to different 'seats', not to one",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "The SNP took 16 seats from the Liberal Democrats [1].",
+                "The SNP took 16 seats from Labour. The SNP took a further eight seats from "
+                "the Liberal Democrats.",
+                "flagged",
+            ),
+            _E(
+                "The SNP took 16 seats from Labour [1].",
+                "The SNP took 16 seats from Labour. The SNP took a further eight seats from "
+                "the Liberal Democrats.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
+        "in_relation",
+        "a claim taking a name or figure from another sentence of its passage than the one "
+        "closest to it, every arc holding a name or figure attested there, none contradicted",
+        "matches [1]",
+        Effect.BACKS,
+        "en",
+        (
+            _E(
+                "It was Anna Weber (Countess Lindau), whose father was a Swiss clockmaker [1].",
+                "The family kept its estates whole until the time of Anna Weber, whose father "
+                "was a Swiss clockmaker. The house was sold twice in the next century. Some "
+                "heirs still lived on the farm. A later patron of the arts was Anna Weber "
+                "(Countess Lindau), who wrote plays and painted.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
+        "own_verb",
+        "a claim's verb the passage words otherwise is taken as attested through its "
+        "arguments only where no passage sentence uses the claim's own verb; where one does, "
+        "that sentence decides (another filler in the slot contradicts the claim)",
+        "the passage gives Rollo the subject of 'founded', not Charles",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "The abbey was founded by Charles [1].",
+                "The abbey was founded by Rollo. The town grew around it. Charles later "
+                "visited the abbey.",
+                "flagged",
+            ),
+            _E(
+                "Many Acadians ended up in New Orleans [1].",
+                "Many Acadians went to New Orleans, which they expected to remain French.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
+        "echoed",
+        "a word of the question the claim repeats that none of the passages it cites holds "
+        "(names and figures aside): the answer takes the question's wording for what the "
+        "files say",
+        "'captain' comes from the question: none of the passages says it",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "Abercrombie replaced Loudoun as captain in chief in 1758 [1].",
+                "In 1758 Abercrombie replaced Loudoun as commander in chief.",
+                "flagged",
+                question="Who did Abercrombie replace as captain in chief?",
+            ),
+            _E(
+                "Abercrombie replaced Loudoun as commander in chief in 1758 [1].",
+                "In 1758 Abercrombie replaced Loudoun as commander in chief.",
+                "backed",
+                question="Who did Abercrombie replace as commander in chief?",
+            ),
+            _E(
+                "The fighting in North America lasted six years [1].",
+                "In North America the fighting went on for six years, from 1754 to 1760.",
+                "backed",
+                question="How long did the fighting in North America last?",
+            ),
+        ),
+    ),
+    Check(
+        "unattested",
+        "a name the question asks about, which the claim gives a word in one of its slots "
+        "and no passage sentence does (nor a pronoun in that slot): the answer takes the "
+        "question's premise for a fact",
+        "the passage never says 'moved' of Kublai, as the question assumes",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "Kublai moved the capital to Khanbaliq in 1271 [1].",
+                "Kublai proclaimed Khanbaliq the Great Capital of the dynasty. The era name "
+                "was changed in 1271.",
+                "flagged",
+                question="When did Kublai move the capital to Khanbaliq?",
+            ),
+            _E(
+                "Kublai moved the capital to Khanbaliq in 1271 [1].",
+                "Kublai moved the capital of the dynasty to Khanbaliq in 1271.",
+                "backed",
+                question="When did Kublai move the capital to Khanbaliq?",
+            ),
+            _E(
+                "Möngke Khan died in 1259 without a successor [1].",
+                "Möngke Khan led a campaign against the Song dynasty. He died in 1259 without "
+                "a successor.",
+                "backed",
+                question="When did Möngke Khan die?",
+            ),
+        ),
+    ),
+    Check(
+        "figure_elsewhere",
+        "a figure and the word it belongs to in one passage sentence, the figure attached "
+        "to another word",
+        "the passage gives 1850, but not for 'took'",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "The company employs 4,500 people [1].",
+                "The company, founded by 4,500 shareholders, employs people in Ohio.",
+                "flagged",
+            ),
+        ),
+    ),
+    Check(
+        "arc_negation",
+        "the word the claim's arcs hang from negated in the passage and not in the claim, "
+        "or the reverse",
+        "the passage says the opposite ('not' about 'elected')",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "The plan was approved by the committee [1].",
+                "The plan, which the committee had debated for months, was never approved.",
+                "flagged",
+            ),
+        ),
+    ),
+)
