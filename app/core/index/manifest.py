@@ -375,22 +375,21 @@ class Manifest:
         )
         return {r[0]: ChunkRow(*r) for r in rows}
 
-    def opening(self, path: str, chars: int) -> tuple[str | None, str]:
-        """A file's content hash and the start of its text (its first page's passages in
-        reading order, about ``chars`` characters): where a filing states what it is."""
-        row = self.conn.execute(f"SELECT id, hash FROM files WHERE path = {_PATH}", (_db(path),))
-        found = row.fetchone()
-        if found is None:
-            return None, ""
+    def opening(self, path: str, chars: int) -> str:
+        """The start of a file's text: its first page's passages in reading order, about
+        ``chars`` characters (where a filing states what it is)."""
         texts: list[str] = []
+        held = 0
         for (text,) in self.conn.execute(
-            "SELECT text FROM chunks WHERE file_id = ? AND coalesce(page, 1) = 1 ORDER BY start",
-            (found[0],),
+            "SELECT c.text FROM chunks c JOIN files f ON f.id = c.file_id "
+            f"WHERE f.path = {_PATH} AND coalesce(c.page, 1) = 1 ORDER BY c.start",
+            (_db(path),),
         ):
             texts.append(text)
-            if sum(map(len, texts)) >= chars:
+            held += len(text)
+            if held >= chars:
                 break
-        return found[1], "\n".join(texts)
+        return "\n".join(texts)
 
     def chunks_of(self, path: str) -> list[ChunkRow]:
         """A file's chunk rows in reading order."""

@@ -166,8 +166,9 @@ class NamedFiles:
             latest = [p for p in hits if max(years) in self._names[p].years]
             anyyear = [p for p in hits if self._names[p].years & years]
             hits = latest or anyyear or hits
-        if len(hits) > 1:
-            hits = prefer_kind(hits, {p: self.kind(p) for p in hits}, asked_kind(question))
+        asked = asked_kind(question) if len(hits) > 1 else None
+        if asked is not None:  # a cover is read only when the question asks for a kind
+            hits = prefer_kind(hits, {p: self.kind(p) for p in hits}, asked)
         return sorted(hits) if len(hits) <= MAX_NAMED else []
 
     def asked(self, question: str, paths: list[str]) -> list[str]:
@@ -175,15 +176,16 @@ class NamedFiles:
         asks for (``reports.asked_kind``): their pages are read again even when other files'
         passages rank first."""
         kind = asked_kind(question)
-        return [p for p in paths if kind is not None and self.kind(p) == kind]
+        return [p for p in paths if self.kind(p) == kind] if kind is not None else []
 
     def kind(self, path: str) -> Kind | None:
         """The kind of report the file's cover states (``reports.cover_kind``), read once
-        per content."""
-        content, text = self.manifest.opening(path, COVER_CHARS)
+        per content of the file."""
+        record = self.manifest.file(path)
+        content = record.hash if record is not None else None
         held = self._kinds.get(path)
         if held is not None and held[0] == content:
             return held[1]
-        kind = cover_kind(text)
+        kind = cover_kind(self.manifest.opening(path, COVER_CHARS))
         self._kinds[path] = (content, kind)
         return kind

@@ -340,10 +340,11 @@ def _inline_code(mark: SentenceMark, sentence: str, by_n: dict[int, Passage]) ->
     """Unback a sentence whose inline code no source holds as written (whitespace aside):
     "add it to the `:dependencies` vector of `project.clj`" where the note says the
     `:plugins` vector of `~/.lein/profiles.clj`. Code is read exactly, as code lines are."""
-    if not on("inline_code"):
+    pieces = _INLINE_CODE.findall(sentence)
+    if not pieces or not on("inline_code"):
         return
     held = " ".join(p.text for p in by_n.values())
-    for piece in _INLINE_CODE.findall(sentence):
+    for piece in pieces:
         # a placeholder ("<your database URL>") or an ellipsis stands for what the source has;
         # a command may be put together from the flags and paths a note gives one by one
         for token in _ELIDED.sub(" ", piece.strip("`")).split():
