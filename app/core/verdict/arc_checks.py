@@ -36,7 +36,8 @@ ARC_CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "slot_figure",
-        "the same slot of the same word given another figure in the passage",
+        "the same slot of the same word given another figure in the passage (a date: any "
+        "of 'in', 'after', 'from … to' … of the word)",
         "the passage gives 1830 'in …' of 'took', not 1850",
         Effect.FLAGS,
         "en",
@@ -45,6 +46,28 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "France took control of Algeria in 1850 [1].",
                 "France took control of Algeria in 1830 and began to rebuild its empire "
                 "after 1850.",
+                "flagged",
+            ),
+            _E(
+                "After 1971 the price of oil rose by two percent a year [1].",
+                "After 1971, OPEC was slow to readjust prices. From 1947 to 1967, the price "
+                "of oil had risen by two percent a year.",
+                "flagged",
+            ),
+        ),
+    ),
+    Check(
+        "taken",
+        "the claim's name the subject or object of one word in the passage, which gives the "
+        "claim's word that slot filled by something else",
+        "in the passage 'Huguenots' is the subject of 'fled', and 'killed' has another",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "Roughly 500,000 Huguenots were killed [1].",
+                "While three-quarters were killed or submitted, roughly 500,000 Huguenots had "
+                "fled France by the early 18th century.",
                 "flagged",
             ),
         ),

@@ -37,6 +37,10 @@ _AGENTIVE_PREPS = frozenset({"prep:to", "prep:by", "prep:against", "prep:from"})
 _ARGUMENTS = CORE | _AGENTIVE_PREPS
 # Slots a name or a figure fills: one filler excludes another.
 _SLOTS = _ARGUMENTS | {"prep:in", "prep:on", "prep:at", "prep:toward", "prep:towards", "prep:into"}
+# The slot a date fills: "in 1830", "after 1971" and "from 1947 to 1967" say when one thing was.
+_WHEN = frozenset(
+    f"prep:{p}" for p in ("in", "on", "at", "after", "before", "since", "from", "to", "until")
+) | {"prep:during", "prep:by"}
 # Words whose slots a claim can fill wrongly: what is done, and the things it is done to.
 _PREDICATES = frozenset({"verb", "noun"})
 
@@ -75,7 +79,14 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
         # a sentence contradicts only when it is about the claim: it attests another of its
         # arcs ("Of the 129 MSPs, 73 ..." is not contradicted by "the number of MPs ...")
         about = [s for s in pool if any(s in got for m, got in attested.items() if m != n)]
-        found = _contradiction(arc, about)
+        # a counted word ("500,000 Huguenots were killed") that the passage gives another
+        # word's slot, while the claim's word has that slot filled otherwise ("three-quarters
+        # were killed … 500,000 Huguenots had fled"): the figure is the passage's, the claim not
+        counted = any(
+            a.head.i == arc.dep.i and a.role == "mod" and a.dep.kind == "number"
+            for a in claim.arcs
+        )
+        found = _contradiction(arc, about, counted)
         if found is not None:
             out.append(Finding("own_verb", found.reason) if n in own_verb else found)
     return list(dict.fromkeys(f for f in out if on(f.check)))
@@ -258,7 +269,7 @@ def _negation(arc: Arc, sentences: Sequence[Reading]) -> list[Finding]:
     return [Finding("arc_negation", f"the passage says the opposite ('not' about '{word}')")]
 
 
-def _contradiction(arc: Arc, pool: Sequence[Reading]) -> Finding | None:
+def _contradiction(arc: Arc, pool: Sequence[Reading], counted: bool = False) -> Finding | None:
     """A sentence holding ``arc``'s words in conflicting roles, its slot filled otherwise, or
     its figure attached to another word."""
     for s in pool:
@@ -268,6 +279,19 @@ def _contradiction(arc: Arc, pool: Sequence[Reading]) -> Finding | None:
                     "role",
                     f"in the passage {_named(arc.dep)} is {_role_words(other.role)} "
                     f"'{other.head.text}', not {_role_words(arc.role)} it",
+                )
+    for s in pool if arc.head.kind in _PREDICATES and counted else ():
+        for other in s.arcs:
+            if _taken(arc, other, s):
+                own = next(
+                    o
+                    for o in s.arcs
+                    if o.role in CORE and same(o.dep, arc.dep) and not same(o.head, arc.head)
+                )
+                return Finding(
+                    "taken",
+                    f"in the passage {_named(arc.dep)} is {_role_words(own.role)} "
+                    f"'{own.head.text}', and '{arc.head.text}' has another",
                 )
     if not arc.dep.specific or arc.head.kind not in _PREDICATES:
         return None  # a name's own modifiers ("Maria de la Queillerie, wife of …") vary freely
@@ -284,6 +308,20 @@ def _contradiction(arc: Arc, pool: Sequence[Reading]) -> Finding | None:
                     check,
                     f"the passage gives {_named(other.dep)} {_role_words(arc.role)} "
                     f"'{arc.head.text}', not {_named(arc.dep)}",
+                )
+    if _year(arc.dep) and arc.role in _WHEN:
+        for s in pool:
+            dates = [
+                o.dep
+                for w in s.find(arc.head)
+                for o in s.arcs
+                if o.head.i == w.i and o.role in _WHEN and _year(o.dep)
+            ]
+            if dates and not any(same(arc.dep, d) for d in dates):
+                return Finding(
+                    "slot_figure",
+                    f"the passage dates '{arc.head.text}' "
+                    f"{' to '.join(d.text for d in dates)}, not {arc.dep.text}",
                 )
     together = any(s.find(arc.dep) and s.find(arc.head) for s in pool)
     if arc.dep.kind == "number" and _telling(arc.dep) and not _year(arc.dep) and together:

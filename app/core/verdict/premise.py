@@ -33,6 +33,10 @@ def premise(claim: Reading, pool: Sequence[Reading], asked: set[str]) -> Finding
     for arc in unattested(claim, pool):
         if arc.dep.kind != "name" or not lemma_terms(arc.dep.text) <= asked:
             continue
+        # a word neither the question nor a passage says ("ended up in New Orleans" for
+        # "went to") is the claim's paraphrase, not a premise: the relation checks read it
+        if not arc.head.keys & asked and not any(s.find(arc.head) for s in pool):
+            continue
         # a name the passage never writes (initials of "members of the Scottish Parliament",
         # another spelling) is not one it gives elsewhere: other checks judge it
         if any(s.find(arc.dep) for s in pool):

@@ -279,11 +279,14 @@ def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[s
     from a passage on the Huguenot Street district)."""
     said = facts(" ".join([strip_citations(answer), *evidence]))
     known = said.stems
+    kind = _kind_noun(question)
     out: list[str] = []
     for t in tokens(question)[1:]:  # a question's first word is capitalised anyway
         word = t.word.replace("’", "'")
         low = word.lower()
         if not (word[:1].isupper() and len(word) >= 4) or low in STOPWORDS or low in _WH:
+            continue
+        if low == kind:  # "What French City …?": the kind of thing asked for, not a name
             continue
         if t.after_stop or t.glued:  # a second sentence's first word; part of a code
             continue
@@ -291,8 +294,26 @@ def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[s
             continue
         if alike(t.stem, known) or any(_near(low, w) for w in said.words.split()):
             continue
+        if len(low) >= 5 and any(w.startswith(low) for w in said.words.split()):
+            continue  # the name inside a longer word ("New World": "worldwide")
         out.append(word)
     return out
+
+
+def _kind_noun(question: str) -> str:
+    """The noun a question's "what" or "which" asks for (lower case), the last word of the run
+    that follows it up to the verb: "city" in "What French City was New Rochelle named
+    after?"; "" when the wh-word stands alone."""
+    words = [w.lower() for w in _WORD.findall(question)]
+    at = next((i for i, w in enumerate(words) if w in ("what", "which")), None)
+    if at is None:
+        return ""
+    run = []
+    for w in words[at + 1 :]:
+        if w in _AUX or w in STOPWORDS:
+            break
+        run.append(w)
+    return run[-1] if run else ""
 
 
 def _near(a: str, b: str) -> bool:
