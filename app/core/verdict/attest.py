@@ -83,8 +83,7 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
         # word's slot, while the claim's word has that slot filled otherwise ("three-quarters
         # were killed … 500,000 Huguenots had fled"): the figure is the passage's, the claim not
         counted = any(
-            a.head.i == arc.dep.i and a.role == "mod" and a.dep.kind == "number"
-            for a in claim.arcs
+            a.head.i == arc.dep.i and a.role == "mod" and a.dep.kind == "number" for a in claim.arcs
         )
         found = _contradiction(arc, about, counted)
         if found is not None:
