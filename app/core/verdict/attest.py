@@ -13,8 +13,10 @@ the sources it cites (or of every source). Each of its arcs is looked for in eve
 - it is **contradicted**, only where no sentence attests it, when a sentence about the claim
   (one that attests another of its arcs) holds the same words in conflicting roles (the
   subject made the one something is done to: ``role``), or fills the same slot of the same
-  word with another name (``filler``) or figure (``slot_figure``), or holds the figure and its
-  word but attaches the figure to another word (``figure_elsewhere``); an attested arc is
+  word with another name (``filler``) or figure (``slot_figure``; a date fills one slot of a
+  word, whatever its preposition), or holds the figure and its word but attaches the figure to
+  another word (``figure_elsewhere``), or gives a counted word of the claim a slot of another
+  word while the claim's word has that slot filled otherwise (``taken``); an attested arc is
   contradicted when every sentence attesting it negates the word the claim affirms, or the
   reverse (``arc_negation``).
 
