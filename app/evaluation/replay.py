@@ -104,6 +104,7 @@ class ReplayRow:
     sentences: list[dict[str, Any]] = field(default_factory=list)
     unmapped: list[str] = field(default_factory=list)  # cited files no source came from
     sources: list[dict[str, Any]] = field(default_factory=list)  # what the answer was judged on
+    support: dict[str, object] = field(default_factory=dict)  # the retrieval evidence
 
     @property
     def right(self) -> bool:
@@ -130,6 +131,7 @@ class ReplayRow:
             "unmapped": self.unmapped,
             "sentences": self.sentences,
             "sources": self.sources,
+            "support": self.support,
         }
 
 
@@ -302,6 +304,7 @@ def row_of(line: ReplayLine, outcome: AskOutcome, replier: Replier) -> ReplayRow
             {"n": s.n, "file": PurePath(display_path(s.hit.path)).name, "text": s.text}
             for s in replier.sources
         ],
+        outcome.result.support.to_json() if outcome.result is not None else {},
     )
 
 

@@ -134,6 +134,26 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "clauses",
+        "a sentence of clauses joined by semicolons that no span covers whole, each clause "
+        "backed on its own (read as the sentences it gathers)",
+        "matches [1], clause by clause",
+        Effect.BACKS,
+        "any",
+        (
+            _E(
+                "The war formally ended in 1748 with the treaty, which focused mainly on "
+                "Europe; the rival land claims were handed to a commission that reached no "
+                "decision [1].",
+                "The war formally ended in 1748 with the signing of the treaty. The treaty "
+                "was primarily focused on Europe. The claims were turned over to a commission "
+                "to resolve. The fisheries were also disputed. The commission reached no "
+                "decision on the rival land claims.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "spread",
         "a sentence written around a short passage's code (a note's instruction, its code "
         "and a line further on, more than the two adjacent sentences alignment reads): "
@@ -146,7 +166,7 @@ CHECKS: tuple[Check, ...] = (
         (
             _E(
                 "Call `Intl.DateTimeFormat().resolvedOptions().timeZone` from client-side "
-                "code to tell which time zone a user is in; `resolvedOptions` also reports "
+                "code to tell which time zone a user is in, and `resolvedOptions` also reports "
                 "the locale and the numbering system [1].",
                 "The `resolvedOptions` function reports the locale and the numbering system "
                 "of the client computer. Every current browser has supported it since 2017."

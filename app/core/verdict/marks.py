@@ -134,6 +134,8 @@ def mark_sentences(
                 _align(mark, claim, spans, threshold)
                 if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
                     _relations(mark, plain, spans, asked)  # a copy needs no second look
+            if not mark.supported and on("clauses"):
+                _clauses(mark, plain, sources, threshold, question)
             if mark.supported:
                 _inline_code(mark, text, by_n)  # the code as written: "[2:4]" is no citation
             if mark.supported and asked:
@@ -148,6 +150,38 @@ def mark_sentences(
             mark.reason = f"cites [{', '.join(map(str, bad))}], but there are only {have}"
         marks.append(mark)
     return marks
+
+
+_CLAUSE_BREAK = re.compile(r"\s*;\s+")
+_CLAUSE_TERMS = 3  # a clause read on its own says at least this much
+
+
+def _clauses(
+    mark: SentenceMark, plain: str, sources: Sequence[Passage], threshold: float, question: str
+) -> None:
+    """A sentence of clauses joined by semicolons, each backed on its own: one sentence may
+    gather what its passage says in three ("The war ended in 1748 with the treaty, which
+    focused on Europe; the claims went to a commission that reached no decision"), which no
+    span of one or two sentences covers. Only a sentence that lacked coverage, or had a name or
+    figure outside its closest sentence, is read so: a contradiction stays one."""
+    if not set(mark.checks) <= {"coverage", *_PLACED}:
+        return
+    parts = [p for p in _CLAUSE_BREAK.split(plain) if p.strip()]
+    if len(parts) < 2 or any(len(lemma_terms(p)) < _CLAUSE_TERMS for p in parts):
+        return
+    cites = "".join(f"[{n}]" for n in mark.sources)
+    marks = [
+        m
+        for p in parts
+        for m in mark_sentences(
+            f"{p.rstrip(' .')} {cites}.", sources, threshold=threshold, question=question
+        )
+    ]
+    if not all(m.kind == "claim" and m.supported for m in marks):
+        return
+    mark.supported, mark.checks = True, ["clauses"]
+    mark.support_spans = list(dict.fromkeys(sp for m in marks for sp in m.support_spans))
+    mark.reason = f"matches [{', '.join(map(str, mark.backed_by))}], clause by clause"
 
 
 @dataclass

@@ -29,7 +29,7 @@ ANSWER_FILLER = _words(
     " passage passages document documents summary overall conclusion additionally furthermore"
     " moreover finally unfortunately specifically answer answers"
 )
-# Phrases that link sentences and say nothing themselves.
+# Phrases that link sentences, or say nothing themselves.
 CONNECTIVES = (
     "in addition",
     "in fact",
@@ -44,6 +44,13 @@ CONNECTIVES = (
     "of course",
     "on the other hand",
     "in other words",
+    # a light verb that says only that something happened: "the meeting took place in 1755"
+    # is the passage's "they met in 1755"
+    "take place",
+    "takes place",
+    "took place",
+    "taken place",
+    "taking place",
 )
 # A word that negates the word it modifies ("never", "not"), and determiners that negate
 # their noun ("no troops", "neither side").
