@@ -157,6 +157,8 @@ _CODE_SHAPE = re.compile(
 _PROSE = re.compile(r"^[\W_]*[^\W\d_]+(?:,?\s+[^\W\d_'’-]+(?:['’-][^\W\d_]+)*){3,}")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_]|[*_](?!\w)")
 _CODE_CHARS = re.compile(r"[=(){}\[\]<>$|\\]|::|->")
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
 def looks_like_code(line: str) -> bool:
@@ -165,6 +167,9 @@ def looks_like_code(line: str) -> bool:
     text = strip_citations(line)
     if not _CODE_SHAPE.search(text):
         return False
+    outside = _INLINE_CODE.sub(" ", text)
+    if outside != text and not _CODE_CHARS.search(outside) and len(_WORDS.findall(outside)) >= 6:
+        return False  # prose quoting code ("add cases such as `| exception Failure => 0`")
     words = _EMPHASIS.sub("", text)  # "in **Wandsworth**, their …": Markdown is not code
     return not (_PROSE.match(words) and not _CODE_CHARS.search(words))
 

@@ -505,7 +505,8 @@ def _spread(
     cited: list[int],
     threshold: float,
 ) -> list[Span]:
-    """The sentences of a short cited passage that back, together, a sentence written around
+    """The sentences of a short cited passage (or of the passages it cites together, a note
+    sent in parts) that back, together, a sentence written around
     its code: "Call `Intl.DateTimeFormat().resolvedOptions().timeZone` from client-side code
     to tell which time zone a user is in" draws on a note's code block and a line further on,
     where alignment reads one sentence or two adjacent ones. Backed when the passage holds
@@ -519,11 +520,14 @@ def _spread(
     code = ["".join(c.strip("`").split()) for c in _INLINE_CODE.findall(mark.text)]
     if not code or not on("spread"):
         return []
-    for n in cited:
-        pool = [sp for sp in spans.get(n, []) if sp.single and sp.witness]
+    # each cited passage, then the cited passages together (a note sent in parts)
+    pools = [[sp for sp in spans.get(n, []) if sp.single and sp.witness] for n in cited]
+    if len(pools) > 1:
+        pools.append([sp for pool in pools for sp in pool])
+    for pool in pools:
         if not 2 < len(pool) <= SPREAD_SENTENCES or any(_tabular(sp.text) for sp in pool):
             continue
-        held = "".join(pool[0].passage.split())
+        held = "".join("".join(p.split()) for p in dict.fromkeys(sp.passage for sp in pool))
         if not all(c in held for c in code):
             continue
         if _score(claim.weights, pool) < threshold or _problems(claim, pool):

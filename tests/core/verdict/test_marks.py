@@ -358,3 +358,34 @@ def test_code_is_backed_only_as_written_and_fences_and_tags_are_no_claims() -> N
     assert "code" in changed.reason
     for fence_or_tag in ("```clojure", "<script>"):
         assert by_text[fence_or_tag].kind == "meta", fence_or_tag
+
+
+# A ReasonML note sent as two passages: the instruction and its code in the first, the
+# exception cases in the second.
+NOTE_PART_1 = (
+    "# Pattern Match On Exceptions\n\n"
+    "A `switch` can match on the value an expression returns. When the expression raises, "
+    "the switch can match the exception instead. The `List.nth` function raises when the "
+    "index is out of bounds.\n\n"
+    "```reason\nswitch (List.nth(list, 10)) {\n| value => value\n```"
+)
+NOTE_PART_2 = (
+    '```reason\n| exception Failure("nth") => 0\n| exception Invalid_argument("List.nth") '
+    "=> 0\n};\n```\n\nEach exception case returns a default of 0 instead of crashing. The "
+    "switch catches both of the errors that the function raises."
+)
+
+
+def test_a_sentence_quoting_code_is_prose_and_may_rest_on_a_note_sent_in_parts() -> None:
+    answer = (
+        "A `switch` can match on exceptions: alongside `| value => value`, add cases such as "
+        '`| exception Failure("nth") => 0` so the out-of-bounds errors of `List.nth` return '
+        "a default of 0 [1][2]."
+    )
+    parts = [Passage(1, NOTE_PART_1), Passage(2, NOTE_PART_2)]
+    mark = mark_sentences(answer, parts)[0]
+    assert mark.kind == "claim" and mark.supported, mark.reason
+    assert mark.backed_by == [1, 2]
+    # the same sentence with a case the note does not have is not backed
+    wrong = answer.replace('Failure("nth") => 0', "Not_found => 0")
+    assert not mark_sentences(wrong, parts)[0].supported
