@@ -193,6 +193,11 @@ CHECKS: tuple[Check, ...] = (
                 "flagged",
             ),
             _E(
+                "Only one of the three expeditions succeeded [1].",
+                "Two of the three expeditions were successful.",
+                "flagged",
+            ),
+            _E(
                 "Total revenue was about $5,466 million [1].",
                 "Total revenue (in thousands) was 5,466,312.",
                 "backed",

@@ -52,6 +52,8 @@ _POLAR_REACH = 3  # a negation this many words before an opposite-pair word flip
 # ... and a negative quantifier that opens the clause, this many: "None of the attacks succeeded"
 _QUANTIFIER_REACH = 6
 _NEGATIVE_QUANTIFIERS = frozenset({"none", "neither", "nothing", "nobody", "no"})
+# "only one of the three": a count, the figure 1
+_ONE_COUNTED_AFTER = frozenset({"only", "just", "exactly"})
 # "the one you're in", "one of them": a pronoun, not the figure 1
 _ONE_AS_PRONOUN_BEFORE = frozenset(
     {"the", "this", "that", "each", "any", "every", "which", "another", "no", "no-one"}
@@ -371,6 +373,8 @@ def _pronoun_one(toks: list[_Token], i: int) -> bool:
     first", "a one-liner"), not the figure 1."""
     before = toks[i - 1].word.lower() if i else ""
     after = toks[i + 1] if i + 1 < len(toks) else None
+    if before in _ONE_COUNTED_AFTER and not toks[i].hyphened:
+        return False  # "only one of the three expeditions": a count
     if before in _ONE_AS_PRONOUN_BEFORE or toks[i].hyphened:
         return True
     return after is None or after.word.lower() == "of" or not after.content
