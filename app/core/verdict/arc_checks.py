@@ -58,8 +58,9 @@ ARC_CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "taken",
-        "the claim's name the subject or object of one word in the passage, which gives the "
-        "claim's word that slot filled by something else",
+        "a name, or a counted word, of the claim the subject or object of one word in the "
+        "passage, which gives the claim's word that slot filled by something else (a near "
+        "copy too: a dropped clause may leave it another subject)",
         "in the passage 'Huguenots' is the subject of 'fled', and 'killed' has another",
         Effect.FLAGS,
         "en",
@@ -68,6 +69,12 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "Roughly 500,000 Huguenots were killed [1].",
                 "While three-quarters were killed or submitted, roughly 500,000 Huguenots had "
                 "fled France by the early 18th century.",
+                "flagged",
+            ),
+            _E(
+                "Abilene was a prime investor in the National LambdaRail project [1].",
+                "The Internet2 community built the first network, called Abilene, in 1998 and "
+                "was a prime investor in the National LambdaRail project.",
                 "flagged",
             ),
         ),

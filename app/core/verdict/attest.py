@@ -281,7 +281,7 @@ def _contradiction(arc: Arc, pool: Sequence[Reading], counted: bool = False) -> 
                     f"in the passage {_named(arc.dep)} is {_role_words(other.role)} "
                     f"'{other.head.text}', not {_role_words(arc.role)} it",
                 )
-    for s in pool if arc.head.kind in _PREDICATES and counted else ():
+    for s in pool if arc.head.kind in _PREDICATES and (counted or arc.dep.specific) else ():
         for other in s.arcs:
             if _taken(arc, other, s):
                 own = next(

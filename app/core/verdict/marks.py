@@ -130,10 +130,11 @@ def mark_sentences(
             weights = {t: idf.get(t, unseen) for t in terms}
             claim = _Claim(weights, facts(plain))
             _figures_by_value(claim, terms, spans)
-            if not (on("copy") and _copied(mark, plain, claim, by_n, spans)):
+            copied = on("copy") and _copied(mark, plain, claim, by_n, spans)
+            if not copied:
                 _align(mark, claim, spans, threshold)
-                if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
-                    _relations(mark, plain, spans, asked)  # a copy needs no second look
+            if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
+                _relations(mark, plain, spans, asked, copied)
             if not mark.supported and on("clauses"):
                 _clauses(mark, plain, sources, threshold, question)
             if mark.supported:
@@ -300,12 +301,21 @@ def _reordered(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> bool
 
 
 def _relations(
-    mark: SentenceMark, plain: str, spans: dict[int, list[Span]], asked: set[str]
+    mark: SentenceMark,
+    plain: str,
+    spans: dict[int, list[Span]],
+    asked: set[str],
+    copied: bool = False,
 ) -> None:
     """Unback a backed claim whose arcs the sentences of its sources contradict (``attest``):
     a role swapped, a slot given another name or figure, a figure attached to another word,
     a negation added or dropped; or that gives a name of the question (``asked``: its terms)
-    a word no source sentence gives it (``premise``). Skipped without a parser."""
+    a word no source sentence gives it (``premise``). Skipped without a parser.
+
+    A near copy (``copied``) is read for its roles and slots only: a dropped clause may leave
+    the copy another subject ("… called Abilene, in 1998 and was a prime investor", where
+    the community was the investor), while what the copy says in the passage's own words is
+    the passage's premise, and its names' places its own."""
     claim = read_text(_plain_markup(plain))
     if claim is None:
         return
@@ -318,7 +328,9 @@ def _relations(
     ]
     pool = [r for r in read if r is not None]
     found = contradictions(claim, pool)
-    if not found and (taken := premise(claim, pool, asked)) is not None:
+    if copied:
+        found = [f for f in found if f.check != "apart"]
+    elif not found and (taken := premise(claim, pool, asked)) is not None:
         found = [taken]
     if found:
         mark.supported = False
