@@ -423,6 +423,32 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "premise_count",
+        "a count the question states (a figure before its noun) that the passages backing "
+        "the answer give otherwise, and never as the question does: the answer took the "
+        "question's premise",
+        "the question says “three months”, but the passages backing the answer say “one month”",
+        Effect.LEVEL,
+        "en",
+        (
+            _E(
+                "The Presiding Officer can propose it [1].",
+                "The date of the poll may be varied by up to one month either way by the "
+                "Monarch on the proposal of the Presiding Officer.",
+                "unsupported",
+                question="Who can propose that the date of the poll be varied by up to three "
+                "months?",
+            ),
+            _E(
+                "The Presiding Officer can propose it [1].",
+                "The date of the poll may be varied by up to one month either way by the "
+                "Monarch on the proposal of the Presiding Officer.",
+                "supported",
+                question="Who can propose that the date of the poll be varied by up to one month?",
+            ),
+        ),
+    ),
+    Check(
         "weak_evidence",
         "retrieval evidence too weak to vouch for the answer (the support flag)",
         "The passages found only loosely match the question; the answer may not be in your files.",

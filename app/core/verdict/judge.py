@@ -31,7 +31,13 @@ from app.core.types import Support
 from app.core.verdict.checks import on
 from app.core.verdict.kinds import NOT_A_CLAIM
 from app.core.verdict.marks import SentenceMark
-from app.core.verdict.question import asked, mislabelled, missing_names, supplies
+from app.core.verdict.question import (
+    asked,
+    counted_elsewhere,
+    mislabelled,
+    missing_names,
+    supplies,
+)
 
 
 class Level(StrEnum):
@@ -224,6 +230,15 @@ def _judge(
             reason = (
                 f"The answer is about something else: neither it nor the passages backing it "
                 f"mention {named}, which the question asks about."
+            )
+            return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
+    if flagged < total and backers and on("premise_count"):
+        counted = counted_elsewhere(question, backers)
+        if counted is not None:
+            reason = (
+                f"The question says “{counted[0]}”, but the passages backing the answer say "
+                f"“{counted[1]}”: the answer takes the question's premise for what your files "
+                "say."
             )
             return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
     if flagged == total:

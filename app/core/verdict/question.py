@@ -331,6 +331,7 @@ def _near(a: str, b: str) -> bool:
 
 
 # Words a bare value comes with: its unit or scale.
+_ORDINAL_WORDS = frozenset(w for w in en.NUMBER_WORDS if w.endswith(("st", "nd", "rd", "th")))
 _UNITS = frozenset(
     stem(w)
     for w in _split(
@@ -386,3 +387,46 @@ def _labels_of(values: frozenset[str], passage: str) -> list[str | None]:
         if label:
             out.append(label.strip())
     return out
+
+
+def counted_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
+    """A count the question states ("varied by up to three months") that the passages backing
+    the answer give otherwise ("up to one month") and never as the question does: the answer
+    took the question's premise, which its passages contradict. (what the question says, what
+    the passages say), or None. Only a spelled or written figure right before its unit noun is
+    read; a year, a figure with no noun, or a unit the passages never count is no premise."""
+    asked_counts = _counts(question)
+    if not asked_counts:
+        return None
+    said = _counts(" ".join(evidence))
+    for unit, (values, written) in asked_counts.items():
+        given = said.get(unit)
+        if given is None or values & given[0]:
+            continue
+        return min(written), min(given[1])
+    return None
+
+
+def _counts(text: str) -> dict[str, tuple[set[str], set[str]]]:
+    """unit stem -> (its figures, as normalised values; the count as written) in ``text``."""
+    toks = tokens(text)
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    for a, b in zip(toks, toks[1:], strict=False):
+        value = _count_value(a.word)
+        if value is None or not b.word.isalpha() or b.word.lower() in STOPWORDS:
+            continue
+        values, written = out.setdefault(b.stem, (set(), set()))
+        values.add(value)
+        written.add(f"{a.word} {b.word}")
+    return out
+
+
+def _count_value(word: str) -> str | None:
+    """A count's value ("three" -> "3", "1,200" -> "1200"); None for a year or no figure."""
+    low = word.lower()
+    if low in en.NUMBER_WORDS and low not in _ORDINAL_WORDS:
+        return en.NUMBER_WORDS[low]
+    digits = low.replace(",", "")
+    if not digits.isdigit() or (len(digits) == 4 and 1000 <= int(digits) <= 2100):
+        return None
+    return digits

@@ -73,7 +73,9 @@ def _decided_by(check: Check, example: Example) -> bool:
 DECIDED = [
     p
     for p in EXAMPLES
-    if p.values[1].outcome != "backed" or p.values[0].effect is Effect.BACKS  # type: ignore[union-attr]
+    # an example the check lets through ("backed", "supported") shows where it stands aside
+    if p.values[1].outcome not in ("backed", "supported")  # type: ignore[union-attr]
+    or p.values[0].effect is Effect.BACKS  # type: ignore[union-attr]
 ]
 
 
