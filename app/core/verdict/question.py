@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from app.core.text import STOPWORDS, fold, stem, strip_citations
 from app.core.verdict.facts import alike, facts, tokens
@@ -411,7 +412,7 @@ def _counts(text: str) -> dict[str, tuple[set[str], set[str]]]:
     """unit stem -> (its figures, as normalised values; the count as written) in ``text``."""
     toks = tokens(text)
     out: dict[str, tuple[set[str], set[str]]] = {}
-    for a, b in zip(toks, toks[1:], strict=False):
+    for a, b in pairwise(toks):
         value = _count_value(a.word)
         if value is None or not b.word.isalpha() or b.word.lower() in STOPWORDS:
             continue
