@@ -133,6 +133,8 @@ def _topic(t: Token) -> frozenset[str]:
             continue
         if tok.i == t.i and tok.pos_ in ("VERB", "AUX"):
             continue  # "mention", "say", "give": the saying, not the said
+        if tok.dep_ in ("aux", "auxpass", "neg"):
+            continue  # "I ca n't complete it": the modal and its 'not' ("ca") say nothing
         words.append(tok.text)
     return frozenset(claim_terms(" ".join(words)))
 
