@@ -193,6 +193,14 @@ ARC_CHECKS: tuple[Check, ...] = (
                 question="When did Kublai move the capital to Khanbaliq?",
             ),
             _E(
+                "Hugues Capet was Protestant [1].",
+                "The name was derived from Hugues Capet, king of France, who reigned long "
+                "before the Reformation. He was regarded by the Gallicans and Protestants as "
+                "a noble man.",
+                "flagged",
+                question="What religion was Hugues Capet?",
+            ),
+            _E(
                 "Möngke Khan died in 1259 without a successor [1].",
                 "Möngke Khan led a campaign against the Song dynasty. He died in 1259 without "
                 "a successor.",

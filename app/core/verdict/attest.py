@@ -101,7 +101,9 @@ def unattested(claim: Reading, pool: Sequence[Reading]) -> list[Arc]:
     out = []
     paraphrased = set().union(*(_paraphrased(claim, s) for s in pool))
     for n, arc in enumerate(claim.arcs):
-        if not (arc.dep.specific and _slot(arc) and arc.head.kind in _PREDICATES):
+        # a name said to be another ("Hugues Capet was Protestant") is a slot too
+        named = arc.head.kind == "name" and arc.role == SUBJ
+        if not (arc.dep.specific and _slot(arc) and (arc.head.kind in _PREDICATES or named)):
             continue
         if n in paraphrased or any(linked(arc, s) for s in pool):
             continue
