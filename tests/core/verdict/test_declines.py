@@ -49,7 +49,10 @@ def test_the_topic_is_what_is_said_to_be_missing() -> None:
     assert gap("The sources do not contain the answer.") == Gap(frozenset())
     # the answerer's modal and its 'not' are no topic: "I can't complete it" leaves it open,
     # so it declines the question even after a first sentence that computes part of it
-    partway = "The ratio would be revenue ÷ $10,820.5 million, but I can't complete it from these sources."
+    partway = (
+        "The ratio would be revenue ÷ $10,820.5 million, but I can't complete it from these "
+        "sources."
+    )
     found = gap(partway)
     assert found is not None and found.topic == frozenset()
     assert declines("What is the fixed asset turnover ratio?", partway, found, first=False)
