@@ -173,7 +173,8 @@ ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "unattested",
         "a name the question asks about, which the claim gives a word in one of its slots "
-        "and no passage sentence does (nor a pronoun in that slot): the answer takes the "
+        "and no passage sentence does (nor a pronoun in that slot), or a name given the "
+        "question's own verb, which no passage sentence uses: the answer takes the "
         "question's premise for a fact",
         "the passage never says 'moved' of Kublai, as the question assumes",
         Effect.FLAGS,
@@ -191,6 +192,13 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "Kublai moved the capital of the dynasty to Khanbaliq in 1271.",
                 "backed",
                 question="When did Kublai move the capital to Khanbaliq?",
+            ),
+            _E(
+                "The ACM Symposium was held at the National Physical Laboratory [1].",
+                "Donald Davies worked at the National Physical Laboratory. A member of his "
+                "team met Lawrence Roberts at the ACM Symposium.",
+                "flagged",
+                question="Where was the ACM Symposium held?",
             ),
             _E(
                 "Hugues Capet was Protestant [1].",

@@ -31,7 +31,20 @@ def premise(claim: Reading, pool: Sequence[Reading], asked: set[str]) -> Finding
     if not (on("unattested") and asked):
         return None
     for arc in unattested(claim, pool):
-        if arc.dep.kind != "name" or not lemma_terms(arc.dep.text) <= asked:
+        if arc.dep.kind != "name":
+            continue
+        if (
+            arc.head.kind == "verb"
+            and arc.head.keys & asked
+            and not any(s.find(arc.head) for s in pool)
+            and any(s.find(arc.dep) for s in pool)
+        ):
+            # the question's own verb, which no passage sentence uses, given a name the
+            # passage gives for something else ("Where was the symposium held?": "held at the
+            # National Physical Laboratory", where the laboratory is where a member worked)
+            said = f"'{arc.head.text}' of {arc.dep.text}"
+            return Finding("unattested", f"the passage never says {said}, as the question assumes")
+        if not _asked_name(arc.dep.text, asked):
             continue
         # a word neither the question nor a passage says ("ended up in New Orleans" for
         # "went to") is the claim's paraphrase, not a premise: the relation checks read it
@@ -82,3 +95,11 @@ def _spelled(text: str, key: str) -> str:
         if t.is_alpha and lemma_terms(t.lemma_) & {key}:
             return t.text
     return key
+
+
+def _asked_name(name: str, asked: set[str]) -> bool:
+    """Whether ``name`` is one the question asks about: its words are the question's, or it
+    holds every word of the question's own name and more ("the 1967 ACM Symposium on
+    Operating System Principles" for "the ACM Symposium")."""
+    terms = {t for t in lemma_terms(name) if not t[:1].isdigit()}
+    return bool(terms) and (terms <= asked or len(terms & asked) >= 2)
