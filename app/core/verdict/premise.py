@@ -7,6 +7,9 @@ checks of the table (``checks.py``) read it against the question:
 
 - ``unattested``: a name the question asks about, which the claim gives a word in one of its
   slots and no sentence of its passages does, though one names it (``attest.unattested``);
+  or a name the claim gives the question's own verb, which no passage sentence uses ("Where
+  was the symposium held?" answered "held at the laboratory", a place the passage gives for
+  something else);
 - ``echoed``: a word of the question the claim repeats that none of the passages it cites
   holds.
 """
@@ -27,7 +30,8 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 def premise(claim: Reading, pool: Sequence[Reading], asked: set[str]) -> Finding | None:
     """A name of the question (``asked``: its terms) which the claim gives a word in one of
     its slots and no sentence of ``pool`` does, though one names it ("When did Kublai move the
-    capital?" answered "Kublai moved it in 1271" where the passage says he proclaimed it)."""
+    capital?" answered "Kublai moved it in 1271" where the passage says he proclaimed it); or
+    a name the claim gives the question's own verb where no sentence of ``pool`` uses it."""
     if not (on("unattested") and asked):
         return None
     for arc in unattested(claim, pool):
