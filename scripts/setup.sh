@@ -29,4 +29,4 @@ echo "==> Python environment in .venv"
 .venv/bin/python -m pip install -q -e '.[dev]'
 echo "==> The int8 embedding model for this CPU (once: the first command then does not wait)"
 .venv/bin/python -m app.core.index.int8_export
-echo "==> Done. Run the app with .venv/bin/footnotes, the tests with .venv/bin/python -m pytest"
+echo "==> Done. Run the app with .venv/bin/footnotes, the tests with .venv/bin/python -m pytest -n 2"
