@@ -275,7 +275,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "negation",
         "a 'not' the passage does not say, or one it says that the claim drops, about the "
-        "same words",
+        "same words ('precludes' and 'obviates' deny what follows them)",
         "the passage says the opposite ('not' about 'open')",
         Effect.FLAGS,
         "en",
@@ -288,6 +288,12 @@ CHECKS: tuple[Check, ...] = (
             _E(
                 "The museum is open on Mondays [1].",
                 "The museum is not open on Mondays.",
+                "flagged",
+            ),
+            _E(
+                "A dedicated path is needed to route each packet [1].",
+                "Each packet carries its full address. This precludes the need for a "
+                "dedicated path to route each packet.",
                 "flagged",
             ),
         ),

@@ -39,7 +39,11 @@ _ORDINAL_SUFFIX = frozenset({"st", "nd", "rd", "th"})
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()  # noqa: SIM905
 )
-_NEGATIONS = frozenset({"not", "never", "no", "none", "nobody", "nothing", "neither", "nor"})
+_NEGATIONS = frozenset(
+    {"not", "never", "no", "none", "nobody", "nothing", "neither", "nor"}
+    # verbs that deny what follows them: "this precludes the need for a dedicated path"
+    | {"preclude", "precludes", "precluded", "obviate", "obviates", "obviated"}
+)
 _NOT_NEGATING = frozenset({"only", "just", "merely", "solely", "least", "doubt"})  # "not only"
 _PRONOUNS = frozenset(
     "he she it they him her them his hers its their theirs this these those".split()  # noqa: SIM905
