@@ -333,6 +333,29 @@ CHECKS: tuple[Check, ...] = (
     *ARC_CHECKS,
     # -- a grounding model, where the settings name one --------------------------------------
     Check(
+        "repl",
+        'an expression the sentence says gives a result ("`3 === Integer` returns `true`") '
+        'that a source\'s interactive session shows giving another ("> 3 === Integer", '
+        '"=> false")',
+        "the source shows `3 === Integer` giving `false`, not `true`",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "Mind the order: `3 === Integer` returns `true` [1].",
+                "Notice the ordering of class and value with the case equality operator:\n\n"
+                "```ruby\n> Integer === 3\n=> true\n> 3 === Integer\n=> false\n```",
+                "flagged",
+            ),
+            _E(
+                "Mind the order: `Integer === 3` returns `true` [1].",
+                "Notice the ordering of class and value with the case equality operator:\n\n"
+                "```ruby\n> Integer === 3\n=> true\n> 3 === Integer\n=> false\n```",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "grounding",
         "the grounding model's Yes or No to the sentence against its passage, where Settings "
         "name one (bespoke-minicheck in Ollama); it then decides every claim sentence",

@@ -91,3 +91,23 @@ def find_code(line: str, passage: str) -> tuple[int, int] | None:
 def strip_code_line(line: str) -> str:
     """A code line without the list marker or the trailing comment marker a model adds."""
     return re.sub(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)", "", line).rstrip()
+
+
+# An interactive session's prompt ("> ", ">>> ", "irb(main):001:0> ", "iex> ") and its
+# result line ("=> true"): what a note shows an expression to give.
+_PROMPT = re.compile(r"^\s*(?:>>>|>|[\w()]*(?::\d+)*>)\s+(.*\S)\s*$")
+_RESULT = re.compile(r"^\s*(?:=>|#=>)\s*(.*\S)\s*$")
+
+
+def shown_results(passage: str) -> dict[str, set[str]]:
+    """What the passage's interactive sessions show each expression giving: its lines after a
+    prompt, each with the result line that follows it (whitespace removed from both): "> 3
+    === Integer" then "=> false" gives {"3===Integer": {"false"}}."""
+    out: dict[str, set[str]] = {}
+    lines = passage.splitlines()
+    for line, nxt in zip(lines, lines[1:], strict=False):
+        prompt, result = _PROMPT.match(line), _RESULT.match(nxt)
+        if prompt and result:
+            key = "".join(prompt.group(1).split())
+            out.setdefault(key, set()).add("".join(result.group(1).split()))
+    return out

@@ -28,7 +28,7 @@ from typing import Any
 from app.core.text import citations, sentence_spans, strip_citations
 from app.core.verdict.attest import contradictions, linked
 from app.core.verdict.checks import Finding, on
-from app.core.verdict.copies import clauses_copied, find_code, find_copy
+from app.core.verdict.copies import clauses_copied, find_code, find_copy, shown_results
 from app.core.verdict.declines import declines, gap
 from app.core.verdict.facts import Facts, conflicts, facts, merge
 from app.core.verdict.figures import computed, same_value, scale_word
@@ -43,6 +43,7 @@ from app.core.verdict.kinds import (
 from app.core.verdict.premise import echoed, premise
 from app.core.verdict.relations import read_text
 from app.core.verdict.spans import Passage, Span, rarity, source_spans
+from app.core.verdict.lang import en
 from app.core.verdict.terms import lemma_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
@@ -390,6 +391,12 @@ def _inline_code(mark: SentenceMark, sentence: str, by_n: dict[int, Passage]) ->
     if not pieces or not on("inline_code"):
         return
     held = " ".join(p.text for p in by_n.values())
+    if on("repl"):
+        wrong = _misshown(sentence, by_n)
+        if wrong is not None:
+            mark.supported, mark.support_spans, mark.checks = False, [], ["repl"]
+            mark.reason = wrong
+            return
     for piece in pieces:
         # a placeholder ("<your database URL>") or an ellipsis stands for what the source has;
         # a command may be put together from the flags and paths a note gives one by one
@@ -401,6 +408,25 @@ def _inline_code(mark: SentenceMark, sentence: str, by_n: dict[int, Passage]) ->
 
 
 _ELIDED = re.compile(r"<[^<>`]+>|…|\.\.\.")
+_GIVES = re.compile(
+    r"`([^`\n]+)`\s*(?:" + "|".join(en.RESULT_VERBS) + r"|→|=>)\s*`([^`\n]+)`", re.IGNORECASE
+)
+
+
+def _misshown(sentence: str, by_n: dict[int, Passage]) -> str | None:
+    """The reason a sentence's "`expression` returns `result`" is not what a source's
+    interactive session shows that expression giving ("> 3 === Integer" then "=> false"), or
+    None: an expression no session shows is left to the other checks."""
+    shown: dict[str, set[str]] = {}
+    for p in by_n.values():
+        for expr, results in shown_results(p.text).items():
+            shown.setdefault(expr, set()).update(results)
+    for m in _GIVES.finditer(sentence):
+        expr, result = ("".join(g.split()) for g in m.groups())
+        if expr in shown and result not in shown[expr]:
+            gives = ", ".join(f"`{r}`" for r in sorted(shown[expr]))
+            return f"the source shows `{m.group(1)}` giving {gives}, not `{m.group(2)}`"
+    return None
 
 
 def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:

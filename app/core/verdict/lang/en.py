@@ -171,3 +171,16 @@ COMPUTATION_WORDS = _list(
     " increase increased decrease decreased percent percentage share average plus minus times"
     " divided yields gives equals"
 )
+# What a sentence says an expression gives, between the two: "`3 === Integer` returns `false`".
+RESULT_VERBS = (
+    "returns",
+    "return",
+    "gives",
+    "give",
+    "evaluates to",
+    "yields",
+    "outputs",
+    "prints",
+    "results in",
+    "is",
+)
