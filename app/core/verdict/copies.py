@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from itertools import pairwise
 
 _WORD = re.compile(r"\w+")
 _MIN_WORDS = 3  # shorter sentences are left to the span alignment
@@ -105,7 +106,7 @@ def shown_results(passage: str) -> dict[str, set[str]]:
     === Integer" then "=> false" gives {"3===Integer": {"false"}}."""
     out: dict[str, set[str]] = {}
     lines = passage.splitlines()
-    for line, nxt in zip(lines, lines[1:], strict=False):
+    for line, nxt in pairwise(lines):
         prompt, result = _PROMPT.match(line), _RESULT.match(nxt)
         if prompt and result:
             key = "".join(prompt.group(1).split())

@@ -40,10 +40,10 @@ from app.core.verdict.kinds import (
     looks_like_code,
     sentence_kind,
 )
+from app.core.verdict.lang import en
 from app.core.verdict.premise import echoed, premise
 from app.core.verdict.relations import read_text
 from app.core.verdict.spans import Passage, Span, rarity, source_spans
-from app.core.verdict.lang import en
 from app.core.verdict.terms import lemma_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
