@@ -8,7 +8,9 @@ still compares the facts (a swapped number is a near copy too, and stays flagged
 
 Code is held to more: a line of code in an answer is backed only where a passage holds it
 character for character (whitespace aside, ``find_code``): a changed key or operator makes
-other code, however many of its words match.
+other code, however many of its words match. A note's interactive session ("> 3 === Integer",
+then "=> false") shows what an expression gives (``shown_results``), so a sentence saying it
+gives another result is not backed by the code it copies (the ``repl`` check).
 """
 
 from __future__ import annotations
