@@ -273,8 +273,10 @@ def _negation(arc: Arc, sentences: Sequence[Reading]) -> list[Finding]:
 
 
 def _contradiction(arc: Arc, pool: Sequence[Reading], counted: bool = False) -> Finding | None:
-    """A sentence holding ``arc``'s words in conflicting roles, its slot filled otherwise, or
-    its figure attached to another word."""
+    """A sentence holding ``arc``'s words in conflicting roles, its slot filled otherwise (a
+    date: any of the word's dates), or its figure attached to another word; or, for a name or
+    a ``counted`` word (one the claim gives a figure), the word given another word's slot
+    while the claim's word has that slot filled otherwise (``taken``)."""
     for s in pool:
         for other in s.arcs:
             if _conflicting(arc, other):

@@ -48,7 +48,7 @@ def premise(claim: Reading, pool: Sequence[Reading], asked: set[str]) -> Finding
             # National Physical Laboratory", where the laboratory is where a member worked)
             said = f"'{arc.head.text}' of {arc.dep.text}"
             return Finding("unattested", f"the passage never says {said}, as the question assumes")
-        if not _asked_name(arc.dep.text, asked):
+        if not lemma_terms(arc.dep.text) <= asked:
             continue
         # a word neither the question nor a passage says ("ended up in New Orleans" for
         # "went to") is the claim's paraphrase, not a premise: the relation checks read it
@@ -100,10 +100,3 @@ def _spelled(text: str, key: str) -> str:
             return t.text
     return key
 
-
-def _asked_name(name: str, asked: set[str]) -> bool:
-    """Whether ``name`` is one the question asks about: its words are the question's, or it
-    holds every word of the question's own name and more ("the 1967 ACM Symposium on
-    Operating System Principles" for "the ACM Symposium")."""
-    terms = {t for t in lemma_terms(name) if not t[:1].isdigit()}
-    return bool(terms) and (terms <= asked or len(terms & asked) >= 2)
