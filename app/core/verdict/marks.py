@@ -313,10 +313,11 @@ def _relations(
     a negation added or dropped; or that gives a name of the question (``asked``: its terms)
     a word no source sentence gives it (``premise``). Skipped without a parser.
 
-    A near copy (``copied``) is read for its roles and slots only: a dropped clause may leave
-    the copy another subject ("… called Abilene, in 1998 and was a prime investor", where
-    the community was the investor), while what the copy says in the passage's own words is
-    the passage's premise, and its names' places its own."""
+    A near copy (``copied``) is read for its roles and slots, since a dropped clause may leave
+    it another subject ("… called Abilene, in 1998 and was a prime investor", where the
+    community was the investor); not for the question's premise, since it says what it says
+    in the passage's own words, nor for two names given one word (``apart``), which a copy's
+    parse may split where the passage's does not."""
     claim = read_text(_plain_markup(plain))
     if claim is None:
         return
@@ -386,17 +387,20 @@ def _plain_markup(text: str) -> str:
 def _inline_code(mark: SentenceMark, sentence: str, by_n: dict[int, Passage]) -> None:
     """Unback a sentence whose inline code no source holds as written (whitespace aside):
     "add it to the `:dependencies` vector of `project.clj`" where the note says the
-    `:plugins` vector of `~/.lein/profiles.clj`. Code is read exactly, as code lines are."""
+    `:plugins` vector of `~/.lein/profiles.clj`. Code is read exactly, as code lines are. So
+    is a sentence saying an expression gives what a source's interactive session shows it
+    does not give (``repl``)."""
     pieces = _INLINE_CODE.findall(sentence)
-    if not pieces or not on("inline_code"):
+    if not pieces:
+        return
+    wrong = _misshown(sentence, by_n) if on("repl") else None
+    if wrong is not None:
+        mark.supported, mark.support_spans, mark.checks = False, [], ["repl"]
+        mark.reason = wrong
+        return
+    if not on("inline_code"):
         return
     held = " ".join(p.text for p in by_n.values())
-    if on("repl"):
-        wrong = _misshown(sentence, by_n)
-        if wrong is not None:
-            mark.supported, mark.support_spans, mark.checks = False, [], ["repl"]
-            mark.reason = wrong
-            return
     for piece in pieces:
         # a placeholder ("<your database URL>") or an ellipsis stands for what the source has;
         # a command may be put together from the flags and paths a note gives one by one

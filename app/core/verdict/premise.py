@@ -99,4 +99,3 @@ def _spelled(text: str, key: str) -> str:
         if t.is_alpha and lemma_terms(t.lemma_) & {key}:
             return t.text
     return key
-
