@@ -233,6 +233,28 @@ ARC_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "order",
+        "two things the claim puts in one order ('A followed B', 'A came before B') that a "
+        "passage sentence puts in the other ('A precedes B'), and none in the claim's",
+        "the passage puts Norman architecture before the Early Gothic period",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "In England, Norman architecture followed the Early Gothic period [1].",
+                "In England, the period of Norman architecture immediately succeeds that of "
+                "the Anglo-Saxon and precedes the Early Gothic.",
+                "flagged",
+            ),
+            _E(
+                "In England, Norman architecture came before the Early Gothic period [1].",
+                "In England, the period of Norman architecture immediately succeeds that of "
+                "the Anglo-Saxon and precedes the Early Gothic.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "arc_negation",
         "the word the claim's arcs hang from negated in the passage and not in the claim, "
         "or the reverse",

@@ -41,6 +41,7 @@ from app.core.verdict.kinds import (
     sentence_kind,
 )
 from app.core.verdict.lang import en
+from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import echoed, premise
 from app.core.verdict.relations import read_text
 from app.core.verdict.spans import Passage, Span, rarity, source_spans
@@ -334,12 +335,33 @@ def _relations(
         found = [f for f in found if f.check != "apart"]
     elif not found and (taken := premise(claim, pool, asked)) is not None:
         found = [taken]
+    if not found and on("order"):
+        texts = [sp.text for n in cited for sp in spans[n] if sp.single and sp.witness]
+        turned = _reversed(plain, [t for t in texts if not _tabular(t)])
+        found = [turned] if turned is not None else []
     if found:
         mark.supported = False
         mark.support_spans = []
         mark.checks = [f.check for f in found]
         why = "; ".join(f.reason for f in found)
         mark.reason = why[0].upper() + why[1:]
+
+
+def _reversed(plain: str, passage_sentences: list[str]) -> Finding | None:
+    """The order of two things the claim states that a passage sentence reverses
+    (``order``): "Norman architecture followed the Early Gothic", where the Norman period
+    precedes the Early Gothic."""
+    from app.core.verdict.parse import parse, parse_all
+
+    claim = parse(_plain_markup(plain))
+    if claim is None:
+        return None
+    docs = [d for d in parse_all(passage_sentences) if d is not None]
+    turned = reversed_order(claim, docs)
+    if turned is None:
+        return None
+    first, then = turned
+    return Finding("order", f"the passage puts {then.text} before {first.text}")
 
 
 _FIGURE = re.compile(r"\d[\d,.]*")

@@ -184,3 +184,7 @@ RESULT_VERBS = (
     "results in",
     "is",
 )
+# Verbs that order their subject and object in time: "A precedes B" puts A first, "A follows B"
+# puts B first (``order.py``; "succeed" only with an object: "succeeds that of the Anglo-Saxon").
+ORDER_BEFORE = frozenset({"precede", "predate", "antedate", "forerun"})
+ORDER_AFTER = frozenset({"follow", "succeed", "postdate"})
