@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -63,6 +64,10 @@ class HostServer:
         conn: Connection, data_dir: str, settings: Settings, writer_name: str, write: bool
     ) -> None:
         """The child process's entry point: lower its priority, serve until told to stop."""
+        # Ctrl+C in a terminal reaches the whole process group: the window's process quits on
+        # it and tells this one to stop once the write in hand is done, so it is no interrupt
+        # here (it printed a KeyboardInterrupt traceback from the middle of a receive)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         if hasattr(os, "nice"):  # not on Windows
             with contextlib.suppress(OSError):
                 os.nice(BACKGROUND_NICE)

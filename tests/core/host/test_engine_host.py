@@ -151,6 +151,20 @@ def test_a_killed_child_is_reported_and_calls_fail_cleanly(
         host.send(AddFolder(str(tmp_path)))
 
 
+def test_ctrl_c_in_the_terminal_leaves_the_child_to_stop_when_told(
+    tmp_path: Path, models_dir: Path, embedder: Any, hosts: list[EngineHost]
+) -> None:
+    """Ctrl+C reaches the whole process group; the window quits on it and stops the child
+    itself, so the child neither dies mid-write nor prints a KeyboardInterrupt traceback."""
+    inbox = Inbox()
+    host = start(hosts, data_dir(tmp_path, models_dir), inbox)
+    inbox.wait(Opened)
+    os.kill(host._proc.pid, signal.SIGINT)
+    assert host.call(Search("anything", 1), timeout=30).hits == []  # still serving
+    assert host.stop(60)
+    assert inbox.wait(Exited) == Exited(0)
+
+
 def test_messages_survive_the_pipe() -> None:
     """Every request and event is a frozen dataclass that pickles to an equal copy."""
     from app.core.host import messages as m
