@@ -174,8 +174,8 @@ ARC_CHECKS: tuple[Check, ...] = (
         "unattested",
         "a name the question asks about, which the claim gives a word in one of its slots "
         "and no passage sentence does (nor a pronoun in that slot), or a name given the "
-        "question's own verb, which no passage sentence uses: the answer takes the "
-        "question's premise for a fact",
+        "question's own verb in the slot its wh-word asks for, where no passage sentence "
+        "uses the verb: the answer takes the question's premise for a fact",
         "the passage never says 'moved' of Kublai, as the question assumes",
         Effect.FLAGS,
         "en",
@@ -199,6 +199,13 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "team met Lawrence Roberts at the ACM Symposium.",
                 "flagged",
                 question="Where was the ACM Symposium held?",
+            ),
+            _E(
+                "In North America, the fighting lasted about six years [1].",
+                "The fighting on mainland North America was largely concluded in six years, "
+                "from 1754 to 1760.",
+                "backed",
+                question="How long did the fighting last?",
             ),
             _E(
                 "Hugues Capet was Protestant [1].",

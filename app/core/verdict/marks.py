@@ -43,6 +43,7 @@ from app.core.verdict.kinds import (
 from app.core.verdict.lang import en
 from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import echoed, premise
+from app.core.verdict.question import asked as asked_for
 from app.core.verdict.relations import read_text
 from app.core.verdict.spans import Passage, Span, rarity, source_spans
 from app.core.verdict.terms import lemma_terms
@@ -101,6 +102,7 @@ def mark_sentences(
     unseen = math.log(1 + sum(sp.single for v in spans.values() for sp in v) + 1)
     held = {n: frozenset().union(*(sp.terms for sp in group)) for n, group in spans.items()}
     asked = lemma_terms(question) if question else set()
+    wants = asked_for(question).kind if question else ""
     marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
         text = answer[start:end]
@@ -136,7 +138,7 @@ def mark_sentences(
             if not copied:
                 _align(mark, claim, spans, threshold)
             if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
-                _relations(mark, plain, spans, asked, copied)
+                _relations(mark, plain, spans, asked, copied, wants)
             if not mark.supported and on("clauses"):
                 _clauses(mark, plain, sources, threshold, question)
             if mark.supported:
@@ -308,6 +310,7 @@ def _relations(
     spans: dict[int, list[Span]],
     asked: set[str],
     copied: bool = False,
+    wants: str = "",
 ) -> None:
     """Unback a backed claim whose arcs the sentences of its sources contradict (``attest``):
     a role swapped, a slot given another name or figure, a figure attached to another word,
@@ -333,7 +336,7 @@ def _relations(
     found = contradictions(claim, pool)
     if copied:
         found = [f for f in found if f.check != "apart"]
-    elif not found and (taken := premise(claim, pool, asked)) is not None:
+    elif not found and (taken := premise(claim, pool, asked, wants)) is not None:
         found = [taken]
     if not found and on("order"):
         texts = [sp.text for n in cited for sp in spans[n] if sp.single and sp.witness]

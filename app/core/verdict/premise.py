@@ -25,13 +25,23 @@ from app.core.verdict.relations import Reading
 from app.core.verdict.terms import lemma_terms
 
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+# The slots a question's wh-word asks a verb to fill ("where": its place, "who": an argument).
+_ASKED_SLOTS = {
+    "place": frozenset({"prep:in", "prep:at", "prep:on", "prep:into", "prep:near"}),
+    "person": frozenset({"subj", "obj", "prep:by", "prep:to", "prep:with"}),
+}
 
 
-def premise(claim: Reading, pool: Sequence[Reading], asked: set[str]) -> Finding | None:
+def premise(
+    claim: Reading, pool: Sequence[Reading], asked: set[str], wants: str = ""
+) -> Finding | None:
     """A name of the question (``asked``: its terms) which the claim gives a word in one of
     its slots and no sentence of ``pool`` does, though one names it ("When did Kublai move the
     capital?" answered "Kublai moved it in 1271" where the passage says he proclaimed it); or
-    a name the claim gives the question's own verb where no sentence of ``pool`` uses it."""
+    a name the claim gives the question's own verb, in the slot the question asks for
+    (``wants``: a place for "where", a person for "who"), where no sentence of ``pool`` uses
+    the verb ("How long did the fighting last?" answered "it lasted six years in North
+    America" puts no name in the slot asked for)."""
     if not (on("unattested") and asked):
         return None
     for arc in unattested(claim, pool):
@@ -39,6 +49,7 @@ def premise(claim: Reading, pool: Sequence[Reading], asked: set[str]) -> Finding
             continue
         if (
             arc.head.kind == "verb"
+            and arc.role in _ASKED_SLOTS.get(wants, ())
             and arc.head.keys & asked
             and not any(s.find(arc.head) for s in pool)
             and any(s.find(arc.dep) for s in pool)
