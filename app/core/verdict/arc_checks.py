@@ -72,6 +72,12 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "flagged",
             ),
             _E(
+                "The US left the Gold Exchange Standard in 1971 [1].",
+                "In 1971 the US abandoned the Gold Exchange Standard, and the value of the "
+                "dollar was left to float.",
+                "backed",
+            ),
+            _E(
                 "Abilene was a prime investor in the National LambdaRail project [1].",
                 "The Internet2 community built the first network, called Abilene, in 1998 and "
                 "was a prime investor in the National LambdaRail project.",

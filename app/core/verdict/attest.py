@@ -87,7 +87,8 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
         counted = any(
             a.head.i == arc.dep.i and a.role == "mod" and a.dep.kind == "number" for a in claim.arcs
         )
-        found = _contradiction(arc, about, counted)
+        siblings = [a for a in claim.arcs if a.head.i == arc.head.i and a.role in _SLOTS]
+        found = _contradiction(arc, about, counted, siblings)
         if found is not None:
             out.append(Finding("own_verb", found.reason) if n in own_verb else found)
     return list(dict.fromkeys(f for f in out if on(f.check)))
@@ -272,11 +273,16 @@ def _negation(arc: Arc, sentences: Sequence[Reading]) -> list[Finding]:
     return [Finding("arc_negation", f"the passage says the opposite ('not' about '{word}')")]
 
 
-def _contradiction(arc: Arc, pool: Sequence[Reading], counted: bool = False) -> Finding | None:
+def _contradiction(
+    arc: Arc, pool: Sequence[Reading], counted: bool = False, siblings: Sequence[Arc] = ()
+) -> Finding | None:
     """A sentence holding ``arc``'s words in conflicting roles, its slot filled otherwise (a
     date: any of the word's dates), or its figure attached to another word; or, for a name or
     a ``counted`` word (one the claim gives a figure), the word given another word's slot
-    while the claim's word has that slot filled otherwise (``taken``)."""
+    while the claim's word has that slot filled otherwise (``taken``), unless that other word
+    holds two of the claim's arguments of its word (``siblings``): then it is the claim's word
+    said otherwise ("the US left the Gold Exchange Standard" for "the US abandoned" it, in a
+    passage that says "left to float" of something else)."""
     for s in pool:
         for other in s.arcs:
             if _conflicting(arc, other):
@@ -285,7 +291,8 @@ def _contradiction(arc: Arc, pool: Sequence[Reading], counted: bool = False) -> 
                     f"in the passage {_named(arc.dep)} is {_role_words(other.role)} "
                     f"'{other.head.text}', not {_role_words(arc.role)} it",
                 )
-    for s in pool if arc.head.kind in _PREDICATES and (counted or arc.dep.specific) else ():
+    takes = arc.head.kind in _PREDICATES and (counted or arc.dep.specific)
+    for s in pool if takes else ():
         for other in s.arcs:
             if _taken(arc, other, s):
                 own = next(
@@ -293,6 +300,16 @@ def _contradiction(arc: Arc, pool: Sequence[Reading], counted: bool = False) -> 
                     for o in s.arcs
                     if o.role in CORE and same(o.dep, arc.dep) and not same(o.head, arc.head)
                 )
+                held = [
+                    a
+                    for a in siblings
+                    if any(
+                        o.head.i == own.head.i and same(a.dep, o.dep) and compatible(a.role, o.role)
+                        for o in s.arcs
+                    )
+                ]
+                if len(held) >= 2:
+                    continue  # the passage's word for the claim's: a paraphrase
                 return Finding(
                     "taken",
                     f"in the passage {_named(arc.dep)} is {_role_words(own.role)} "
