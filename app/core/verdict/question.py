@@ -15,6 +15,11 @@ A bare value ("The answer is 2,151,054.") takes its meaning from the question, s
 only where the passage gives that value for what the question asks about (``mislabelled``):
 in a balance sheet the figure of the line "Other accrued liabilities" is no answer to "what is
 the amount of accounts payable", though the passage holds both.
+
+A question also states things: the names it asks about (``missing_names``: an answer whose
+passages mention none of them may be about something else; the noun "what" asks for, "What
+French City …?", is no such name), and counts (``counted_elsewhere``: "varied by up to three
+months", where the passages say one month, is a premise the answer should not have taken).
 """
 
 from __future__ import annotations
@@ -332,7 +337,6 @@ def _near(a: str, b: str) -> bool:
 
 
 # Words a bare value comes with: its unit or scale.
-_ORDINAL_WORDS = frozenset(w for w in en.NUMBER_WORDS if w.endswith(("st", "nd", "rd", "th")))
 _UNITS = frozenset(
     stem(w)
     for w in _split(
@@ -420,6 +424,10 @@ def _counts(text: str) -> dict[str, tuple[set[str], set[str]]]:
         values.add(value)
         written.add(f"{a.word} {b.word}")
     return out
+
+
+# Spelled ordinals ("first", "third") rank things, they count none.
+_ORDINAL_WORDS = frozenset(w for w in en.NUMBER_WORDS if w.endswith(("st", "nd", "rd", "th")))
 
 
 def _count_value(word: str) -> str | None:
