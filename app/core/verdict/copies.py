@@ -8,9 +8,7 @@ still compares the facts (a swapped number is a near copy too, and stays flagged
 
 Code is held to more: a line of code in an answer is backed only where a passage holds it
 character for character (whitespace aside, ``find_code``): a changed key or operator makes
-other code, however many of its words match. A note's interactive session ("> 3 === Integer",
-then "=> false") shows what an expression gives (``shown_results``), so a sentence saying it
-gives another result is not backed by the code it copies (the ``repl`` check).
+other code, however many of its words match (``code.py`` reads an answer's code).
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from itertools import pairwise
 
 _WORD = re.compile(r"\w+")
 _MIN_WORDS = 3  # shorter sentences are left to the span alignment
@@ -94,23 +91,3 @@ def find_code(line: str, passage: str) -> tuple[int, int] | None:
 def strip_code_line(line: str) -> str:
     """A code line without the list marker or the trailing comment marker a model adds."""
     return re.sub(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)", "", line).rstrip()
-
-
-# An interactive session's prompt ("> ", ">>> ", "irb(main):001:0> ", "iex> ") and its
-# result line ("=> true"): what a note shows an expression to give.
-_PROMPT = re.compile(r"^\s*(?:>>>|>|[\w()]*(?::\d+)*>)\s+(.*\S)\s*$")
-_RESULT = re.compile(r"^\s*(?:=>|#=>)\s*(.*\S)\s*$")
-
-
-def shown_results(passage: str) -> dict[str, set[str]]:
-    """What the passage's interactive sessions show each expression giving: its lines after a
-    prompt, each with the result line that follows it (whitespace removed from both): "> 3
-    === Integer" then "=> false" gives {"3===Integer": {"false"}}."""
-    out: dict[str, set[str]] = {}
-    lines = passage.splitlines()
-    for line, nxt in pairwise(lines):
-        prompt, result = _PROMPT.match(line), _RESULT.match(nxt)
-        if prompt and result:
-            key = "".join(prompt.group(1).split())
-            out.setdefault(key, set()).add("".join(result.group(1).split()))
-    return out

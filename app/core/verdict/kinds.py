@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from app.core.text import is_toc_like, stem, strip_citations
+from app.core.verdict.code import INLINE_CODE
 from app.core.verdict.terms import claim_terms
 
 _SOURCES = r"(?:sources?|passages?|documents?|texts?|context|excerpts?|files?|information)"
@@ -157,7 +158,6 @@ _CODE_SHAPE = re.compile(
 _PROSE = re.compile(r"^[\W_]*[^\W\d_]+(?:,?\s+[^\W\d_'’-]+(?:['’-][^\W\d_]+)*){3,}")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_]|[*_](?!\w)")
 _CODE_CHARS = re.compile(r"[=(){}\[\]<>$|\\]|::|->")
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -167,7 +167,7 @@ def looks_like_code(line: str) -> bool:
     text = strip_citations(line)
     if not _CODE_SHAPE.search(text):
         return False
-    outside = _INLINE_CODE.sub(" ", text)
+    outside = INLINE_CODE.sub(" ", text)
     if outside != text and not _CODE_CHARS.search(outside) and len(_WORDS.findall(outside)) >= 6:
         return False  # prose quoting code ("add cases such as `| exception Failure => 0`")
     words = _EMPHASIS.sub("", text)  # "in **Wandsworth**, their …": Markdown is not code

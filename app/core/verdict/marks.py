@@ -28,7 +28,8 @@ from typing import Any
 from app.core.text import citations, sentence_spans, strip_citations
 from app.core.verdict.attest import contradictions, linked
 from app.core.verdict.checks import Finding, on
-from app.core.verdict.copies import clauses_copied, find_code, find_copy, shown_results
+from app.core.verdict.code import INLINE_CODE, code_source, inline_code_finding
+from app.core.verdict.copies import clauses_copied, find_copy
 from app.core.verdict.declines import declines, gap
 from app.core.verdict.facts import Facts, conflicts, facts, merge
 from app.core.verdict.figures import computed, same_value, scale_word
@@ -40,7 +41,6 @@ from app.core.verdict.kinds import (
     looks_like_code,
     sentence_kind,
 )
-from app.core.verdict.lang import en
 from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import echoed, premise
 from app.core.verdict.question import asked as asked_for
@@ -50,8 +50,6 @@ from app.core.verdict.terms import lemma_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
 
-# `select (array[4,5,6])[2:4]`: brackets inside inline code are code, not citations.
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
 SUPPORT_THRESHOLD = 0.5
 GAP = "says the sources do not give this: not a claim"
 _EXTRA_SPAN_GAIN = 0.15  # a second span (another cited source) must add this much coverage
@@ -106,7 +104,7 @@ def mark_sentences(
     marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
         text = answer[start:end]
-        cited = citations(_INLINE_CODE.sub(lambda m: " " * len(m.group()), text))
+        cited = citations(INLINE_CODE.sub(lambda m: " " * len(m.group()), text))
         valid = [n for n in cited if n in by_n]
         bad = [n for n in cited if n not in by_n] if on("citation") else []
         mark = SentenceMark(text, start, end, supported=True, sources=valid, bad_citations=bad)
@@ -410,68 +408,28 @@ def _plain_markup(text: str) -> str:
 
 
 def _inline_code(mark: SentenceMark, sentence: str, by_n: dict[int, Passage]) -> None:
-    """Unback a sentence whose inline code no source holds as written (whitespace aside):
-    "add it to the `:dependencies` vector of `project.clj`" where the note says the
-    `:plugins` vector of `~/.lein/profiles.clj`. Code is read exactly, as code lines are. So
-    is a sentence saying an expression gives what a source's interactive session shows it
-    does not give (``repl``)."""
-    pieces = _INLINE_CODE.findall(sentence)
-    if not pieces:
-        return
-    wrong = _misshown(sentence, by_n) if on("repl") else None
-    if wrong is not None:
-        mark.supported, mark.support_spans, mark.checks = False, [], ["repl"]
-        mark.reason = wrong
-        return
-    if not on("inline_code"):
-        return
-    held = " ".join(p.text for p in by_n.values())
-    for piece in pieces:
-        # a placeholder ("<your database URL>") or an ellipsis stands for what the source has;
-        # a command may be put together from the flags and paths a note gives one by one
-        for token in _ELIDED.sub(" ", piece.strip("`")).split():
-            if token not in held:
-                mark.supported, mark.support_spans, mark.checks = False, [], ["inline_code"]
-                mark.reason = f"no source holds `{token}` as written"
-                return
-
-
-_ELIDED = re.compile(r"<[^<>`]+>|…|\.\.\.")
-_GIVES = re.compile(
-    r"`([^`\n]+)`\s*(?:" + "|".join(en.RESULT_VERBS) + r"|→|=>)\s*`([^`\n]+)`", re.IGNORECASE
-)
-
-
-def _misshown(sentence: str, by_n: dict[int, Passage]) -> str | None:
-    """The reason a sentence's "`expression` returns `result`" is not what a source's
-    interactive session shows that expression giving ("> 3 === Integer" then "=> false"), or
-    None: an expression no session shows is left to the other checks."""
-    shown: dict[str, set[str]] = {}
-    for p in by_n.values():
-        for expr, results in shown_results(p.text).items():
-            shown.setdefault(expr, set()).update(results)
-    for m in _GIVES.finditer(sentence):
-        expr, result = ("".join(g.split()) for g in m.groups())
-        if expr in shown and result not in shown[expr]:
-            gives = ", ".join(f"`{r}`" for r in sorted(shown[expr]))
-            return f"the source shows `{m.group(1)}` giving {gives}, not `{m.group(2)}`"
-    return None
+    """Unback a sentence whose inline code the sources do not hold as written, or that says
+    an expression gives what a source's session shows it does not (``code.py``)."""
+    found = inline_code_finding(sentence, [p.text for p in by_n.values()])
+    if found is not None:
+        mark.supported, mark.support_spans, mark.checks = False, [], [found.check]
+        mark.reason = found.reason
 
 
 def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:
     """Back a line of code by the first source (cited ones first) holding it character for
     character, whitespace aside: code with one key or operator changed is other code."""
     order = mark.sources + [n for n in by_n if n not in mark.sources]
-    for n in order:
-        found = find_code(line, by_n[n].text)
-        if found is not None:
-            mark.supported, mark.score, mark.checks = True, 1.0, ["code"]
-            mark.support_spans = [(n, *found)]
-            cited = n in mark.sources or not mark.sources
-            mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
-            return
-    mark.supported, mark.score, mark.checks = False, 0.0, ["code"]
-    mark.reason = "no source holds this code as written"
+    found = code_source(line, order, {n: p.text for n, p in by_n.items()})
+    mark.checks = ["code"]
+    if found is None:
+        mark.supported, mark.score = False, 0.0
+        mark.reason = "no source holds this code as written"
+        return
+    n = found[0]
+    mark.supported, mark.score, mark.support_spans = True, 1.0, [found]
+    cited = n in mark.sources or not mark.sources
+    mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
 
 
 def _align(
@@ -584,7 +542,7 @@ def _spread(
     with no code is left to the sentences it aligns with, since prose recombined from a
     passage's words ("led a revolt in 1259", the year of another event) reads as backed by
     the words alone."""
-    code = ["".join(c.strip("`").split()) for c in _INLINE_CODE.findall(mark.text)]
+    code = ["".join(c.strip("`").split()) for c in INLINE_CODE.findall(mark.text)]
     if not code or not on("spread"):
         return []
     # each cited passage, then the cited passages together (a note sent in parts)
