@@ -135,8 +135,9 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "clauses",
-        "a sentence of clauses joined by semicolons that no span covers whole, each clause "
-        "backed on its own (read as the sentences it gathers)",
+        "a sentence of clauses joined by semicolons, or by a comma and a conjunction before a "
+        "clause with a subject of its own (not a pronoun), that no span covers whole, each "
+        "clause backed on its own (read as the sentences it gathers)",
         "matches [1], clause by clause",
         Effect.BACKS,
         "any",
@@ -149,6 +150,19 @@ CHECKS: tuple[Check, ...] = (
                 "was primarily focused on Europe. The claims were turned over to a commission "
                 "to resolve. The fisheries were also disputed. The commission reached no "
                 "decision on the rival land claims.",
+                "backed",
+            ),
+            _E(
+                "Northwind's quarterly cash dividend during 2022 was $0.55 per share, and the "
+                "company has paid cash dividends every quarter since becoming a public "
+                "company [1].",
+                "Northwind Corporation's common stock is listed on the New York Stock "
+                "Exchange. During 2022, 2021 and 2020, the quarterly cash dividend was $0.55, "
+                "$0.50 and $0.50 per share, respectively. In December 2022, the Board "
+                "authorized a 10% increase in the quarterly cash dividend to $0.605 per share "
+                "effective in 2023. Northwind Corporation has paid cash dividends every "
+                "quarter since becoming a public company. Future dividends will depend on the "
+                "Company's earnings.",
                 "backed",
             ),
         ),
@@ -200,6 +214,12 @@ CHECKS: tuple[Check, ...] = (
             _E(
                 "Total revenue was about $5,466 million [1].",
                 "Total revenue (in thousands) was 5,466,312.",
+                "backed",
+            ),
+            _E(
+                "The quarterly dividend in 2022 was $0.55 per share [1].",
+                "During 2022, 2021 and 2020 the quarterly dividend was $0.55, $0.50 and $0.50 "
+                "per share, respectively.",
                 "backed",
             ),
         ),

@@ -192,6 +192,23 @@ class Facts:
     computes: bool = False  # says it computes ("+", "=", "margin", "change"): see ``computed``
 
 
+def _listed_before(toks: list[_Token], i: int, number: str) -> list[str]:
+    """``number`` (at ``i``) and the figures listed before it, which the word after it counts
+    too: "$0.55, $0.50 and $0.50 per share" gives each figure "per share". A list ends in
+    "and" or "or" before its last figure; without one, a figure before a comma is another
+    phrase's ("In 2019, 500 people")."""
+    out = [number]
+    if i < 2 or toks[i - 1].word.lower() not in ("and", "or"):
+        return out
+    j = i - 2
+    while j >= 0 and (listed := _number(toks[j].word.lower())) is not None:
+        out.append(listed)
+        if not toks[j].after_break:  # no comma before it: the list starts here
+            break
+        j -= 1
+    return out
+
+
 def facts(text: str) -> Facts:
     """The facts of one sentence or span."""
     toks = tokens(text)
@@ -218,7 +235,7 @@ def facts(text: str) -> Facts:
                 numbers.add(scaled)
                 pairs.add((number, scaled))
             if nxt and nxt.content and not nxt.after_break and _number(nxt.word.lower()) is None:
-                counted.add((number, nxt.stem))
+                counted.update((n, nxt.stem) for n in _listed_before(toks, i, number))
         elif low in _MONTHS and t.word[0].isupper() and not first:
             numbers.add(low)
         elif t.word[0].isupper() and (not first or _marked(t.word)) and t.content and not t.glued:

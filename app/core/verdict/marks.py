@@ -44,7 +44,7 @@ from app.core.verdict.kinds import (
 from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import echoed, premise
 from app.core.verdict.question import asked as asked_for
-from app.core.verdict.relations import read_text
+from app.core.verdict.relations import main_clauses, read_text
 from app.core.verdict.spans import Passage, Span, rarity, source_spans
 from app.core.verdict.terms import lemma_terms
 
@@ -162,14 +162,15 @@ _CLAUSE_TERMS = 3  # a clause read on its own says at least this much
 def _clauses(
     mark: SentenceMark, plain: str, sources: Sequence[Passage], threshold: float, question: str
 ) -> None:
-    """A sentence of clauses joined by semicolons, each backed on its own: one sentence may
-    gather what its passage says in three ("The war ended in 1748 with the treaty, which
-    focused on Europe; the claims went to a commission that reached no decision"), which no
-    span of one or two sentences covers. Only a sentence that lacked coverage, or had a name or
+    """A sentence of clauses joined by semicolons, or by a comma and a conjunction with a
+    subject of their own (``main_clauses``), each backed on its own: one sentence may gather
+    what its passage says in three ("The war ended in 1748 with the treaty, which focused on
+    Europe; the claims went to a commission that reached no decision"), which no span of one
+    or two sentences covers. Only a sentence that lacked coverage, or had a name or
     figure outside its closest sentence, is read so: a contradiction stays one."""
     if not set(mark.checks) <= {"coverage", *_PLACED}:
         return
-    parts = [p for p in _CLAUSE_BREAK.split(plain) if p.strip()]
+    parts = [c for p in _CLAUSE_BREAK.split(plain) if p.strip() for c in main_clauses(p)]
     if len(parts) < 2 or any(len(lemma_terms(p)) < _CLAUSE_TERMS for p in parts):
         return
     cites = "".join(f"[{n}]" for n in mark.sources)

@@ -458,5 +458,35 @@ def read_text(text: str) -> Reading | None:
     return _cached_reading(_BLANK_BEFORE_STOP.sub(r"\1", " ".join(text.split())))
 
 
+def main_clauses(text: str) -> list[str]:
+    """``text`` cut into its main clauses where a comma and a conjunction join two, each with
+    a subject of its own: "The dividend was $0.55, and the company has paid one every quarter"
+    is two statements, which a passage may make in two sentences. A clause whose subject is a
+    pronoun ("…, and he esteemed only the Sakya sect") stays joined: read alone, its pronoun
+    could stand for anyone. Without a parser, or with no such join, ``[text]``."""
+    from app.core.verdict.parse import parse
+
+    doc = parse(text)
+    if doc is None:
+        return [text]
+    cuts: list[tuple[int, int]] = []
+    for t in doc:
+        if t.dep_ != "conj" or t.pos_ not in ("VERB", "AUX") or t.head.dep_ != "ROOT":
+            continue
+        subject = next((c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is None or subject.tag_ in ("PRP", "WP", "EX"):
+            continue
+        start = subject.left_edge.i
+        joint = doc[start - 1] if start >= 2 else None
+        if joint is None or joint.dep_ != "cc" or doc[start - 2].text != ",":
+            continue
+        cuts.append((doc[start - 2].idx, doc[start].idx))
+    parts, prev = [], 0
+    for comma, begin in cuts:
+        parts.append(text[prev:comma])
+        prev = begin
+    return [*parts, text[prev:]]
+
+
 _BLANK_BEFORE_STOP = re.compile(r" ([.,;:!?)\]])")
 _LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]+\)")

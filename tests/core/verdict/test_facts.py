@@ -54,6 +54,14 @@ def test_a_count_of_the_same_thing_that_differs_is_flagged() -> None:
     assert found("The city had 4 gates.", "The city had 3 gates and 2 towers.") == ["figure"]
 
 
+def test_the_word_after_a_list_of_figures_counts_each_of_them() -> None:
+    listed = "During 2022 and 2021 the dividend was $0.55, $0.50 and $0.45 per share, respectively."
+    assert found("The dividend was $0.55 per share in 2022.", listed) == []
+    assert found("The dividend was $0.60 per share in 2022.", listed) == ["figure"]
+    # a figure before a comma, with no "and" closing a list, is another phrase's
+    assert ("2019", "peopl") not in facts("In 2019, 500 people came.").counted
+
+
 def test_a_figure_elsewhere_in_the_passage_says_where_it_is() -> None:
     passage = facts("Construction began in 1887. The tower was completed later. It opened in 1889.")
     [finding] = conflicts(

@@ -3,7 +3,7 @@ what), parsed with spaCy's small English pipeline."""
 
 from __future__ import annotations
 
-from app.core.verdict.relations import OBJ, SUBJ, Reading, Word, read_text, same
+from app.core.verdict.relations import OBJ, SUBJ, Reading, Word, main_clauses, read_text, same
 
 
 def reading(text: str) -> Reading:
@@ -75,3 +75,15 @@ def test_words_close_in_the_tree_are_few_hops_apart() -> None:
     assert r.hops(w["Rollo"].i, w["Charles"].i) == 3  # swore, to, Charles
     [charles] = r.find(Word("charl", "Charles", "name", 99))
     assert charles.text == "Charles"
+
+
+def test_two_main_clauses_joined_by_a_comma_and_a_conjunction_are_cut_apart() -> None:
+    assert main_clauses("The Normans conquered England in 1066, and their duke became king.") == [
+        "The Normans conquered England in 1066",
+        "their duke became king.",
+    ]
+    # a pronoun subject stays with the clause that names it; a list of names is no clause
+    joined = "Kublai favored Buddhism, and he esteemed only the Sakya sect."
+    assert main_clauses(joined) == [joined]
+    listed = "He visited Paris, Lyon, and Marseille in 1990."
+    assert main_clauses(listed) == [listed]
