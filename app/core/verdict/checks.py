@@ -241,6 +241,25 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "defined",
+        'a name the question defines in a parenthesis ("… plus depreciation and amortization '
+        '(unadjusted EBITDA)"), which the answer may use though no passage says it: the '
+        "question's own word for what the passages say otherwise",
+        "matches [1]",
+        Effect.BACKS,
+        "any",
+        (
+            _E(
+                "Unadjusted EBITDA = operating income of $1,196M + depreciation and "
+                "amortization of $636M = $1,832M [1].",
+                "Operating income was 1,196 and depreciation and amortization was 636.",
+                "backed",
+                question="What is the operating income + depreciation and amortization "
+                "(unadjusted EBITDA) in USD millions?",
+            ),
+        ),
+    ),
+    Check(
         "figure_place",
         "a figure the passage gives, but not in the sentence the claim rests on",
         "the passage says 1850, but not in the sentence closest to this",

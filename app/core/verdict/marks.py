@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.core.text import citations, sentence_spans, strip_citations
@@ -44,6 +44,7 @@ from app.core.verdict.kinds import (
 from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import echoed, premise
 from app.core.verdict.question import asked as asked_for
+from app.core.verdict.question import defined_names
 from app.core.verdict.relations import main_clauses, read_text
 from app.core.verdict.spans import Passage, Span, rarity, source_spans
 from app.core.verdict.terms import lemma_terms
@@ -101,6 +102,7 @@ def mark_sentences(
     held = {n: frozenset().union(*(sp.terms for sp in group)) for n, group in spans.items()}
     asked = lemma_terms(question) if question else set()
     wants = asked_for(question).kind if question else ""
+    defined = defined_names(question) if question and on("defined") else frozenset()
     marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
         text = answer[start:end]
@@ -130,7 +132,10 @@ def mark_sentences(
             _code(mark, plain, by_n)
         else:
             weights = {t: idf.get(t, unseen) for t in terms}
-            claim = _Claim(weights, facts(plain))
+            stated = facts(plain)
+            if stated.names & defined:  # the question's own word for what passages say
+                stated = replace(stated, names=stated.names - defined)
+            claim = _Claim(weights, stated)
             _figures_by_value(claim, terms, spans)
             copied = on("copy") and _copied(mark, plain, claim, by_n, spans)
             if not copied:

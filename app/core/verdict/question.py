@@ -20,6 +20,8 @@ A question also states things: the names it asks about (``missing_names``: an an
 passages mention none of them may be about something else; the noun "what" asks for, "What
 French City …?", is no such name), and counts (``counted_elsewhere``: "varied by up to three
 months", where the passages say one month, is a premise the answer should not have taken).
+The names it defines in a parenthesis ("(unadjusted EBITDA)", ``defined_names``) are its own
+words for what the passages say otherwise.
 """
 
 from __future__ import annotations
@@ -392,6 +394,18 @@ def _labels_of(values: frozenset[str], passage: str) -> list[str | None]:
         if label:
             out.append(label.strip())
     return out
+
+
+_PARENTHESIS = re.compile(r"\(([^()]{1,80})\)")
+
+
+def defined_names(question: str) -> frozenset[str]:
+    """The names a question defines in a parenthesis, which an answer may use though no
+    passage says them: "operating income + depreciation and amortization (unadjusted
+    EBITDA)" defines EBITDA by the words before it, which the passages must hold instead."""
+    return frozenset(
+        name for inside in _PARENTHESIS.findall(question) for name in facts(f"x {inside}").names
+    )
 
 
 def counted_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:

@@ -10,6 +10,7 @@ import pytest
 from app.core.types import Support
 from app.core.verdict.judge import RESTATES, Verdict, judge
 from app.core.verdict.marks import mark_sentences
+from app.core.verdict.question import defined_names
 
 STRONG = Support(True, 0.9, "A passage in your files closely matches the question.")
 
@@ -332,3 +333,12 @@ def test_a_when_question_is_not_answered_by_a_name_alone() -> None:
     reign = Passage(2, "The palace was finished under Louis XIV, after twenty years of work.")
     v = verdict_of("It was finished under Louis XIV [2].", reign, "When was the palace finished?")
     assert v.level == "supported", v.reason
+
+
+def test_a_name_the_question_defines_in_a_parenthesis_is_its_own_word() -> None:
+    question = (
+        "What is FY2021 operating income + depreciation and amortization from the cash flow "
+        "statement (unadjusted EBITDA) in USD millions?"
+    )
+    assert defined_names(question) == {"ebitda"}
+    assert defined_names("Who founded the EU?") == frozenset()
