@@ -62,12 +62,19 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "coverage",
         "the share of the sentence's words (weighted by rarity) one passage sentence or two "
-        "adjacent ones hold; below half, nothing backs it",
+        'adjacent ones hold (a name of two words or more is held by its initials too: "U.N." '
+        'for "United Nations"); below half, nothing backs it',
         "no source contains this / the cited source [n] does not contain this",
         Effect.FLAGS,
         "any",
         (
             _E("France's capital city is Paris [1].", "Paris is the capital of France.", "backed"),
+            _E(
+                "He was Secretary General of the United Nations [1].",
+                "Politics: U.N. Secretary General Ban Ki-moon; American leaders John Adams.",
+                "backed",
+            ),
+            _E("The European Union signed the treaty [1].", "The EU signed it in Rome.", "backed"),
             _E("Tomatoes need full sun [1].", "Paris is the capital of France.", "flagged"),
         ),
     ),

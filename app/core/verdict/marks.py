@@ -46,7 +46,7 @@ from app.core.verdict.premise import echoed, premise
 from app.core.verdict.question import asked as asked_for
 from app.core.verdict.question import defined_names
 from app.core.verdict.relations import main_clauses, read_text
-from app.core.verdict.spans import Passage, Span, rarity, source_spans
+from app.core.verdict.spans import Passage, Span, by_initials, rarity, source_spans
 from app.core.verdict.terms import lemma_terms
 
 __all__ = ["Passage", "SentenceMark", "is_meta", "mark_sentences", "to_json_sentences"]
@@ -139,7 +139,7 @@ def mark_sentences(
             _figures_by_value(claim, terms, spans)
             copied = on("copy") and _copied(mark, plain, claim, by_n, spans)
             if not copied:
-                _align(mark, claim, spans, threshold)
+                _align(mark, claim, by_initials(spans, plain), threshold)
             if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
                 _relations(mark, plain, spans, asked, copied, wants)
             if not mark.supported and on("clauses"):

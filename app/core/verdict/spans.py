@@ -10,6 +10,7 @@ rarity of words among the sentences (``rarity``) weighs a claim's words.
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 import math
@@ -23,7 +24,7 @@ from app.core.verdict.checks import on
 from app.core.verdict.facts import Facts, facts, tokens
 from app.core.verdict.figures import stated_scale
 from app.core.verdict.kinds import is_planted
-from app.core.verdict.terms import lemma_terms
+from app.core.verdict.terms import initialisms, lemma_terms
 
 
 class Passage(Protocol):
@@ -96,7 +97,7 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
     for src in sources:
         text = src.text
         bounds = sentence_spans(text)
-        sents = [(s, e, lemma_terms(text[s:e])) for s, e in bounds]
+        sents = [(s, e, lemma_terms(text[s:e]) | set(initialisms(text[s:e]))) for s, e in bounds]
         ctx = [bounds[max(0, i - 2)][0] for i in range(len(bounds))]
         spans = [Span(src.n, text, s, e, t, ctx[i], True) for i, (s, e, t) in enumerate(sents)]
         spans += [
@@ -114,6 +115,28 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
             sp.toc = _mostly_within(sp.start, sp.end, listing)
             sp.planted = any(s < sp.end and sp.start < e for s, e in planted)
         out[src.n] = spans
+    return out
+
+
+def by_initials(spans: dict[int, list[Span]], claim: str) -> dict[int, list[Span]]:
+    """``spans``, where one writes a name of ``claim`` by its initials ("EU", "UN" or "U.N."
+    for "the United Nations"), with the name's words among its terms: either writing covers
+    the other. (A claim's "EU" is covered already: a span's terms hold the initials of its
+    own names, ``initialisms``.) Unchanged, the same mapping."""
+    names = {letters: stems for letters, stems in initialisms(claim).items() if stems}
+    if not names or not any(
+        letters in sp.terms for group in spans.values() for sp in group for letters in names
+    ):
+        return spans
+    out: dict[int, list[Span]] = {}
+    for n, group in spans.items():
+        out[n] = []
+        for sp in group:
+            words = [stems for letters, stems in names.items() if letters in sp.terms]
+            if words:
+                sp = copy.copy(sp)
+                sp.terms = sp.terms.union(*words)
+            out[n].append(sp)
     return out
 
 
