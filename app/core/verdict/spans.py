@@ -19,12 +19,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
-from app.core.text import sentence_spans, toc_lines
+from app.core.text import STOPWORDS, sentence_spans, toc_lines
 from app.core.verdict.checks import on
 from app.core.verdict.facts import Facts, facts, tokens
 from app.core.verdict.figures import stated_scale
 from app.core.verdict.kinds import is_planted
-from app.core.verdict.terms import initialisms, lemma_terms
+from app.core.verdict.terms import lemma_terms
 
 
 class Passage(Protocol):
@@ -97,7 +97,7 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
     for src in sources:
         text = src.text
         bounds = sentence_spans(text)
-        sents = [(s, e, lemma_terms(text[s:e]) | set(initialisms(text[s:e]))) for s, e in bounds]
+        sents = [(s, e, lemma_terms(text[s:e]) | _initials(text[s:e])) for s, e in bounds]
         ctx = [bounds[max(0, i - 2)][0] for i in range(len(bounds))]
         spans = [Span(src.n, text, s, e, t, ctx[i], True) for i, (s, e, t) in enumerate(sents)]
         spans += [
@@ -118,12 +118,18 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
     return out
 
 
+def _initials(text: str) -> set[str]:
+    """The initials of a text's names of two words or more (``Facts.runs``: "European Union",
+    "eu"), which a claim may write them by; initials that spell a stopword are none."""
+    return {letters for letters, _ in facts(text).runs if letters not in STOPWORDS}
+
+
 def by_initials(spans: dict[int, list[Span]], claim: str) -> dict[int, list[Span]]:
     """``spans``, where one writes a name of ``claim`` by its initials ("EU", "UN" or "U.N."
     for "the United Nations"), with the name's words among its terms: either writing covers
     the other. (A claim's "EU" is covered already: a span's terms hold the initials of its
-    own names, ``initialisms``.) Unchanged, the same mapping."""
-    names = {letters: stems for letters, stems in initialisms(claim).items() if stems}
+    own names, ``_initials``.) Unchanged, the same mapping."""
+    names = {letters: stems for letters, stems in facts(claim).runs if letters not in STOPWORDS}
     if not names or not any(
         letters in sp.terms for group in spans.values() for sp in group for letters in names
     ):

@@ -4,8 +4,7 @@
 and the checks agree on what a word is) and keeps figures whole; it leaves out stopwords, the
 words an answer uses about its sources (``lang.en.ANSWER_FILLER``) and connectives ("In
 addition, …" does not back an answer that the thing asked about is called "addition").
-``initialisms`` reads the names a text could also write by their initials ("European Union",
-"EU"; "U.N."), so that either writing covers the other (``spans.by_initials``).
+Dotted initials ("U.N.") are one term, "un", as "UN" is.
 """
 
 from __future__ import annotations
@@ -51,38 +50,7 @@ def claim_terms(text: str, lemmas: dict[str, str] | None = None) -> set[str]:
     return terms
 
 
-_RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:(?:of|the|and|for)\s+)*[A-Z][\w'’-]*)+")
-_DOTTED = re.compile(r"\b(?:[A-Z]\.){2,}")
-_RUN_SKIP = frozenset({"of", "the", "and", "for"})  # inside a name: "Bank of England"
-
-
-def initialisms(text: str) -> dict[str, frozenset[str]]:
-    """The initials a text's names could be written as, each with the stems of the words they
-    stand for: "the European Union" gives {"eu": {"european", "union"}}. A name joined by "of
-    the" is read whole and in its parts ("Secretary General of the United Nations": "sgun",
-    "sg", "un"). A run's leading stopwords ("The", a sentence's first word) are not its words;
-    initials that are a stopword ("New Orleans", "no") are left out. Dotted initials ("U.N.")
-    are a term of their own (``claim_terms``)."""
-    out: dict[str, frozenset[str]] = {}
-
-    def add(words: list[str]) -> None:
-        letters = "".join(w[0] for w in words).lower()
-        if len(words) >= 2 and letters not in en.STOPWORDS:
-            out.setdefault(letters, frozenset(claim_terms(" ".join(words))))
-
-    for m in _RUN.finditer(text):
-        words = m.group().split()
-        while words and words[0].lower() in en.STOPWORDS:
-            words = words[1:]
-        part: list[str] = []
-        for w in [*words, "of"]:
-            if w.lower() in _RUN_SKIP:
-                add(part)
-                part = []
-            else:
-                part.append(w)
-        add([w for w in words if w.lower() not in _RUN_SKIP])
-    return out
+_DOTTED = re.compile(r"\b(?:[A-Z]\.){2,}")  # "U.N.": initials, which name a name
 
 
 def _contracted(text: str, start: int) -> bool:

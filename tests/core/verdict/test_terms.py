@@ -4,7 +4,7 @@ parser is there, and none of an answer's talk about its sources or its connectiv
 from __future__ import annotations
 
 from app.core.text import stem
-from app.core.verdict.terms import claim_terms, initialisms, lemma_terms
+from app.core.verdict.terms import claim_terms, lemma_terms
 
 
 def test_content_words_are_stemmed_and_figures_kept_whole() -> None:
@@ -42,11 +42,5 @@ def test_a_contractions_tail_is_no_word() -> None:
     assert stem("hr") in claim_terms("select pg_database_size('hr')")  # a quote, not a tail
 
 
-def test_a_names_initials_stand_for_its_words_whole_and_in_parts() -> None:
-    found = initialisms("He was Secretary General of the United Nations.")
-    assert found["un"] == {stem("united"), stem("nations")}
-    assert {"sg", "sgun"} <= found.keys()
-    # a sentence's first word is no part of a name; initials that spell a stopword are none
-    assert "teu" not in initialisms("The European Union met.")
-    assert "no" not in initialisms("New Orleans flooded.")
+def test_dotted_initials_are_one_term() -> None:
     assert "un" in claim_terms("the U.N. charter")
