@@ -97,7 +97,7 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
     for src in sources:
         text = src.text
         bounds = sentence_spans(text)
-        sents = [(s, e, lemma_terms(text[s:e]) | _initials(text[s:e])) for s, e in bounds]
+        sents = [(s, e, lemma_terms(text[s:e])) for s, e in bounds]
         ctx = [bounds[max(0, i - 2)][0] for i in range(len(bounds))]
         spans = [Span(src.n, text, s, e, t, ctx[i], True) for i, (s, e, t) in enumerate(sents)]
         spans += [
@@ -118,32 +118,33 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
     return out
 
 
-def _initials(text: str) -> set[str]:
-    """The initials of a text's names of two words or more (``Facts.runs``: "European Union",
-    "eu"), which a claim may write them by; initials that spell a stopword are none."""
-    return {letters for letters, _ in facts(text).runs if letters not in STOPWORDS}
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b|\b(?:[A-Z]\.){2,}")  # "EU", "MSP", "U.N."
 
 
 def by_initials(spans: dict[int, list[Span]], claim: str) -> dict[int, list[Span]]:
-    """``spans``, where one writes a name of ``claim`` by its initials ("EU", "UN" or "U.N."
-    for "the United Nations"), with the name's words among its terms: either writing covers
-    the other. (A claim's "EU" is covered already: a span's terms hold the initials of its
-    own names, ``_initials``.) Unchanged, the same mapping."""
+    """``spans``, where a name is written by its initials in one of claim and span and in full
+    in the other, with both writings among the span's terms: "the United Nations" is covered by
+    a span saying "U.N.", "EU" by one saying "European Union" (its passage's ``Facts.runs``
+    give a name's initials, as the name check reads them). Unchanged, the same mapping."""
     names = {letters: stems for letters, stems in facts(claim).runs if letters not in STOPWORDS}
-    if not names or not any(
-        letters in sp.terms for group in spans.values() for sp in group for letters in names
-    ):
+    short = {m.group().replace(".", "").lower() for m in _ACRONYM.finditer(claim)}
+    if not names and not short:
         return spans
     out: dict[int, list[Span]] = {}
+    changed = False
     for n, group in spans.items():
         out[n] = []
         for sp in group:
-            words = [stems for letters, stems in names.items() if letters in sp.terms]
-            if words:
+            extra = set().union(*(st for letters, st in names.items() if letters in sp.terms))
+            for letters, stems in passage_facts(sp.passage).runs if short - sp.terms else ():
+                if letters in short and stems <= sp.terms:  # the span says the name in full
+                    extra.add(letters)
+            if extra - sp.terms:
                 sp = copy.copy(sp)
-                sp.terms = sp.terms.union(*words)
+                sp.terms = sp.terms | extra
+                changed = True
             out[n].append(sp)
-    return out
+    return out if changed else spans
 
 
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
