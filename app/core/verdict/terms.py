@@ -15,6 +15,7 @@ from app.core.text import stem
 from app.core.verdict.lang import en
 
 _CLAIM_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_DOTTED = re.compile(r"\b(?:[A-Z]\.){2,}")  # "U.N.": initials, which name a name
 _CONNECTIVE = re.compile(  # any white space between the words: PDFs set no-break spaces
     r"\b(?:" + "|".join(p.replace(" ", r"\s+") for p in en.CONNECTIVES) + r")\b",
     re.IGNORECASE,
@@ -48,9 +49,6 @@ def claim_terms(text: str, lemmas: dict[str, str] | None = None) -> set[str]:
         elif tok not in en.STOPWORDS and tok not in en.ANSWER_FILLER and len(tok) > 1:
             terms.add(stem(lemmas.get(tok, tok) if lemmas else tok))
     return terms
-
-
-_DOTTED = re.compile(r"\b(?:[A-Z]\.){2,}")  # "U.N.": initials, which name a name
 
 
 def _contracted(text: str, start: int) -> bool:
