@@ -23,91 +23,26 @@ from app.core.verdict.checks import Finding, on
 from app.core.verdict.figures import computed
 from app.core.verdict.lang.en import ANSWER_FILLER
 from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
+from app.core.verdict.lang.en import MONTHS as _MONTHS
+from app.core.verdict.lang.en import NEGATING_WORDS as _NEGATIONS
+from app.core.verdict.lang.en import NEGATION_SCOPE_END as _SCOPE_END
+from app.core.verdict.lang.en import NEGATIVE_QUANTIFIERS as _NEGATIVE_QUANTIFIERS
+from app.core.verdict.lang.en import NOT_NEGATING_AFTER as _NOT_NEGATING
+from app.core.verdict.lang.en import NUMBER_WORDS as _NUMBER_WORDS
+from app.core.verdict.lang.en import ONE_AS_PRONOUN_BEFORE as _ONE_AS_PRONOUN_BEFORE
+from app.core.verdict.lang.en import ONE_COUNTED_AFTER as _ONE_COUNTED_AFTER
+from app.core.verdict.lang.en import OPPOSITES as _OPPOSITES
+from app.core.verdict.lang.en import ORDINAL_SUFFIXES as _ORDINAL_SUFFIX
+from app.core.verdict.lang.en import PRONOUNS as _PRONOUNS
+from app.core.verdict.lang.en import SCALE_WORDS as _MULTIPLIERS
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)?")
-_UNITS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-)
-_TENS = "thirty forty fifty sixty seventy eighty ninety"
-_ORDINAL_WORDS = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
-_NUMBER_WORDS = {w: str(i) for i, w in enumerate(_UNITS.split())}
-_NUMBER_WORDS.update({w: str(10 * i) for i, w in enumerate(_TENS.split(), 3)})
-_ORDINALS = {w: str(i) for i, w in enumerate(_ORDINAL_WORDS.split(), 1)}
-_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
-_ORDINAL_SUFFIX = frozenset({"st", "nd", "rd", "th"})
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()  # noqa: SIM905
-)
-_NEGATIONS = frozenset(
-    {"not", "never", "no", "none", "nobody", "nothing", "neither", "nor"}
-    # verbs that deny what follows them: "this precludes the need for a dedicated path"
-    | {"preclude", "precludes", "precluded", "obviate", "obviates", "obviated"}
-)
-_NOT_NEGATING = frozenset({"only", "just", "merely", "solely", "least", "doubt"})  # "not only"
-_PRONOUNS = frozenset(
-    "he she it they him her them his hers its their theirs this these those".split()  # noqa: SIM905
-)
 _SCOPE = 3  # content words after a negation that it governs
 _FRAME = 2  # words either side of a negation compared in order
-_SCOPE_END = frozenset({"and", "but", "or", "while", "whereas", "which", "who", "that", "because"})
 _CLAUSE_END = re.compile(r"[,;:.!?()\[\]—–]")
 _POLAR_REACH = 3  # a negation this many words before an opposite-pair word flips it
 # ... and a negative quantifier that opens the clause, this many: "None of the attacks succeeded"
 _QUANTIFIER_REACH = 6
-_NEGATIVE_QUANTIFIERS = frozenset({"none", "neither", "nothing", "nobody", "no"})
-# "only one of the three": a count, the figure 1
-_ONE_COUNTED_AFTER = frozenset({"only", "just", "exactly"})
-# "the one you're in", "one of them": a pronoun, not the figure 1
-_ONE_AS_PRONOUN_BEFORE = frozenset(
-    {"the", "this", "that", "each", "any", "every", "which", "another", "no", "no-one"}
-)
-# Pairs of opposites, each side as written (lower case, its usual forms): the axis is named by
-# its first word. Comparatives, superlatives, time order and modality are opposites too.
-_OPPOSITES = (
-    "pass passed passes passing succeed succeeded succeeds success successful successfully"
-    " | fail failed fails failing failure failures unsuccessful",
-    "increase increased increases increasing rise rises rose risen rising grow grows grew grown"
-    " growing growth | decrease decreased decreases decreasing decline declined declines"
-    " declining fall falls fell fallen falling drop dropped drops dropping reduce reduced"
-    " reduces reducing reduction shrink shrank shrunk shrinking",
-    "before earlier prior preceded preceding | after later afterwards subsequently subsequent",
-    "early earliest | late latest",
-    "win wins won winning winner winners victory victorious | lose loses lost losing loser"
-    " losers defeat defeated",
-    "most greatest | least",
-    "more | less fewer",
-    "best | worst",
-    "better | worse",
-    "high higher highest | low lower lowest",
-    "large larger largest big bigger biggest | small smaller smallest",
-    "longer longest | shorter shortest",
-    "maximum | minimum",
-    "oldest older | youngest younger newest newer",
-    "first | last",
-    "possible possibly | impossible",
-    "likely | unlikely",
-    "able | unable",
-    "legal legally lawful | illegal illegally unlawful",
-    "true | false",
-    "correct correctly | incorrect incorrectly",
-    "may might could | must shall",
-    "optional voluntary | mandatory compulsory obligatory required",
-    "accept accepted accepts accepting | reject rejected rejects rejecting refuse refused",
-    "allow allowed allows permit permitted permits | forbid forbade forbidden prohibit"
-    " prohibited prohibits ban banned bans",
-    "include included includes including | exclude excluded excludes excluding",
-    "above | below",
-    "north northern | south southern",
-    "east eastern | west western",
-    "buy buys bought buying | sell sells sold selling",
-    "import imports imported | export exports exported",
-    "inside | outside",
-    "majority | minority",
-    "positive positively | negative negatively",
-    "strong stronger strongest | weak weaker weakest",
-    "agree agreed agrees | disagree disagreed disagrees",
-)
 _SIDES: dict[str, tuple[tuple[str, ...], ...]] = {
     pair.split()[0]: tuple(tuple(words.split()) for words in pair.split("|")) for pair in _OPPOSITES
 }
@@ -405,7 +340,7 @@ def _number(low: str) -> str | None:
     """A number word or digits, normalised ("1,000" -> "1000", "three" -> "3"), else None."""
     if low[0].isdigit():
         return low.replace(",", "")
-    return _NUMBER_WORDS.get(low) or _ORDINALS.get(low)
+    return _NUMBER_WORDS.get(low)
 
 
 def _scaled(number: str, word: str) -> str | None:

@@ -36,88 +36,19 @@ from app.core.verdict.facts import alike, facts, tokens
 from app.core.verdict.lang import en
 from app.core.verdict.terms import claim_terms
 
-
-def _split(words: str) -> list[str]:
-    """The words of a space-separated list: long word lists stay readable as prose."""
-    return words.split()
-
-
 _WH = en.WH_WORDS
-_AUX = frozenset(
-    _split(
-        "is are was were am do does did can could will would should shall may might must has"
-        " have had isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't"
-        " wouldn't hasn't haven't"
-    )
-)
-_HOW_MUCH = frozenset(
-    _split(
-        "many much long old far big large often tall high fast deep wide heavy small"
-        " expensive hot cold"
-    )
-)
-_TIME_NOUNS = frozenset(
-    _split(
-        "year years date dates day days month months century centuries decade decades time era"
-        " period age season"
-    )
-)
-_NUMBER_NOUNS = frozenset(
-    _split(
-        "percentage percent number amount proportion share rate size price cost population total"
-        " count sum value length height weight distance speed temperature score"
-    )
-)
-# Nouns that ask for something named: the answer must bring a new name (or number).
-_NAMED = frozenset(
-    _split(
-        "case person man woman city country town village company firm team name king queen"
-        " president author writer state river university book film movie album song party"
-        " organization organisation group court band language emperor ruler leader general"
-        " scientist artist composer player club ship law act treaty battle war island mountain"
-        " region province county capital nation empire dynasty church school college newspaper"
-        " magazine brand product model species planet"
-    )
-)
-# Named things whose names carry the noun ("the Scotland Act 1998", "the Treaty of Rome", "the
-# Battle of Hastings"): where the passages name one so, an answer names it with the noun too.
-_NOUN_IN_NAME = frozenset(
-    _split(
-        "act treaty battle war agreement accord convention declaration charter amendment bill"
-        " doctrine theorem prize award"
-    )
-)
-_SKIP = frozenset(_split("kind type sort form name one ones of the a an"))
-_QUANTITY = frozenset(
-    _split(
-        "none no all several few many most half quarter third dozen dozens hundreds thousands"
-        " millions billions majority minority"
-    )
-)
-_TIME_CUES = frozenset(
-    stem(w)
-    for w in _split(
-        "century decade era period age reign dynasty war ago season spring summer autumn"
-        " winter morning evening night yesterday today during after before until since early late"
-        " later earlier"
-    )
-)
-_REASON_CUES = frozenset(
-    stem(w)
-    for w in _split(
-        "because since due cause caused causes reason so result order allow enable lead led"
-        " owing thanks purpose aim"
-    )
-)
-# Words an answer uses to restate a question ("the answer is", "is called"): no new content.
-_ECHO = frozenset(
-    stem(w)
-    for w in _split(
-        "answer answers question questions ask asked asks called known named term refer"
-        " refers referred mention mentioned"
-    )
-)
-_COPULA = frozenset(_split("is was are were called named known be"))
+_AUX = en.QUESTION_AUXILIARIES
+_HOW_MUCH = en.HOW_ADJECTIVES
+_TIME_NOUNS = en.TIME_NOUNS
+_NUMBER_NOUNS = en.NUMBER_NOUNS
+_NAMED = en.NAMED_NOUNS
+_NOUN_IN_NAME = en.NOUNS_IN_NAMES
+_SKIP = en.WH_SKIPPED
+_QUANTITY = en.QUANTITY_WORDS
+_TIME_CUES = frozenset(stem(w) for w in en.TIME_CUES)
+_REASON_CUES = frozenset(stem(w) for w in en.REASON_CUES)
+_ECHO = frozenset(stem(w) for w in en.ECHO_WORDS)
+_COPULA = en.COPULAS
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W\d_]+)?")
 
 
@@ -210,8 +141,7 @@ def _named_with_noun(passages: Sequence[str], focus: str) -> bool:
     return False
 
 
-# "in the Renaissance", "under Louis XIV": a name after these can say when.
-_TIME_PREPOSITIONS = frozenset(_split("in during after before since until by at on under"))
+_TIME_PREPOSITIONS = en.TIME_PREPOSITIONS
 
 
 def _timed_name(text: str, names: set[str]) -> bool:
@@ -263,7 +193,7 @@ def _names_focus(text: str, focus: str, known: set[str] | frozenset[str]) -> boo
     return False
 
 
-_PLACE_WORDS = frozenset(_split("in at near on inside outside from beside across along into"))
+_PLACE_WORDS = en.PLACE_PREPOSITIONS
 _NOT_PLACES = _TIME_CUES | {stem(w) for w in _TIME_NOUNS} | {stem(w) for w in _QUANTITY}
 
 
@@ -338,14 +268,7 @@ def _near(a: str, b: str) -> bool:
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
-# Words a bare value comes with: its unit or scale.
-_UNITS = frozenset(
-    stem(w)
-    for w in _split(
-        "thousand thousands million millions billion billions trillion usd dollar dollars eur"
-        " euro euros gbp pound pounds percent per cent approximately about around roughly total"
-    )
-)
+_UNITS = frozenset(stem(w) for w in en.VALUE_UNITS)
 _LABEL_LINES_BACK = 4  # a table's value may sit a few lines below its row's label
 
 

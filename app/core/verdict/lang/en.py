@@ -92,6 +92,147 @@ SCALE_WORDS: dict[str, int] = {
     "trillion": 10**12,
 }
 
+# The suffixes of ordinals written in figures ("21st"): the figure, not a word of its own.
+ORDINAL_SUFFIXES = _words("st nd rd th")
+# Month names: a capitalised one inside a sentence is a date's part, compared like a figure.
+MONTHS = _words(
+    "january february march april may june july august september october november december"
+)
+# Words that negate what follows them (``facts``), verbs among them: "this precludes the need
+# for a dedicated path".
+NEGATING_WORDS = _words(
+    "not never no none nobody nothing neither nor"
+    " preclude precludes precluded obviate obviates obviated"
+)
+# A negation followed by these negates no word: "not only", "not just", "no doubt".
+NOT_NEGATING_AFTER = _words("only just merely solely least doubt")
+# Words that end a negation's scope: "not in Paris but in Lyon".
+NEGATION_SCOPE_END = _words("and but or while whereas which who that because")
+# Quantifiers that negate the clause they open: "None of the attacks succeeded".
+NEGATIVE_QUANTIFIERS = _words("none neither nothing nobody no")
+# Pronouns: a span holding one may name what it stands for in the sentences before it.
+PRONOUNS = _words("he she it they him her them his hers its their theirs this these those")
+# "only one of the three": after these, "one" is a count, the figure 1.
+ONE_COUNTED_AFTER = _words("only just exactly")
+# "the one you're in", "one of them": after these, "one" is a pronoun, not the figure 1.
+ONE_AS_PRONOUN_BEFORE = _words("the this that each any every which another no no-one")
+# Pairs of opposites, each side as written (lower case, its usual forms): the axis is named by
+# its first word. Comparatives, superlatives, time order and modality are opposites too
+# (``facts``: a sentence saying one side where its span says the other is contradicted).
+OPPOSITES = (
+    "pass passed passes passing succeed succeeded succeeds success successful successfully"
+    " | fail failed fails failing failure failures unsuccessful",
+    "increase increased increases increasing rise rises rose risen rising grow grows grew grown"
+    " growing growth | decrease decreased decreases decreasing decline declined declines"
+    " declining fall falls fell fallen falling drop dropped drops dropping reduce reduced"
+    " reduces reducing reduction shrink shrank shrunk shrinking",
+    "before earlier prior preceded preceding | after later afterwards subsequently subsequent",
+    "early earliest | late latest",
+    "win wins won winning winner winners victory victorious | lose loses lost losing loser"
+    " losers defeat defeated",
+    "most greatest | least",
+    "more | less fewer",
+    "best | worst",
+    "better | worse",
+    "high higher highest | low lower lowest",
+    "large larger largest big bigger biggest | small smaller smallest",
+    "longer longest | shorter shortest",
+    "maximum | minimum",
+    "oldest older | youngest younger newest newer",
+    "first | last",
+    "possible possibly | impossible",
+    "likely | unlikely",
+    "able | unable",
+    "legal legally lawful | illegal illegally unlawful",
+    "true | false",
+    "correct correctly | incorrect incorrectly",
+    "may might could | must shall",
+    "optional voluntary | mandatory compulsory obligatory required",
+    "accept accepted accepts accepting | reject rejected rejects rejecting refuse refused",
+    "allow allowed allows permit permitted permits | forbid forbade forbidden prohibit"
+    " prohibited prohibits ban banned bans",
+    "include included includes including | exclude excluded excludes excluding",
+    "above | below",
+    "north northern | south southern",
+    "east eastern | west western",
+    "buy buys bought buying | sell sells sold selling",
+    "import imports imported | export exports exported",
+    "inside | outside",
+    "majority | minority",
+    "positive positively | negative negatively",
+    "strong stronger strongest | weak weaker weakest",
+    "agree agreed agrees | disagree disagreed disagrees",
+)
+
+# Auxiliaries a question opens or turns on ("Did …", "What was …").
+QUESTION_AUXILIARIES = _words(
+    "is are was were am do does did can could will would should shall may might must has have"
+    " had isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't wouldn't"
+    " hasn't haven't"
+)
+# "how many", "how long", "how old": after "how", these ask for a number.
+HOW_ADJECTIVES = _words(
+    "many much long old far big large often tall high fast deep wide heavy small expensive hot cold"
+)
+# "what year", "which century": after a wh-word, these ask for a time.
+TIME_NOUNS = _words(
+    "year years date dates day days month months century centuries decade decades time era"
+    " period age season"
+)
+# "what percentage", "what amount": after a wh-word, these ask for a number.
+NUMBER_NOUNS = _words(
+    "percentage percent number amount proportion share rate size price cost population total"
+    " count sum value length height weight distance speed temperature score"
+)
+# Nouns that ask for something named: the answer must bring a new name (or number).
+NAMED_NOUNS = _words(
+    "case person man woman city country town village company firm team name king queen"
+    " president author writer state river university book film movie album song party"
+    " organization organisation group court band language emperor ruler leader general"
+    " scientist artist composer player club ship law act treaty battle war island mountain"
+    " region province county capital nation empire dynasty church school college newspaper"
+    " magazine brand product model species planet"
+)
+# Named things whose names carry the noun ("the Scotland Act 1998", "the Treaty of Rome", "the
+# Battle of Hastings"): where the passages name one so, an answer names it with the noun too.
+NOUNS_IN_NAMES = _words(
+    "act treaty battle war agreement accord convention declaration charter amendment bill"
+    " doctrine theorem prize award"
+)
+# Words between a wh-word and the noun it asks for ("what kind of", "which one").
+WH_SKIPPED = _words("kind type sort form name one ones of the a an")
+# Words of quantity: a count or share, never a place or a name.
+QUANTITY_WORDS = _words(
+    "none no all several few many most half quarter third dozen dozens hundreds thousands"
+    " millions billions majority minority"
+)
+# Words that give a time: an answer with one answers "when".
+TIME_CUES = _words(
+    "century decade era period age reign dynasty war ago season spring summer autumn winter"
+    " morning evening night yesterday today during after before until since early late later"
+    " earlier"
+)
+# Words that give a reason: an answer with one answers "why".
+REASON_CUES = _words(
+    "because since due cause caused causes reason so result order allow enable lead led owing"
+    " thanks purpose aim"
+)
+# Words an answer uses to restate a question ("the answer is", "is called"): no new content.
+ECHO_WORDS = _words(
+    "answer answers question questions ask asked asks called known named term refer refers"
+    " referred mention mentioned"
+)
+# Verbs that say one thing is another ("X was Y", "is called").
+COPULAS = _words("is was are were called named known be")
+# "in the Renaissance", "under Louis XIV": a name after these can say when.
+TIME_PREPOSITIONS = _words("in during after before since until by at on under")
+# Prepositions a place follows ("in Paris", "near the river").
+PLACE_PREPOSITIONS = _words("in at near on inside outside from beside across along into")
+# Words a bare value comes with: its unit or scale.
+VALUE_UNITS = _words(
+    "thousand thousands million millions billion billions trillion usd dollar dollars eur"
+    " euro euros gbp pound pounds percent per cent approximately about around roughly total"
+)
 # What an answer calls the passages it was given: a sentence about them is no claim about the
 # world ("The sources do not say…").
 SOURCE_NOUNS = _words(
