@@ -45,6 +45,7 @@ def test_a_changed_figure_is_flagged_and_the_reason_says_what_the_passage_has() 
 def test_figures_match_by_value_in_any_writing() -> None:
     assert found("There were three waves.", "There were 3 waves of attacks.") == []
     assert found("It cost three thousand pounds.", "It cost 3,000 pounds.") == []
+    assert found("It cost 1.2 bn pounds.", "It cost 1,200,000,000 pounds.") == []
     assert found("Revenue was $1,577 million.", "Revenue 1,577") == []  # a table in millions
     # a passage that states its scale allows that one only
     assert found("Revenue was $1,577 million.", "Revenue 1,577", table_scale=10**3) == ["figure"]
