@@ -32,6 +32,7 @@ from app.core.verdict.lang.en import NUMBER_WORDS as _NUMBER_WORDS
 from app.core.verdict.lang.en import ONE_AS_PRONOUN_BEFORE as _ONE_AS_PRONOUN_BEFORE
 from app.core.verdict.lang.en import ONE_COUNTED_AFTER as _ONE_COUNTED_AFTER
 from app.core.verdict.lang.en import OPPOSITES as _OPPOSITES
+from app.core.verdict.lang.en import ORDINAL_IDIOMS as _NOT_FIGURES
 from app.core.verdict.lang.en import ORDINAL_SUFFIXES as _ORDINAL_SUFFIX
 from app.core.verdict.lang.en import PRONOUNS as _PRONOUNS
 from app.core.verdict.lang.en import SCALE_WORDS as _MULTIPLIERS
@@ -162,6 +163,8 @@ def facts(text: str) -> Facts:
         number = _number(low)
         if low == "one" and _pronoun_one(toks, i):
             number = None
+        if number is not None and i and f"{toks[i - 1].word.lower()} {low}" in _NOT_FIGURES:
+            number = None  # "at first as a fiefdom": at the start, not the first of a count
         if number is not None:
             numbers.add(number)
             nxt = toks[i + 1] if i + 1 < len(toks) else None

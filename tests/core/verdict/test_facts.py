@@ -33,6 +33,9 @@ def test_contractions_are_a_verb_and_a_not() -> None:
 def test_one_as_a_pronoun_is_no_figure() -> None:
     assert "1" not in facts("The one you are in is small.").numbers
     assert "1" in facts("It took one year.").numbers
+    # nor is "at first" (at the start) the first of a count
+    assert "1" not in facts("It was held in 911, at first as a fiefdom.").numbers
+    assert "1" in facts("He came first in the race.").numbers
 
 
 def test_a_changed_figure_is_flagged_and_the_reason_says_what_the_passage_has() -> None:
