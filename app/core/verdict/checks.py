@@ -412,8 +412,9 @@ CHECKS: tuple[Check, ...] = (
     # -- the answer as a whole ------------------------------------------------------------
     Check(
         "declines",
-        "a gap statement about what the question asks (or opening the answer): the model "
-        "says the files do not answer",
+        "a gap statement about what the question asks (or opening the answer, or saying that "
+        "therefore the thing asked about cannot be worked out): the model says the files do "
+        "not answer",
         "The model says the passages found do not answer the question.",
         Effect.LEVEL,
         "en",
@@ -429,6 +430,14 @@ CHECKS: tuple[Check, ...] = (
                 "The castle has four towers.",
                 "no_answer",
                 "When was the castle built?",
+            ),
+            _E(
+                "Accounts payable were $1,174 million [1]. The inventory figures aren't in these "
+                "excerpts, so the DPO can't be finished as you define it.",
+                "Accounts payable were 1,174.",
+                "no_answer",
+                "What is the FY2020 days payable outstanding (DPO), defined from accounts "
+                "payable, cost of goods sold and the change in inventory?",
             ),
         ),
     ),

@@ -10,8 +10,10 @@ the clause). The parse finds both; without a parser, a few patterns do.
 
 A gap statement declines the question when it is the answer's first sentence, when its topic is
 left open ("The sources don't say."), when it names what is missing by the question's own
-question word alone ("The sources do not say when." to "When did…?"), or when its topic holds a
-good part of the question's own words. Any other gap statement is a side note ("The sources do
+question word alone ("The sources do not say when." to "When did…?"), when its topic holds a
+good part of the question's own words, or when it says that therefore a thing the question asks
+about cannot be worked out ("The inventory figures aren't in these excerpts, so the DPO can't be
+finished"). Any other gap statement is a side note ("The sources do
 not say when." to "How tall…?") and is simply not a claim. A declining answer is "no answer
 in your files" whatever its other sentences say: what the sources do cover, with a citation,
 is not an answer to the question asked.
@@ -40,6 +42,9 @@ class Gap:
     topic: frozenset[str]  # the content terms of what is said to be missing (may be empty)
     # the question words naming what is missing ("do not say when": {"when"}; may be empty)
     wh: frozenset[str] = frozenset()
+    # what the sentence says therefore cannot be worked out ("…, so the DPO can't be
+    # finished": {"dpo"}; may be empty)
+    unworkable: frozenset[str] = frozenset()
 
 
 def gap(sentence: str) -> Gap | None:
@@ -59,7 +64,7 @@ def declines(question: str, sentence: str, found: Gap, *, first: bool) -> bool:
     if not found.topic:  # open, or named by a question word alone: declines the question asked so
         return not found.wh or bool(found.wh & _words(question))
     asked = claim_terms(question)
-    if not asked:
+    if not asked or found.unworkable & asked:  # "so the DPO can't be finished": the one asked
         return True
     return len(found.topic & asked) >= TOPIC_SHARE * len(asked)
 
@@ -68,8 +73,25 @@ def _gap_in(doc: Doc) -> Gap | None:
     for t in doc:
         if not _negative(t) or not _about_sources(t):
             continue
-        return Gap(_topic(t), frozenset(w.lower_ for w in t.subtree if w.lower_ in en.WH_WORDS))
+        wh = frozenset(w.lower_ for w in t.subtree if w.lower_ in en.WH_WORDS)
+        return Gap(_topic(t), wh, _unworkable(doc))
     return None
+
+
+def _unworkable(doc: Doc) -> frozenset[str]:
+    """The terms of what a clause says cannot be worked out ("so the DPO can't be finished",
+    "the ratio cannot be calculated"): the passive subject or the object of a verb of working
+    out (``en.WORKING_OUT``) under a negated "can"."""
+    out: set[str] = set()
+    for t in doc:
+        if t.lemma_.lower() not in en.WORKING_OUT or not any(c.dep_ == "neg" for c in t.children):
+            continue
+        if not any(c.dep_ == "aux" and c.lemma_.lower() in ("can", "could") for c in t.children):
+            continue
+        for c in t.children:
+            if c.dep_ in ("nsubjpass", "dobj"):
+                out |= claim_terms(" ".join(w.text for w in c.subtree))
+    return frozenset(out)
 
 
 def _words(text: str) -> frozenset[str]:

@@ -104,3 +104,16 @@ def test_a_gap_named_by_the_questions_own_question_word_declines_it() -> None:
     assert found is not None
     assert declines("When was the Eiffel Tower completed?", "x", found, first=False)
     assert not declines(TALL, "x", found, first=False)
+
+
+def test_a_gap_that_leaves_the_asked_thing_unworkable_declines_it() -> None:
+    question = "What is Corning's FY2020 days payable outstanding (DPO)?"
+    said = "The inventory figures aren't in these excerpts, so the DPO can't be finished."
+    found = gap(said)
+    assert found is not None and found.unworkable == {"dpo"}
+    assert declines(question, said, found, first=False)
+    # what cannot be worked out is a detail the question does not ask about: a side note
+    side = "The inventory figures aren't in these excerpts, so the turnover can't be computed."
+    side_gap = gap(side)
+    assert side_gap is not None
+    assert not declines(question, side, side_gap, first=False)

@@ -235,6 +235,9 @@ VALUE_UNITS = _words(
     "thousand thousands million millions billion billions trillion usd dollar dollars eur"
     " euro euros gbp pound pounds percent per cent approximately about around roughly total"
 )
+# Verbs of working an answer out: "so the DPO can't be finished" says the question cannot be
+# answered from what was found (``declines``).
+WORKING_OUT = _words("compute calculate determine derive finish complete answer work")
 # What an answer calls the passages it was given: a sentence about them is no claim about the
 # world ("The sources do not say…").
 SOURCE_NOUNS = _words(
