@@ -346,11 +346,21 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "opposite",
-        "a word whose opposite the passage says (rose/fell, before/after, most/least, may/must…)",
+        "a word whose opposite the passage says (rose/fell, before/after, most/least, may/must, "
+        "an exception's 'unless' against a concession's 'even when'…)",
         "the passage says 'decreased', not 'increased'",
         Effect.FLAGS,
         "en",
-        (_E("Sales increased in 2020 [1].", "Sales decreased in 2020.", "flagged"),),
+        (
+            _E("Sales increased in 2020 [1].", "Sales decreased in 2020.", "flagged"),
+            _E(
+                "Extra elections are held in addition to ordinary ones even when they fall "
+                "within six months of one [1].",
+                "Extra elections are in addition to ordinary ones, unless held within six "
+                "months of one, in which case they supplant it.",
+                "flagged",
+            ),
+        ),
     ),
     Check(
         "inline_code",

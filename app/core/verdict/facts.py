@@ -23,6 +23,8 @@ from app.core.verdict.checks import Finding, on
 from app.core.verdict.figures import computed
 from app.core.verdict.lang.en import ANSWER_FILLER
 from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
+from app.core.verdict.lang.en import CONCEDED as _CONCEDED
+from app.core.verdict.lang.en import CONCESSIVE as _CONCESSIVE
 from app.core.verdict.lang.en import MONTHS as _MONTHS
 from app.core.verdict.lang.en import NEGATING_WORDS as _NEGATIONS
 from app.core.verdict.lang.en import NEGATION_SCOPE_END as _SCOPE_END
@@ -189,6 +191,8 @@ def facts(text: str) -> Facts:
             if frame:
                 frames.append(frame)
         pole = _POLES.get(low) if t.after_stop or not t.word[0].isupper() else None
+        if low in _CONCESSIVE and not (i + 1 < len(toks) and toks[i + 1].word.lower() in _CONCEDED):
+            pole = None  # "even numbers": no concession ("even when they fall", "even if")
         if pole is not None:
             poles.append(_polarity(toks, i, pole))
         first = first and not t.word[0].isalnum()

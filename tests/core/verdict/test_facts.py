@@ -110,6 +110,10 @@ def test_a_negation_added_or_dropped_is_flagged_with_the_word_it_negates() -> No
         ("The bill passed.", "The bill failed in the senate."),
         ("Sales increased in 2020.", "Sales decreased in 2020."),
         ("It happened before the war.", "It happened after the war."),
+        (
+            "Extra elections are held in addition, even when held within six months.",
+            "Extra elections are in addition, unless held within six months.",
+        ),
     ],
 )
 def test_opposites_count_like_a_negation(claim: str, span: str) -> None:
@@ -193,3 +197,8 @@ def test_initials_stand_for_a_run_that_starts_lower_case() -> None:
         question="What did the MSPs vote for in 2021?",
     )
     assert marks[0].supported
+
+
+def test_even_is_a_concession_only_before_when_or_if() -> None:
+    span = "Extra elections are in addition, unless held within six months."
+    assert found("Extra elections come in addition, even more often.", span) == []

@@ -164,7 +164,13 @@ OPPOSITES = (
     "positive positively | negative negatively",
     "strong stronger strongest | weak weaker weakest",
     "agree agreed agrees | disagree disagreed disagrees",
+    # an exception against a concession: "in addition, unless held within six months" is not
+    # "in addition even when held within six months" (``CONCESSIVE``)
+    "unless | even",
 )
+# "even" is the concession only before these ("even when they fall", "even if").
+CONCESSIVE = _words("even")
+CONCEDED = _words("when if though where after before")
 
 # Auxiliaries a question opens or turns on ("Did …", "What was …").
 QUESTION_AUXILIARIES = _words(
