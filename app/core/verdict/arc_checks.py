@@ -148,6 +148,33 @@ ARC_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "undated",
+        "a year the claim gives for the event a 'when' question asks about, where the sources "
+        "tell of that event (its verb and subject) only without a year and give the claim's "
+        "year only to something else",
+        "the passages tell of the event the question asks about without a year, and give 1523 "
+        "for something else",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "The Reformation reached France in 1523 [1].",
+                "The Reformation finally arrived in France after long struggles with the "
+                "papacy. Lefevre published his French translation of the New Testament in "
+                "1523.",
+                "flagged",
+                question="In what year did the Reformation arrive in France?",
+            ),
+            _E(
+                "The Reformation reached France in 1523 [1].",
+                "The Reformation arrived in France in 1523, when Lefevre published his "
+                "translation.",
+                "backed",
+                question="In what year did the Reformation arrive in France?",
+            ),
+        ),
+    ),
+    Check(
         "echoed",
         "a word of the question the claim repeats that none of the passages it cites holds "
         "(names and figures aside): the answer takes the question's wording for what the "

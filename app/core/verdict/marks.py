@@ -42,7 +42,7 @@ from app.core.verdict.kinds import (
     sentence_kind,
 )
 from app.core.verdict.order import reversed_order
-from app.core.verdict.premise import echoed, premise
+from app.core.verdict.premise import asked_event, echoed, premise, undated
 from app.core.verdict.question import asked as asked_for
 from app.core.verdict.question import defined_names
 from app.core.verdict.relations import main_clauses, read_text
@@ -103,6 +103,8 @@ def mark_sentences(
     asked = lemma_terms(question) if question else set()
     wants = asked_for(question).kind if question else ""
     defined = defined_names(question) if question and on("defined") else frozenset()
+    event = asked_event(question) if wants == "time" else None
+    said_where = [sp.text for group in spans.values() for sp in group if sp.single and sp.witness]
     marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
         text = answer[start:end]
@@ -149,6 +151,7 @@ def mark_sentences(
             if mark.supported and asked:
                 holding = [held[n] for n in mark.sources if n in held] or list(held.values())
                 said = echoed(plain, asked, frozenset().union(*holding))
+                said = said or undated(event, plain, said_where)
                 if said is not None:
                     mark.supported, mark.support_spans, mark.checks = False, [], [said.check]
                     mark.reason = said.reason[0].upper() + said.reason[1:]

@@ -11,7 +11,11 @@ checks of the table (``checks.py``) read it against the question:
   was the symposium held?" answered "held at the laboratory", a place the passage gives for
   something else);
 - ``echoed``: a word of the question the claim repeats that none of the passages it cites
-  holds.
+  holds;
+- ``undated``: a year the claim gives for the event a "when" question asks about, where the
+  sources state that event without a year and give the claim's year to something else ("In
+  what year did the Reformation arrive in France?" answered "it reached France in 1523",
+  where the Reformation "finally arrived" undated and 1523 is a translation's year).
 """
 
 from __future__ import annotations
@@ -19,8 +23,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from app.core.text import stem
 from app.core.verdict.attest import unattested
 from app.core.verdict.checks import Finding, on
+from app.core.verdict.facts import facts
+from app.core.verdict.lang import en
 from app.core.verdict.relations import Reading
 from app.core.verdict.terms import lemma_terms
 
@@ -110,3 +117,68 @@ def _spelled(text: str, key: str) -> str:
         if t.is_alpha and lemma_terms(t.lemma_) & {key}:
             return t.text
     return key
+
+
+_YEAR = re.compile(r"1\d{3}|20\d{2}")
+
+
+def asked_event(question: str) -> tuple[str, frozenset[str]] | None:
+    """The event a question asks about: its main verb (stemmed from its lemma) and the terms of
+    that verb's subject ("In what year did the Protestant Reformation arrive in France?":
+    ("arriv", {"protest", "reform"})). The small parser misreads the inverted order (it takes
+    "arrive" for a noun), so the words after the auxiliary are parsed as a statement with the
+    auxiliary put back after each of their first few words ("the Protestant Reformation did
+    arrive in France"), until one reads as a subject and its verb. None without a parser,
+    without an auxiliary, or when the main verb is a copula ("When was the Ming dynasty in
+    power?": no event of its own)."""
+    from app.core.verdict.parse import parse
+
+    words = question.rstrip(" ?").split()
+    at = next((i for i, w in enumerate(words) if w.lower() in _INVERTED), None)
+    if at is None:
+        return None
+    aux, rest = words[at].lower(), words[at + 1 :]
+    for k in range(1, min(len(rest), _SUBJECT_WORDS + 1)):
+        doc = parse(" ".join([*rest[:k], aux, *rest[k:]]))
+        root = next((t for t in doc if t.dep_ == "ROOT"), None) if doc is not None else None
+        if root is None or root.pos_ != "VERB" or root.lemma_.lower() in en.COPULAS:
+            continue
+        subject = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if not subject or not any(c.dep_ in ("aux", "auxpass") for c in root.children):
+            continue
+        terms = frozenset(lemma_terms(" ".join(w.text for c in subject for w in c.subtree)))
+        return (stem(root.lemma_.lower()), terms) if terms else None
+    return None
+
+
+_SUBJECT_WORDS = 6  # the longest subject looked for between a question's auxiliary and verb
+# The auxiliaries a question inverts ("In what year did the Reformation arrive …?").
+_INVERTED = frozenset({"did", "does", "do", "was", "were", "is", "are", "has", "have", "had"})
+
+
+def undated(
+    event: tuple[str, frozenset[str]] | None, plain: str, sentences: Sequence[str]
+) -> Finding | None:
+    """A year the claim ``plain`` gives for the asked ``event`` (``asked_event``), where the
+    source ``sentences`` state the event (its verb with a word of its subject) only without
+    that year, and give the year only in sentences without the event's verb: the date of
+    something else, answering a question whose premise the sources do not bear out."""
+    if event is None or not on("undated"):
+        return None
+    years = {n for n in facts(plain).numbers if _YEAR.fullmatch(n)}
+    if not years:
+        return None
+    verb, subject = event
+    read = [(lemma_terms(s), facts(s).numbers) for s in sentences]
+    stated = [numbers for terms, numbers in read if verb in terms and subject & terms]
+    dated = [terms for terms, numbers in read if years & numbers]
+    if not stated or any(years & numbers for numbers in stated):
+        return None
+    if not dated or any(verb in terms for terms in dated):
+        return None
+    year = sorted(years)[0]
+    return Finding(
+        "undated",
+        f"the passages tell of the event the question asks about without a year, and give "
+        f"{year} for something else",
+    )
