@@ -159,21 +159,24 @@ _INVERTED = frozenset({"did", "does", "do", "was", "were", "is", "are", "has", "
 def undated(
     event: tuple[str, frozenset[str]] | None, plain: str, sentences: Sequence[str]
 ) -> Finding | None:
-    """A year the claim ``plain`` gives for the asked ``event`` (``asked_event``), where the
-    source ``sentences`` state the event (its verb with a word of its subject) only without
-    that year, and give the year only in sentences without the event's verb: the date of
-    something else, answering a question whose premise the sources do not bear out."""
+    """A year the claim ``plain`` gives for the asked ``event`` (``asked_event``: the claim
+    names its subject), where the source ``sentences`` state the event (its verb with a word of
+    its subject) only without any year, and give the claim's year only in sentences without
+    the event's verb: the date of something else, answering a question whose premise the
+    sources do not bear out."""
     if event is None or not on("undated"):
         return None
     years = {n for n in facts(plain).numbers if _YEAR.fullmatch(n)}
     if not years:
         return None
     verb, subject = event
+    if not subject & lemma_terms(plain):
+        return None  # a year of something else the answer tells of, not of the asked event
     read = [(lemma_terms(s), facts(s).numbers) for s in sentences]
     stated = [numbers for terms, numbers in read if verb in terms and subject & terms]
     dated = [terms for terms, numbers in read if years & numbers]
-    if not stated or any(years & numbers for numbers in stated):
-        return None
+    if not stated or any(_YEAR.fullmatch(n) for numbers in stated for n in numbers):
+        return None  # the sources date the event: the slot checks compare the years
     if not dated or any(verb in terms for terms in dated):
         return None
     year = sorted(years)[0]

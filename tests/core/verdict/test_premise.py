@@ -26,3 +26,14 @@ def test_a_year_the_sources_give_to_another_event_is_no_date_of_the_asked_one() 
     assert found is not None and "1523" in found.reason
     dated_arrival = ["The Reformation arrived in France in 1523, when Lefevre published it."]
     assert undated(event, "The Reformation reached France in 1523.", dated_arrival) is None
+
+
+def test_a_dated_event_or_a_year_of_something_else_is_left_to_the_other_checks() -> None:
+    event = asked_event("When did the archive open?")
+    dated = ["The city archive opened in 1889.", "It holds the harbour records from 1650."]
+    # the sources date the opening: the slot checks compare the years
+    assert undated(event, "The archive opened in 1650.", dated) is None
+    undated_opening = ["The city archive opened late.", "It holds the records from 1650."]
+    # a year the answer gives to something else it tells of is not the opening's
+    assert undated(event, "It holds the harbour records from 1650.", undated_opening) is None
+    assert undated(event, "The archive opened in 1650.", undated_opening) is not None
