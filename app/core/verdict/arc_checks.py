@@ -37,7 +37,8 @@ ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "slot_figure",
         "the same slot of the same word given another figure in the passage (a date: any "
-        "of 'in', 'after', 'from … to' … of the word)",
+        "of 'in', 'after', 'from … to' … of the word), unless the claim gives it that figure "
+        "too",
         "the passage gives 1830 'in …' of 'took', not 1850",
         Effect.FLAGS,
         "en",
@@ -53,6 +54,13 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "After 1971, OPEC was slow to readjust prices. From 1947 to 1967, the price "
                 "of oil had risen by two percent a year.",
                 "flagged",
+            ),
+            _E(
+                "So the answer depends on the theater: six years of fighting in North America, "
+                "seven years in Europe [1].",
+                "The name Seven Years' War comes from the war in Europe, from 1756 to 1763. In "
+                "North America the fighting lasted six years, from 1754 to 1760.",
+                "backed",
             ),
         ),
     ),

@@ -88,7 +88,7 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
             a.head.i == arc.dep.i and a.role == "mod" and a.dep.kind == "number" for a in claim.arcs
         )
         siblings = [a for a in claim.arcs if a.head.i == arc.head.i and a.role in _SLOTS]
-        found = _contradiction(arc, about, counted, siblings)
+        found = _contradiction(arc, about, counted, siblings, claim.arcs)
         if found is not None:
             out.append(Finding("own_verb", found.reason) if n in own_verb else found)
     return list(dict.fromkeys(f for f in out if on(f.check)))
@@ -274,7 +274,11 @@ def _negation(arc: Arc, sentences: Sequence[Reading]) -> list[Finding]:
 
 
 def _contradiction(
-    arc: Arc, pool: Sequence[Reading], counted: bool = False, siblings: Sequence[Arc] = ()
+    arc: Arc,
+    pool: Sequence[Reading],
+    counted: bool = False,
+    siblings: Sequence[Arc] = (),
+    said: Sequence[Arc] = (),
 ) -> Finding | None:
     """A sentence holding ``arc``'s words in conflicting roles, its slot filled otherwise (a
     date: any of the word's dates), or its figure attached to another word; or, for a name or
@@ -282,7 +286,9 @@ def _contradiction(
     while the claim's word has that slot filled otherwise (``taken``), unless that other word
     holds two of the claim's arguments of its word (``siblings``): then it is the claim's word
     said otherwise ("the US left the Gold Exchange Standard" for "the US abandoned" it, in a
-    passage that says "left to float" of something else)."""
+    passage that says "left to float" of something else). A slot the passage fills otherwise
+    is no contradiction where the claim (``said``: all its arcs) fills the same slot so too
+    ("six years in North America, seven years in the European reckoning")."""
     for s in pool:
         for other in s.arcs:
             if _conflicting(arc, other):
@@ -324,6 +330,10 @@ def _contradiction(
                 and same(arc.head, other.head)
                 and other.dep.kind == arc.dep.kind
                 and not same(arc.dep, other.dep)
+                and not any(
+                    a.role == arc.role and same(a.head, arc.head) and same(a.dep, other.dep)
+                    for a in said
+                )
             ):
                 check = "slot_figure" if arc.dep.kind == "number" else "filler"
                 return Finding(
