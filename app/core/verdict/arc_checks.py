@@ -37,8 +37,8 @@ ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "slot_figure",
         "the same slot of the same word given another figure in the passage (a date: any "
-        "of 'in', 'after', 'from … to' … of the word), unless the claim gives it that figure "
-        "too",
+        "of 'in', 'after', 'from … to' … of the word; a year the parse hangs on a verb's "
+        "object dates the verb), unless the claim gives it that figure too",
         "the passage gives 1830 'in …' of 'took', not 1850",
         Effect.FLAGS,
         "en",
@@ -53,6 +53,14 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "After 1971 the price of oil rose by two percent a year [1].",
                 "After 1971, OPEC was slow to readjust prices. From 1947 to 1967, the price "
                 "of oil had risen by two percent a year.",
+                "flagged",
+            ),
+            _E(
+                "Nixon named William E. Simon as the first Administrator of the Energy Office "
+                "in 1974 [1].",
+                "In 1973, Nixon named William E. Simon as the first Administrator of the Energy "
+                "Office, a short-term body created to coordinate the response. Simon allocated "
+                "states the same amount of oil for 1974.",
                 "flagged",
             ),
             _E(

@@ -89,9 +89,22 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
         )
         siblings = [a for a in claim.arcs if a.head.i == arc.head.i and a.role in _SLOTS]
         found = _contradiction(arc, about, counted, siblings, claim.arcs)
+        for verb in _event_of(arc, claim) if found is None else ():
+            found = _contradiction(Arc(verb, arc.role, arc.dep), about, said=claim.arcs)
+            if found is not None:
+                break
         if found is not None:
             out.append(Finding("own_verb", found.reason) if n in own_verb else found)
     return list(dict.fromkeys(f for f in out if on(f.check)))
+
+
+def _event_of(arc: Arc, claim: Reading) -> list[Word]:
+    """The verbs a year's noun is an argument of, when the year dates a noun: a date belongs to
+    an event, and the parser may hang it on the verb's object ("named Simon as the first
+    Administrator in 1974": the naming's year, read as the administrator's)."""
+    if not (_year(arc.dep) and arc.role in _WHEN and arc.head.kind != "verb"):
+        return []
+    return [a.head for a in claim.arcs if a.dep.i == arc.head.i and a.head.kind == "verb"]
 
 
 def unattested(claim: Reading, pool: Sequence[Reading]) -> list[Arc]:
