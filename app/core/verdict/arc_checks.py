@@ -164,6 +164,30 @@ ARC_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "counted_other",
+        "a count the claim gives for the named group a 'how many' question asks about, which "
+        "the passage backing it counts in another named group the claim does not name",
+        "the passage counts 3,000 Protestants, not the question's group",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "Between about 2,000 and 3,000 were killed in Paris [1].",
+                "During the massacre, between about 2,000 and 3,000 Protestants were killed "
+                "in Paris by Catholic mobs.",
+                "flagged",
+                question="How many French Catholics died during the massacre?",
+            ),
+            _E(
+                "Between about 2,000 and 3,000 Protestants were killed in Paris [1].",
+                "During the massacre, between about 2,000 and 3,000 Protestants were killed "
+                "in Paris by Catholic mobs.",
+                "backed",
+                question="How many Protestants died during the massacre?",
+            ),
+        ),
+    ),
+    Check(
         "undated",
         "a year the claim gives for the event a 'when' question asks about, where the sources "
         "tell of that event (its verb and subject) only without a year and give the claim's "

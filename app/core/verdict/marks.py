@@ -42,9 +42,9 @@ from app.core.verdict.kinds import (
     sentence_kind,
 )
 from app.core.verdict.order import reversed_order
-from app.core.verdict.premise import asked_event, echoed, premise, undated
+from app.core.verdict.premise import asked_event, counted_other, echoed, premise, undated
 from app.core.verdict.question import asked as asked_for
-from app.core.verdict.question import defined_names
+from app.core.verdict.question import counted_group, defined_names
 from app.core.verdict.relations import main_clauses, read_text
 from app.core.verdict.spans import Passage, Span, by_initials, rarity, source_spans
 from app.core.verdict.terms import lemma_terms
@@ -104,6 +104,7 @@ def mark_sentences(
     wants = asked_for(question).kind if question else ""
     defined = defined_names(question) if question and on("defined") else frozenset()
     event = asked_event(question) if wants == "time" else None
+    group = counted_group(question) if wants == "number" else frozenset()
     said_where = [sp.text for group in spans.values() for sp in group if sp.single and sp.witness]
     marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
@@ -152,6 +153,7 @@ def mark_sentences(
                 holding = [held[n] for n in mark.sources if n in held] or list(held.values())
                 said = echoed(plain, asked, frozenset().union(*holding))
                 said = said or undated(event, plain, said_where)
+                said = said or _counted_other(mark, claim, group, by_n)
                 if said is not None:
                     mark.supported, mark.support_spans, mark.checks = False, [], [said.check]
                     mark.reason = said.reason[0].upper() + said.reason[1:]
@@ -498,6 +500,17 @@ def _align(
 
 
 _PLACED = frozenset({"name_place", "figure_place"})
+
+
+def _counted_other(
+    mark: SentenceMark, claim: _Claim, group: frozenset[str], by_n: dict[int, Passage]
+) -> Finding | None:
+    """``premise.counted_other`` against each span that backs ``mark``."""
+    for n, start, end in mark.support_spans if group else ():
+        found = counted_other(group, claim.facts, facts(by_n[n].text[start:end]))
+        if found is not None:
+            return found
+    return None
 
 
 def _in_relation(mark: SentenceMark, chosen: list[Span], spans: dict[int, list[Span]]) -> bool:

@@ -12,6 +12,9 @@ checks of the table (``checks.py``) read it against the question:
   something else);
 - ``echoed``: a word of the question the claim repeats that none of the passages it cites
   holds;
+- ``counted_other``: a count the claim gives for the named group a "how many" question asks
+  about, which its passage gives another named group ("How many French Catholics died?"
+  answered with the passage's count of Protestants killed);
 - ``undated``: a year the claim gives for the event a "when" question asks about, where the
   sources state that event without a year and give the claim's year to something else ("In
   what year did the Reformation arrive in France?" answered "it reached France in 1523",
@@ -26,7 +29,7 @@ from collections.abc import Sequence
 from app.core.text import stem
 from app.core.verdict.attest import unattested
 from app.core.verdict.checks import Finding, on
-from app.core.verdict.facts import facts
+from app.core.verdict.facts import Facts, facts
 from app.core.verdict.lang import en
 from app.core.verdict.relations import Reading
 from app.core.verdict.terms import lemma_terms
@@ -185,3 +188,23 @@ def undated(
         f"the passages tell of the event the question asks about without a year, and give "
         f"{year} for something else",
     )
+
+
+def counted_other(group: frozenset[str], claim: Facts, span: Facts) -> Finding | None:
+    """A figure of ``claim`` that its backing ``span`` counts in another named group than the
+    one a "how many" question asks about (``group``: ``question.counted_group``), where the
+    claim names neither: the answer gives the count of one group for another ("between 2,000
+    and 3,000 were killed" for "How many French Catholics died?", where the passage counts
+    "2,000 and 3,000 Protestants")."""
+    if not group or not on("counted_other"):
+        return None
+    for number, word in sorted(span.counted):
+        if number not in claim.numbers or word in group or word in claim.stems:
+            continue
+        if word in span.names and not group & claim.stems:
+            return Finding(
+                "counted_other",
+                f"the passage counts {number} {span.spelled.get(word, word)}, not the "
+                "question's group",
+            )
+    return None

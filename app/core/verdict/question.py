@@ -319,6 +319,16 @@ def _labels_of(values: frozenset[str], passage: str) -> list[str | None]:
     return out
 
 
+_HOW_MANY = re.compile(r"\b(?i:how many)\s+((?:[A-Z][\w'’-]*\s+)+)")
+
+
+def counted_group(question: str) -> frozenset[str]:
+    """The named group a "how many" question counts ("How many French Catholics died …?":
+    {"french", "cathol"}); empty when it counts no named group ("how many people")."""
+    found = _HOW_MANY.search(question)
+    return frozenset(stem(w.lower()) for w in found.group(1).split()) if found else frozenset()
+
+
 _PARENTHESIS = re.compile(r"\(([^()]{1,80})\)")
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from app.core.verdict.premise import asked_event, undated
+from app.core.verdict.facts import facts
+from app.core.verdict.premise import asked_event, counted_other, undated
+from app.core.verdict.question import counted_group
 
 
 def test_the_event_asked_about_is_the_questions_verb_and_its_subject() -> None:
@@ -37,3 +39,16 @@ def test_a_dated_event_or_a_year_of_something_else_is_left_to_the_other_checks()
     # a year the answer gives to something else it tells of is not the opening's
     assert undated(event, "It holds the harbour records from 1650.", undated_opening) is None
     assert undated(event, "The archive opened in 1650.", undated_opening) is not None
+
+
+def test_a_count_the_passage_gives_another_named_group_is_not_the_asked_ones() -> None:
+    group = counted_group("How many French Catholics died during the massacre?")
+    assert group == {"french", "cathol"}
+    span = facts("Between about 2,000 and 3,000 Protestants were killed in Paris.")
+    found = counted_other(group, facts("Between 2,000 and 3,000 were killed in Paris."), span)
+    assert found is not None and "Protestants" in found.reason
+    # the claim that names the passage's group says whose count it is
+    named = facts("Between 2,000 and 3,000 Protestants were killed in Paris.")
+    assert counted_other(group, named, span) is None
+    # a question that counts no named group asks about anyone counted
+    assert counted_group("How many people died during the massacre?") == frozenset()
