@@ -347,7 +347,8 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "opposite",
         "a word whose opposite the passage says (rose/fell, before/after, most/least, may/must, "
-        "an exception's 'unless' against a concession's 'even when'…)",
+        "an exception's 'unless' against a concession's 'even when'…), in the sentence the "
+        "claim rests on or in another sentence of a source it cites about the same things",
         "the passage says 'decreased', not 'increased'",
         Effect.FLAGS,
         "en",
@@ -358,6 +359,15 @@ CHECKS: tuple[Check, ...] = (
                 "within six months of one [1].",
                 "Extra elections are in addition to ordinary ones, unless held within six "
                 "months of one, in which case they supplant it.",
+                "flagged",
+            ),
+            _E(
+                "Set `default_url_options` inside the `configure` block of each environment "
+                "config file to generate full URLs [1].",
+                "Set `default_url_options` in each environment config file to generate full "
+                "URLs. Mailers need them too. The development server can infer most options. "
+                "Add the `default_url_options` just outside of the standard `configure` block "
+                "in each of your environment config files.",
                 "flagged",
             ),
         ),

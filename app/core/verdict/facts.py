@@ -15,6 +15,7 @@ Opposites count like a negation: a sentence saying "passed", "increased", "after
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -190,9 +191,7 @@ def facts(text: str) -> Facts:
             frame = _frame(toks, i)
             if frame:
                 frames.append(frame)
-        pole = _POLES.get(low) if t.after_stop or not t.word[0].isupper() else None
-        if low in _CONCESSIVE and not (i + 1 < len(toks) and toks[i + 1].word.lower() in _CONCEDED):
-            pole = None  # "even numbers": no concession ("even when they fall", "even if")
+        pole = _pole_at(toks, i)
         if pole is not None:
             poles.append(_polarity(toks, i, pole))
         first = first and not t.word[0].isalnum()
@@ -312,6 +311,67 @@ def _known_name(name: str, claim: Facts, span: Facts, known: frozenset[str] | se
     if any(initials in (name, bare) for initials, _ in span.runs):
         return True  # "MSPs" for "members of the Scottish Parliament"
     return any(name in stems and initials in known for initials, stems in claim.runs)
+
+
+def _pole_at(toks: list[_Token], i: int) -> tuple[str, int] | None:
+    """The opposite pair (axis, side) the word at ``i`` belongs to, if any. A capitalised one
+    inside a sentence is a name ("Best Buy"); "even" is a concession only before "when", "if"
+    and the like ("even numbers" is none)."""
+    t = toks[i]
+    low = t.word.lower()
+    if not (t.after_stop or not t.word[0].isupper()):
+        return None
+    if low in _CONCESSIVE and not (i + 1 < len(toks) and toks[i + 1].word.lower() in _CONCEDED):
+        return None
+    return _POLES.get(low)
+
+
+_SAME_SHARE = 0.5  # of a claim's content words, in a sentence about the same things
+_POLE_ABOUT = 6  # content words after an opposite-pair word that say what it is about
+
+
+@functools.lru_cache(maxsize=4096)
+def _poles_about(text: str) -> tuple[tuple[str, int, str, frozenset[str]], ...]:
+    """Each opposite-pair word of ``text`` (axis, side, as written) with what it is about: the
+    content words right after it ("inside the configure block": {"configur", "block"})."""
+    toks = tokens(text)
+    out = []
+    for i in range(len(toks)):
+        pole = _pole_at(toks, i)
+        if pole is None:
+            continue
+        axis, side, word, _, _ = _polarity(toks, i, pole)
+        about = [t.stem for t in toks[i + 1 :] if t.content][:_POLE_ABOUT]
+        out.append((axis, side, word, frozenset(about)))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _content(text: str) -> frozenset[str]:
+    return frozenset(t.stem for t in tokens(text) if t.content)
+
+
+def opposed_about(claim: str, other: str) -> str | None:
+    """A word of ``claim`` whose opposite ``other`` says about the same things (two of the
+    content words after each, and half the claim's content words in all), where the claim
+    says one side only and ``other`` the other side only: "inside the configure block"
+    against a note's "just outside of the standard configure block", in a sentence other than
+    the one the claim rests on."""
+    mine = _poles_about(claim)
+    if not mine or len(_content(claim) & _content(other)) < _SAME_SHARE * len(_content(claim)):
+        return None  # a sentence about other things, though it shares a few words
+    theirs = _poles_about(other)
+    for axis, side, word, about in mine:
+        if {s for a, s, _, _ in mine if a == axis} != {side}:
+            continue
+        if any(a == axis and s == side for a, s, _, _ in theirs):
+            continue
+        for a, _, said, other_about in theirs:
+            if said.startswith("not ") or word.startswith("not "):
+                continue  # a negated word is read where it stands (``negation``), not here
+            if a == axis and len(about & other_about) >= 2:
+                return f"the passage says '{said}' of the same things, not '{word}'"
+    return None
 
 
 def _polarity(toks: list[_Token], i: int, pole: tuple[str, int]) -> tuple[str, int, str, str, str]:

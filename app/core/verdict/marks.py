@@ -31,7 +31,7 @@ from app.core.verdict.checks import Finding, on
 from app.core.verdict.code import INLINE_CODE, code_source, inline_code_finding
 from app.core.verdict.copies import clauses_copied, find_copy
 from app.core.verdict.declines import declines, gap
-from app.core.verdict.facts import Facts, conflicts, facts, merge
+from app.core.verdict.facts import Facts, conflicts, facts, merge, opposed_about
 from app.core.verdict.figures import computed, same_value, scale_word
 from app.core.verdict.kinds import (
     NOT_A_CLAIM,
@@ -149,6 +149,8 @@ def mark_sentences(
                 _clauses(mark, plain, sources, threshold, question)
             if mark.supported:
                 _inline_code(mark, text, by_n)  # the code as written: "[2:4]" is no citation
+            if mark.supported and on("opposite"):
+                _opposed_elsewhere(mark, plain, spans)
             if mark.supported and asked:
                 holding = [held[n] for n in mark.sources if n in held] or list(held.values())
                 said = echoed(plain, asked, frozenset().union(*holding))
@@ -500,6 +502,24 @@ def _align(
 
 
 _PLACED = frozenset({"name_place", "figure_place"})
+
+
+def _opposed_elsewhere(mark: SentenceMark, plain: str, spans: dict[int, list[Span]]) -> None:
+    """Unback a backed claim when a sentence of a source it cites, other than those it rests
+    on, says the opposite of its word about the same things (``facts.opposed_about``). A
+    copy of a passage sentence says what its passage says, and is left alone."""
+    if "copy" in mark.checks:
+        return
+    resting = {(n, s, e) for n, s, e in mark.support_spans}
+    for n in mark.sources:
+        for sp in spans.get(n, ()):
+            if not sp.single or (sp.n, sp.start, sp.end) in resting:
+                continue
+            said = opposed_about(plain, sp.text)
+            if said is not None:
+                mark.supported, mark.support_spans, mark.checks = False, [], ["opposite"]
+                mark.reason = f"{said[0].upper()}{said[1:]} ([{n}])"
+                return
 
 
 def _counted_other(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.core.verdict.facts import Facts, alike, conflicts, facts, merge, tokens
+from app.core.verdict.facts import Facts, alike, conflicts, facts, merge, opposed_about, tokens
 from app.core.verdict.marks import mark_sentences
 
 
@@ -202,3 +202,13 @@ def test_initials_stand_for_a_run_that_starts_lower_case() -> None:
 def test_even_is_a_concession_only_before_when_or_if() -> None:
     span = "Extra elections are in addition, unless held within six months."
     assert found("Extra elections come in addition, even more often.", span) == []
+
+
+def test_an_opposite_about_the_same_things_in_another_sentence_is_found() -> None:
+    claim = "Set the options inside the configure block of each environment config file."
+    other = "Add the options just outside of the standard configure block in each config file."
+    assert (
+        opposed_about(claim, other) == "the passage says 'outside' of the same things, not 'inside'"
+    )
+    # a sentence about other things, though it has the opposite word, says nothing of it
+    assert opposed_about(claim, "Keep your coat outside of the house in summer.") is None
