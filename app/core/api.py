@@ -94,7 +94,7 @@ _LAZY: dict[str, str] = {
     "app.core.threads.export": "source_state thread_markdown",
     "app.core.threads.export_file": "ExportError write_export",
     "app.core.threads.store": "ThreadInfo ThreadStore Turn turn_from_answer",
-    "app.core.verdict.marks": "SentenceMark",
+    "app.core.verdict.sentence": "SentenceMark",
     "app.core.watch.retrying": "read_state",
     "app.core.watch.watcher": "WatchState WatchStatus Watcher",
 }

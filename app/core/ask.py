@@ -53,7 +53,7 @@ from app.core.types import Hit, Support
 from app.core.verdict import parse
 from app.core.verdict.grounding import ground
 from app.core.verdict.judge import Level, Verdict, judge
-from app.core.verdict.marks import from_json_sentences
+from app.core.verdict.sentence import from_json_sentences
 
 __all__ = [
     "AskEvent",

@@ -32,7 +32,8 @@ from app.core.prompt.passages import SOURCE_TOKENS, Ranges, excerpt, sent_text
 from app.core.text import display_path, strip_citations
 from app.core.types import Hit, Support
 from app.core.verdict.judge import Verdict, judge
-from app.core.verdict.marks import SentenceMark, mark_sentences, prepare, to_json_sentences
+from app.core.verdict.marks import mark_sentences, prepare
+from app.core.verdict.sentence import SentenceMark, to_json_sentences
 
 __all__ = [
     "Answer",

@@ -119,7 +119,7 @@ def turn_from_answer(
     (kept with the verdict, so the turn shown again is judged on what it was)."""
     from app.core.text import text_hash
     from app.core.verdict.judge import judge
-    from app.core.verdict.marks import to_json_sentences
+    from app.core.verdict.sentence import to_json_sentences
 
     verdict = answer.verdict or judge(None, answer.sentences, error=answer.error)
     sources = [
@@ -156,7 +156,8 @@ def readable(turn: Turn) -> Turn:
     text = clean_answer(turn.answer)
     if text == turn.answer:
         return turn
-    from app.core.verdict.marks import mark_sentences, to_json_sentences
+    from app.core.verdict.marks import mark_sentences
+    from app.core.verdict.sentence import to_json_sentences
 
     marks = to_json_sentences(mark_sentences(text, turn.sources, question=turn.question))
     return dataclasses.replace(turn, answer=text, sentences=marks)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from app.core.errors import AnswerError
 from app.core.ollama.client import stream_chat
-from app.core.verdict.marks import SentenceMark
+from app.core.verdict.sentence import SentenceMark
 from app.core.verdict.spans import Passage
 
 DOCUMENT_CHARS = 6000  # of passage text sent with each claim (the model reads about 1,500 words)

@@ -30,7 +30,6 @@ from typing import Any
 from app.core.types import Support
 from app.core.verdict.checks import on
 from app.core.verdict.kinds import NOT_A_CLAIM
-from app.core.verdict.marks import SentenceMark
 from app.core.verdict.question import (
     asked,
     counted_elsewhere,
@@ -38,6 +37,7 @@ from app.core.verdict.question import (
     missing_names,
     supplies,
 )
+from app.core.verdict.sentence import SentenceMark
 
 
 class Level(StrEnum):

@@ -25,7 +25,8 @@ from app.core.ollama.models import (
 from app.core.prompt.answering import Source, answer_question
 from app.core.types import Hit, Support
 from app.core.verdict.judge import judge
-from app.core.verdict.marks import SentenceMark, mark_sentences
+from app.core.verdict.marks import mark_sentences
+from app.core.verdict.sentence import SentenceMark
 from tests.fake_ollama import FakeOllama
 
 ARCHIVE = (
