@@ -113,7 +113,7 @@ def mark_sentences(
             _figures_by_value(claim, terms, spans)
             copied = on("copy") and _copied(mark, plain, claim, by_n, spans)
             if not copied:
-                _align(mark, claim, by_initials(spans, plain), threshold)
+                _align(mark, claim, by_initials(spans, plain, stated.runs), threshold)
             if mark.supported and not _tabular(plain) and not _reordered(mark, plain, by_n):
                 _relations(mark, plain, spans, asked, copied, wants)
             if not mark.supported and on("clauses"):

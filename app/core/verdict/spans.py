@@ -121,12 +121,15 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}\b|\b(?:[A-Z]\.){2,}")  # "EU", "MSP", "U.N."
 
 
-def by_initials(spans: dict[int, list[Span]], claim: str) -> dict[int, list[Span]]:
+def by_initials(
+    spans: dict[int, list[Span]], claim: str, runs: tuple[tuple[str, frozenset[str]], ...]
+) -> dict[int, list[Span]]:
     """``spans``, where a name is written by its initials in one of claim and span and in full
     in the other, with both writings among the span's terms: "the United Nations" is covered by
     a span saying "U.N.", "EU" by one saying "European Union" (its passage's ``Facts.runs``
-    give a name's initials, as the name check reads them). Unchanged, the same mapping."""
-    names = {letters: stems for letters, stems in facts(claim).runs if letters not in STOPWORDS}
+    give a name's initials, as the name check reads them; ``runs`` are the claim's own, from
+    its facts). Unchanged, the same mapping."""
+    names = {letters: stems for letters, stems in runs if letters not in STOPWORDS}
     short = {m.group().replace(".", "").lower() for m in _ACRONYM.finditer(claim)}
     if not names and not short:
         return spans
