@@ -23,6 +23,7 @@ checks of the table (``checks.py``) read it against the question:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -159,6 +160,12 @@ _SUBJECT_WORDS = 6  # the longest subject looked for between a question's auxili
 _INVERTED = frozenset({"did", "does", "do", "was", "were", "is", "are", "has", "have", "had"})
 
 
+@functools.lru_cache(maxsize=2048)
+def _said(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A source sentence's terms and figures, read once for every claim sentence of the answer."""
+    return frozenset(lemma_terms(sentence)), facts(sentence).numbers
+
+
 def undated(
     event: tuple[str, frozenset[str]] | None, plain: str, sentences: Sequence[str]
 ) -> Finding | None:
@@ -175,7 +182,7 @@ def undated(
     verb, subject = event
     if not subject & lemma_terms(plain):
         return None  # a year of something else the answer tells of, not of the asked event
-    read = [(lemma_terms(s), facts(s).numbers) for s in sentences]
+    read = [_said(s) for s in sentences]
     stated = [numbers for terms, numbers in read if verb in terms and subject & terms]
     dated = [terms for terms, numbers in read if years & numbers]
     if not stated or any(_YEAR.fullmatch(n) for numbers in stated for n in numbers):
