@@ -267,6 +267,15 @@ ARC_CHECKS: tuple[Check, ...] = (
                 question="When did Kublai move the capital to Khanbaliq?",
             ),
             _E(
+                "Henry of Navarre recanted Protestantism when he succeeded to the French "
+                "throne [1].",
+                "The fighting was quelled in 1598, when Henry of Navarre, having succeeded to "
+                "the French throne as Henry IV, and having recanted Protestantism in favour of "
+                "Catholicism, issued the Edict of Nantes.",
+                "backed",
+                question="What religion did Henry renounce upon ascending the throne?",
+            ),
+            _E(
                 "The ACM Symposium was held at the National Physical Laboratory [1].",
                 "Donald Davies worked at the National Physical Laboratory. A member of his "
                 "team met Lawrence Roberts at the ACM Symposium.",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -308,6 +308,21 @@ def _first_conjunct(t: Token) -> Token:
     return first
 
 
+def _parallel_participle(t: Token, tokens: Sequence[Token]) -> Token | None:
+    """The perfect participle before ``t`` that ``t`` continues, when ``t`` is one too ("Henry,
+    having succeeded to the throne, and having recanted Protestantism, issued the Edict"): the
+    small parser may hang the second on the main clause's verb ("The warfare was quelled …,
+    and having recanted"), but parallel participles share their subject. None otherwise."""
+    if not _perfect(t):
+        return None
+    return next((v for v in reversed(tokens) if v.i < t.i and _perfect(v)), None)
+
+
+def _perfect(t: Token) -> bool:
+    """A participle after "having": "having recanted"."""
+    return t.tag_ == "VBN" and any(c.dep_ == "aux" and c.lower_ == "having" for c in t.children)
+
+
 def _is_copula_head(t: Token) -> bool:
     """A form of 'be' that is the head of its clause with no noun or adjective after it."""
     if t.lemma_ != "be":
@@ -405,7 +420,9 @@ def shared_subject_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
     NLR": the community is the investor too, the copula's complement), and a participle
     opening an adverbial clause ("Chrysler ended production, moving to front-wheel drive":
     Chrysler moved; "Founded in 1368, the dynasty ruled …": the dynasty was founded, the
-    object of a past participle). Indices relative to the span."""
+    object of a past participle). A perfect participle after another ("having succeeded …, and
+    having recanted …") shares that one's subject, wherever the parser hung it. Indices
+    relative to the span."""
     tokens = list(doc)
     start = tokens[0].i if tokens else 0
     inside = {t.i for t in tokens}
@@ -415,7 +432,7 @@ def shared_subject_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
         if any(c.dep_ in _SUBJ_DEPS | {"nsubjpass", "csubjpass", "expl"} for c in t.children):
             continue
         if t.dep_ == "conj":
-            first, role = _first_conjunct(t), SUBJ
+            first, role = _parallel_participle(t, tokens) or _first_conjunct(t), SUBJ
         elif t.dep_ == "advcl" and t.tag_ in ("VBG", "VBN"):
             if t.lower_ in en.PREPOSITIONAL_PARTICIPLES:
                 continue

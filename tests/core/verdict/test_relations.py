@@ -39,6 +39,18 @@ def test_a_relative_clause_puts_its_noun_in_the_pronouns_slot() -> None:
     assert ("founded", OBJ, "dynasty") in arcs("The dynasty, founded in 1368, ruled China.")
 
 
+def test_parallel_perfect_participles_share_their_subject() -> None:
+    # the small parser hangs "having recanted" on the main clause's "quelled", as if the
+    # fighting had recanted; the participle it continues says whose act it is
+    found = arcs(
+        "The fighting was quelled in 1598, when Henry of Navarre, having succeeded to the "
+        "French throne as Henry IV, and having recanted Protestantism in favour of "
+        "Catholicism, issued the Edict of Nantes."
+    )
+    assert ("recanted", SUBJ, "Henry") in found
+    assert ("recanted", SUBJ, "fighting") not in found
+
+
 def test_a_negation_marks_the_word_it_is_on() -> None:
     words = {w.text: w for w in reading("The king did not sign the treaty.").words}
     assert words["sign"].negated and not words["king"].negated
