@@ -135,6 +135,32 @@ ANSWER_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "premise_title",
+        "a word the question puts before a title and a name (“French architect Enric "
+        "Miralles”) that the passages backing the answer give otherwise, and never as the "
+        "question does: the answer took the question's premise",
+        "the question says “French architect Enric Miralles”, but the passages backing the "
+        "answer say “Spanish architect Enric Miralles”",
+        Effect.LEVEL,
+        "en",
+        (
+            _E(
+                "Enric Miralles designed the Scottish Parliament Building [1].",
+                "The Scottish Parliament Building was designed by Spanish architect Enric "
+                "Miralles in partnership with a local firm.",
+                "unsupported",
+                question="French architect Enric Miralles helped design what building?",
+            ),
+            _E(
+                "Enric Miralles designed the Scottish Parliament Building [1].",
+                "The Scottish Parliament Building was designed by Spanish architect Enric "
+                "Miralles in partnership with a local firm.",
+                "supported",
+                question="Spanish architect Enric Miralles helped design what building?",
+            ),
+        ),
+    ),
+    Check(
         "weak_evidence",
         "retrieval evidence too weak to vouch for the answer (the support flag)",
         "The passages found only loosely match the question; the answer may not be in your files.",

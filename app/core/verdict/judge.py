@@ -36,6 +36,7 @@ from app.core.verdict.question import (
     mislabelled,
     missing_names,
     supplies,
+    titled_elsewhere,
 )
 from app.core.verdict.sentence import SentenceMark
 
@@ -232,12 +233,16 @@ def _judge(
                 f"mention {named}, which the question asks about."
             )
             return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
-    if flagged < total and backers and on("premise_count"):
-        counted = counted_elsewhere(question, backers)
-        if counted is not None:
+    # a count or a title the question states, which the backing passages state otherwise
+    for check, stated_otherwise in (
+        ("premise_count", counted_elsewhere),
+        ("premise_title", titled_elsewhere),
+    ):
+        found = stated_otherwise(question, backers) if flagged < total and on(check) else None
+        if found is not None:
             reason = (
-                f"The question says “{counted[0]}”, but the passages backing the answer say "
-                f"“{counted[1]}”: the answer takes the question's premise for what your files "
+                f"The question says “{found[0]}”, but the passages backing the answer say "
+                f"“{found[1]}”: the answer takes the question's premise for what your files "
                 "say."
             )
             return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)

@@ -19,7 +19,9 @@ the amount of accounts payable", though the passage holds both.
 A question also states things: the names it asks about (``missing_names``: an answer whose
 passages mention none of them may be about something else; the noun "what" asks for, "What
 French City …?", is no such name), and counts (``counted_elsewhere``: "varied by up to three
-months", where the passages say one month, is a premise the answer should not have taken).
+months", where the passages say one month, is a premise the answer should not have taken),
+and the words it puts before a title and a name (``titled_elsewhere``: "French architect Enric
+Miralles", where the passages say Spanish).
 The names it defines in a parenthesis ("(unadjusted EBITDA)", ``defined_names``) are its own
 words for what the passages say otherwise.
 """
@@ -371,6 +373,51 @@ def _counts(text: str) -> dict[str, tuple[set[str], set[str]]]:
         values.add(value)
         written.add(f"{a.word} {b.word}")
     return out
+
+
+def titled_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
+    """A capitalised word the question puts before a title and a name ("French architect
+    Enric Miralles") where the passages backing the answer put another before the same title
+    and name ("Spanish architect Enric Miralles") and never the question's: the answer took
+    the question's premise, which its passages contradict. (what the question says, what the
+    passages say), or None."""
+    asked_titles = _titles(question)
+    if not asked_titles:
+        return None
+    said = _titles(" ".join(evidence))
+    for key, (words, written) in asked_titles.items():
+        given = said.get(key)
+        if given is None or words & given[0]:
+            continue
+        return min(written), min(given[1])
+    return None
+
+
+def _titles(text: str) -> dict[tuple[str, str], tuple[set[str], set[str]]]:
+    """(title stem, name) -> (the capitalised words before them, lower case; as written) in
+    ``text``: "French architect Enric Miralles" gives ("architect", "Enric") -> "french"."""
+    out: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
+    toks = tokens(text)
+    for i, (a, b, c) in enumerate(zip(toks, toks[1:], toks[2:], strict=False)):
+        if not (a.word[:1].isupper() and a.word.isalpha() and a.word.lower() not in STOPWORDS):
+            continue
+        if a.word.lower() in _WH or not (b.word.isalpha() and b.word.islower()):
+            continue
+        if b.word in STOPWORDS or not _capital(c.word):
+            continue
+        name = [c.word]
+        for t in toks[i + 3 :]:
+            if not _capital(t.word) or t.after_stop:
+                break
+            name.append(t.word)
+        words, written = out.setdefault((b.stem, c.word), (set(), set()))
+        words.add(a.word.lower())
+        written.add(" ".join([a.word, b.word, *name]))
+    return out
+
+
+def _capital(word: str) -> bool:
+    return word[:1].isupper() and word.isalpha()
 
 
 # Spelled ordinals ("first", "third") rank things, they count none.
