@@ -375,6 +375,41 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "crossed",
+        "a sentence that names one side of a contrast its passage sentence draws (“A …, "
+        "while B …”) and not the other, but holds words only the other side says: it gives "
+        "one thing what the passage says of the other",
+        "[1] says this of circuit switching, not of packet switching",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "Packet switching charges a fee per unit of information transmitted, even "
+                "when no data is transferred [1].",
+                "Circuit switching is characterized by a fee per unit of connection time, even "
+                "when no data is transferred, while packet switching may be characterized by "
+                "a fee per unit of information transmitted.",
+                "flagged",
+            ),
+            _E(
+                "Circuit switching charges a fee per unit of connection time, even when no "
+                "data is transferred [1].",
+                "Circuit switching is characterized by a fee per unit of connection time, even "
+                "when no data is transferred, while packet switching may be characterized by "
+                "a fee per unit of information transmitted.",
+                "backed",
+            ),
+            _E(
+                "Unlike circuit switching, which charges even when no data is transferred, "
+                "packet switching charges per unit of information transmitted [1].",
+                "Circuit switching is characterized by a fee per unit of connection time, even "
+                "when no data is transferred, while packet switching may be characterized by "
+                "a fee per unit of information transmitted.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "inline_code",
         "a sentence's inline code (`…`) that no source holds as written, whitespace aside: "
         "code is read exactly, as a line of code is",

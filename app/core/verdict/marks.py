@@ -28,6 +28,7 @@ from app.core.text import citations, sentence_spans, strip_citations
 from app.core.verdict.attest import contradictions, linked
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.code import INLINE_CODE, code_source, inline_code_finding
+from app.core.verdict.contrast import crossed
 from app.core.verdict.copies import clauses_copied, find_copy
 from app.core.verdict.declines import declines, gap
 from app.core.verdict.facts import Facts, conflicts, facts, merge, opposed_about
@@ -122,6 +123,8 @@ def mark_sentences(
                 _inline_code(mark, text, by_n)  # the code as written: "[2:4]" is no citation
             if mark.supported and on("opposite"):
                 _opposed_elsewhere(mark, plain, spans)
+            if mark.supported and on("crossed"):
+                _crossed(mark, plain, by_n)
             if mark.supported and asked:
                 holding = [held[n] for n in mark.sources if n in held] or list(held.values())
                 said = echoed(plain, asked, frozenset().union(*holding))
@@ -491,6 +494,17 @@ def _opposed_elsewhere(mark: SentenceMark, plain: str, spans: dict[int, list[Spa
                 mark.supported, mark.support_spans, mark.checks = False, [], ["opposite"]
                 mark.reason = f"{said[0].upper()}{said[1:]} ([{n}])"
                 return
+
+
+def _crossed(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> None:
+    """Unback a backed claim that gives one side of a contrast in a span it rests on what
+    that span says of the other side (``contrast.crossed``)."""
+    for n, start, end in mark.support_spans:
+        found = crossed(plain, by_n[n].text[start:end])
+        if found is not None:
+            mark.supported, mark.support_spans, mark.checks = False, [], ["crossed"]
+            mark.reason = f"[{n}] says this of {found[1]}, not of {found[0]}"
+            return
 
 
 def _counted_other(

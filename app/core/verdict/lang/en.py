@@ -172,6 +172,17 @@ OPPOSITES = (
 CONCESSIVE = _words("even")
 CONCEDED = _words("when if though where after before")
 
+# Subordinators that set one clause against another ("…, while packet switching is
+# characterized by …"): each side says something of its own subject (``contrast.py``).
+CONTRAST_MARKS = _words("while whereas")
+# Words by which a sentence sets things against each other itself ("unlike circuit
+# switching", "rather than per connection"): such a sentence may hold both sides' words.
+CONTRASTING = re.compile(
+    r"\b(?:unlike|whereas|while|rather\s+than|instead\s+of|in\s+contrast|compared\s+(?:to|with)"
+    r"|as\s+opposed\s+to|but)\b",
+    re.IGNORECASE,
+)
+
 # Auxiliaries a question opens or turns on ("Did …", "What was …").
 QUESTION_AUXILIARIES = _words(
     "is are was were am do does did can could will would should shall may might must has have"

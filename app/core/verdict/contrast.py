@@ -1,0 +1,103 @@
+"""Whether a claim gives one side of a contrast what its passage says of the other.
+
+A passage sentence that sets two things side by side ("circuit switching is characterized by a
+fee per unit of connection time, even when no data is transferred, while packet switching may
+be characterized by a fee per unit of information transmitted") lends a fluent answer the
+words of both sides. "Packet-switched services may charge a fee per unit of information
+transmitted, even when no data is transferred" covers the sentence well and contradicts none
+of its figures or names, yet says of packet switching what the passage says of circuit
+switching.
+
+``crossed`` reads the passage sentence's two sides: a clause opened by a contrasting
+subordinator after a comma (", while", ", whereas": ``lang.en.CONTRAST_MARKS``; "fell straight
+down while the ship moved" is a time), and the clause it is set against, each with its
+subject. A claim that names one side's subject and not the other's, but holds words that only
+the other side says, and sets nothing against anything itself ("unlike", "rather than":
+``lang.en.CONTRASTING``), has crossed the sides.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.core.verdict.lang import en
+from app.core.verdict.terms import claim_terms, lemma_terms
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+CROSSED_WORDS = 2  # words only the other side says that a claim must hold to have crossed
+
+
+def crossed(claim: str, sentence: str) -> tuple[str, str] | None:
+    """(the subject the claim names, the subject whose words it took) when ``claim`` gives
+    one side of a contrast in ``sentence`` what the sentence says of the other; else None."""
+    from app.core.verdict.parse import parse
+
+    if not any(w in sentence.lower() for w in en.CONTRAST_MARKS):
+        return None
+    doc = parse(sentence)
+    if doc is None:
+        return None
+    if en.CONTRASTING.search(claim):
+        return None
+    said = lemma_terms(claim)
+    for mark in doc:
+        if mark.lower_ not in en.CONTRAST_MARKS or mark.dep_ != "mark":
+            continue
+        if mark.i == 0 or doc[mark.i - 1].text != ",":
+            continue  # "fall straight down while the ship moved": a time, not a contrast
+        inner = mark.head
+        outer = inner.head
+        if inner.dep_ != "advcl" or outer.i == inner.i:
+            continue
+        inside = {t.i for t in inner.subtree}
+        sides = (
+            ([t for t in doc if t.i not in inside], _subject(outer)),  # the rest of it
+            ([t for t in inner.subtree], _subject(inner)),
+        )
+        if any(subject is None for _, subject in sides):
+            continue
+        found = _crossed_sides(said, sides)
+        if found is not None:
+            return found
+    return None
+
+
+def _subject(verb: Token) -> Token | None:
+    """The subject of ``verb``'s clause, if it has one of its own."""
+    return next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+
+
+def _crossed_sides(
+    said: set[str], sides: tuple[tuple[list[Token], Token | None], ...]
+) -> tuple[str, str] | None:
+    terms = [claim_terms(" ".join(t.text for t in words)) for words, _ in sides]
+    named = [
+        claim_terms(" ".join(t.text for t in subject.subtree)) if subject is not None else set()
+        for _, subject in sides
+    ]
+    # the words that tell the subjects apart ("circuit", "packet"; not the shared "switching"),
+    # which the other side does not mention at all
+    own = [named[0] - terms[1], named[1] - terms[0]]
+    for this, other in ((0, 1), (1, 0)):
+        if not (said & own[this]) or said & own[other]:
+            continue
+        only_other = terms[other] - terms[this] - own[other]
+        if len(said & only_other) >= CROSSED_WORDS:
+            subjects = [s for _, s in sides]
+            this_subject, other_subject = subjects[this], subjects[other]
+            assert this_subject is not None and other_subject is not None
+            return _phrase(this_subject), _phrase(other_subject)
+    return None
+
+
+def _phrase(subject: Token) -> str:
+    """A subject's words as written ("packet switching"), a sentence's capital taken off a
+    word that is no name ("Circuit switching is …")."""
+    words = list(subject.subtree)
+    first = words[0].text
+    if words[0].is_sent_start and words[0].tag_ not in ("NNP", "NNPS"):
+        first = first.lower()
+    return " ".join([first, *(t.text for t in words[1:])])
