@@ -162,7 +162,9 @@ ANSWER_CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "weak_evidence",
-        "retrieval evidence too weak to vouch for the answer (the support flag)",
+        "retrieval evidence too weak to vouch for the answer (the support flag): unsupported "
+        "where a sentence is unbacked, or where the question names nothing that all the "
+        "backing passages name too",
         "The passages found only loosely match the question; the answer may not be in your files.",
         Effect.LEVEL,
         "any",

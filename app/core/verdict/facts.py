@@ -59,7 +59,9 @@ _POLES: dict[str, tuple[str, int]] = {
 
 
 @dataclass(frozen=True)
-class _Token:
+class Token:
+    """A word of a text as the fact checks read it (``tokens``)."""
+
     word: str  # as written
     stem: str
     content: bool
@@ -75,9 +77,9 @@ class _Token:
 _DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}")
 
 
-def tokens(text: str) -> list[_Token]:
+def tokens(text: str) -> list[Token]:
     """Words and numbers of ``text``, each marked content or not, and with clause breaks."""
-    out: list[_Token] = []
+    out: list[Token] = []
     last = 0
     text = _DOTTED.sub(lambda m: m.group().replace(".", "") + " " * m.group().count("."), text)
     for m in _TOKEN.finditer(text):
@@ -91,18 +93,18 @@ def tokens(text: str) -> list[_Token]:
         last = m.end()
         if low.endswith("n't"):  # didn't, wasn't, can't: the verb, then a "not"
             head = low[:-3] or "can"
-            out.append(_Token(raw[: len(head)], head, False, broke))
-            out.append(_Token("not", "not", False, False))
+            out.append(Token(raw[: len(head)], head, False, broke))
+            out.append(Token("not", "not", False, False))
             continue
         if low == "cannot":
-            out += [_Token("can", "can", False, broke), _Token("not", "not", False, False)]
+            out += [Token("can", "can", False, broke), Token("not", "not", False, False)]
             continue
         low = low.split("'")[0]
         short = len(low) > 1 or low.isdigit() or raw.isupper()  # "P", "X" name things
         content = short and low not in STOPWORDS and low not in ANSWER_FILLER
         key = low if low[0].isdigit() else stem(low)
         hyphened = "-" in (before, after)
-        out.append(_Token(raw, key, content, broke, stop, glued and not low[0].isdigit(), hyphened))
+        out.append(Token(raw, key, content, broke, stop, glued and not low[0].isdigit(), hyphened))
     return out
 
 
@@ -131,7 +133,7 @@ class Facts:
     computes: bool = False  # says it computes ("+", "=", "margin", "change"): see ``computed``
 
 
-def _listed_before(toks: list[_Token], i: int, number: str) -> list[str]:
+def _listed_before(toks: list[Token], i: int, number: str) -> list[str]:
     """``number`` (at ``i``) and the figures listed before it, which the word after it counts
     too: "$0.55, $0.50 and $0.50 per share" gives each figure "per share". A list ends in
     "and" or "or" before its last figure; without one, a figure before a comma is another
@@ -229,14 +231,14 @@ def _marked(word: str) -> bool:
     return len(word) >= 2 and any(c.isupper() for c in word[1:])
 
 
-def _runs(toks: list[_Token]) -> tuple[tuple[str, frozenset[str]], ...]:
+def _runs(toks: list[Token]) -> tuple[tuple[str, frozenset[str]], ...]:
     """Runs of capitalised words with their initials (see ``Facts.runs``). A run that a
     lower-case word leads into with "of" ("members of the Scottish Parliament") also stands
     with that word's initial ("msp"), as well as without it ("sp"); each part of a run that
     joiners split stands with its own (``_segments``)."""
     out: list[tuple[str, frozenset[str]]] = []
-    run: list[_Token] = []
-    lead: _Token | None = None  # the lower-case word before the run's "of"
+    run: list[Token] = []
+    lead: Token | None = None  # the lower-case word before the run's "of"
     for i, t in enumerate([*toks, None]):
         if t is not None and (t.word[:1].isupper() or (run and t.word.lower() in _RUN_JOINERS)):
             if not run:
@@ -256,10 +258,10 @@ def _runs(toks: list[_Token]) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(out)
 
 
-def _segments(run: list[_Token]) -> list[tuple[str, frozenset[str]]]:
+def _segments(run: list[Token]) -> list[tuple[str, frozenset[str]]]:
     """The initials of each part of a run that joiners split ("Secretary General of the United
     Nations": "sg" and "un"), when the run has more than one."""
-    parts: list[list[_Token]] = [[]]
+    parts: list[list[Token]] = [[]]
     for t in run:
         if t.word.lower() in _RUN_JOINERS:
             parts.append([])
@@ -271,7 +273,7 @@ def _segments(run: list[_Token]) -> list[tuple[str, frozenset[str]]]:
     return [("".join(w.word[0] for w in p).lower(), frozenset(w.stem for w in p)) for p in parts]
 
 
-def _lead_in(toks: list[_Token], i: int) -> _Token | None:
+def _lead_in(toks: list[Token], i: int) -> Token | None:
     """The lower-case content word that leads into a run starting at ``i`` with "of" (and
     "the"): "members" in "members of the Scottish Parliament"."""
     j = i - 1
@@ -313,7 +315,7 @@ def _known_name(name: str, claim: Facts, span: Facts, known: frozenset[str] | se
     return any(name in stems and initials in known for initials, stems in claim.runs)
 
 
-def _pole_at(toks: list[_Token], i: int) -> tuple[str, int] | None:
+def _pole_at(toks: list[Token], i: int) -> tuple[str, int] | None:
     """The opposite pair (axis, side) the word at ``i`` belongs to, if any. A capitalised one
     inside a sentence is a name ("Best Buy"); "even" is a concession only before "when", "if"
     and the like ("even numbers" is none)."""
@@ -374,7 +376,7 @@ def opposed_about(claim: str, other: str) -> str | None:
     return None
 
 
-def _polarity(toks: list[_Token], i: int, pole: tuple[str, int]) -> tuple[str, int, str, str, str]:
+def _polarity(toks: list[Token], i: int, pole: tuple[str, int]) -> tuple[str, int, str, str, str]:
     """The pole of word ``i``, flipped when a negation shortly before it in its clause rules it,
     with the words either side of it."""
     axis, side = pole
@@ -391,7 +393,7 @@ def _polarity(toks: list[_Token], i: int, pole: tuple[str, int]) -> tuple[str, i
     return axis, side, word, before, after
 
 
-def _pronoun_one(toks: list[_Token], i: int) -> bool:
+def _pronoun_one(toks: list[Token], i: int) -> bool:
     """Whether "one" at ``i`` is a pronoun or part of a word ("the one you're in", "one of the
     first", "a one-liner"), not the figure 1."""
     before = toks[i - 1].word.lower() if i else ""
@@ -419,12 +421,12 @@ def _scaled(number: str, word: str) -> str | None:
     return str(int(value)) if value == int(value) else None
 
 
-def _negation_exempt(toks: list[_Token], i: int) -> bool:
+def _negation_exempt(toks: list[Token], i: int) -> bool:
     nxt = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
     return nxt in _NOT_NEGATING
 
 
-def _clause_word(toks: list[_Token], i: int) -> str | None:
+def _clause_word(toks: list[Token], i: int) -> str | None:
     """The content word nearest before a negation in its own clause (what it is said of)."""
     for j in range(i, 0, -1):
         if toks[j].after_break:
@@ -434,7 +436,7 @@ def _clause_word(toks: list[_Token], i: int) -> str | None:
     return None
 
 
-def _scope(toks: list[_Token], i: int) -> list[str]:
+def _scope(toks: list[Token], i: int) -> list[str]:
     scope: list[str] = []
     for t in toks[i + 1 :]:
         if t.after_break or len(scope) >= _SCOPE or (scope and t.word.lower() in _SCOPE_END):
@@ -444,7 +446,7 @@ def _scope(toks: list[_Token], i: int) -> list[str]:
     return scope
 
 
-def _frame(toks: list[_Token], i: int) -> str | None:
+def _frame(toks: list[Token], i: int) -> str | None:
     """Two words either side of a negation, without it: what the text says if it is dropped."""
     before = [t.word.lower() for t in toks[max(0, i - _FRAME) : i]]
     after = [t.word.lower() for t in toks[i + 1 : i + 1 + _FRAME]]

@@ -4,11 +4,14 @@ Retrieval evidence alone (``Support``, computed before the model runs) cannot vo
 answer: the model may add sentences no passage backs. So the verdict shown first is computed
 once the answer is complete, from both:
 
-- ``supported``: the evidence is strong and every claim sentence is backed by a passage;
+- ``supported``: every claim sentence is backed by a passage, and the evidence is strong or
+  the question names what the backing passages name (a fluent answer's "ruled" may be the
+  passage's word where the question said "in power", which the search scores loosely);
 - ``partly_supported``: the evidence is strong, and some claim sentences are backed, some are
   not;
-- ``unsupported``: the evidence is weak (whatever the sentences), or no claim sentence is
-  backed (or the model was not asked because the evidence was weak);
+- ``unsupported``: the evidence is weak and some sentence unbacked, or weak and the question
+  names nothing the passages name, or no claim sentence is backed (or the model was not asked
+  because the evidence was weak);
 - ``no_answer``: the model said the sources do not contain the answer, or gave no answer at
   all. Neutral: not a failure of the files, not an endorsement.
 
@@ -35,6 +38,7 @@ from app.core.verdict.question import (
     counted_elsewhere,
     mislabelled,
     missing_names,
+    names_something,
     supplies,
     titled_elsewhere,
 )
@@ -268,7 +272,13 @@ def _judge(
             reason += ", but by passages that may not answer the question."
             return Verdict(Level.UNSUPPORTED, _join(evidence, reason) + tail, total, flagged)
         return Verdict(Level.PARTLY, reason + "." + _miscited(claims) + tail, total, flagged)
-    if not strong:
+    loosely = ""  # weak evidence, overruled: every sentence backed by passages about it
+    if not strong and _about_what_is_asked(question, claims, passages):
+        loosely = (
+            " The search matched these passages to the question's words only loosely, but "
+            "they name what it asks about."
+        )
+    elif not strong:
         reason = _join(
             evidence,
             "The answer's sentences repeat the passages, but the passages may not answer "
@@ -283,7 +293,26 @@ def _judge(
     if partial:  # backed so far, but cut short: neutral, never green
         reason = f"{every} in your files, but it stopped before it was complete."
         return Verdict(Level.NO_ANSWER, reason, total, 0, stopped=True)
-    return Verdict(Level.SUPPORTED, f"{every} in your files.{_miscited(claims)}{tail}", total, 0)
+    reason = f"{every} in your files.{loosely}{_miscited(claims)}{tail}"
+    return Verdict(Level.SUPPORTED, reason, total, 0)
+
+
+def _about_what_is_asked(
+    question: str,
+    claims: Sequence[SentenceMark],
+    passages: Mapping[int, tuple[str, str]] | None,
+) -> bool:
+    """Whether an answer whose every sentence is backed is about what the question asks,
+    though the search found its passages only loosely matching the question's words
+    (``weak_evidence``): the question names something ("Which religion did Kublai prefer?"),
+    and the answer or the passages backing it (their text, file name or heading) name all of
+    it. A question that names nothing ("When did the archive open?") is not vouched for so: a
+    backed sentence about the harbour would pass."""
+    if not (question and passages and names_something(question)):
+        return False
+    used = sorted({n for m in claims for n in m.backed_by if n in passages})
+    texts = [passages[n][0] for n in used] + [passages[n][1] for n in used]
+    return bool(used) and not missing_names(question, " ".join(m.text for m in claims), texts)
 
 
 def _miscited(claims: Sequence[SentenceMark]) -> str:

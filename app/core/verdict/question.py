@@ -29,12 +29,12 @@ words for what the passages say otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from app.core.text import STOPWORDS, fold, stem, strip_citations
-from app.core.verdict.facts import alike, facts, tokens
+from app.core.verdict.facts import Token, alike, facts, tokens
 from app.core.verdict.lang import en
 from app.core.verdict.terms import claim_terms
 
@@ -219,17 +219,10 @@ def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[s
     from a passage on the Huguenot Street district)."""
     said = facts(" ".join([strip_citations(answer), *evidence]))
     known = said.stems
-    kind = _kind_noun(question)
     out: list[str] = []
-    for t in tokens(question)[1:]:  # a question's first word is capitalised anyway
+    for t in _names_asked(question):
         word = t.word.replace("’", "'")
         low = word.lower()
-        if not (word[:1].isupper() and len(word) >= 4) or low in STOPWORDS or low in _WH:
-            continue
-        if low == kind:  # "What French City …?": the kind of thing asked for, not a name
-            continue
-        if t.after_stop or t.glued:  # a second sentence's first word; part of a code
-            continue
         if f" {low} " in said.words or t.stem in known or word in out:
             continue
         if alike(t.stem, known) or any(_near(low, w) for w in said.words.split()):
@@ -238,6 +231,26 @@ def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[s
             continue  # the name inside a longer word ("New World": "worldwide")
         out.append(word)
     return out
+
+
+def names_something(question: str) -> bool:
+    """Whether the question asks about something it names ("Which religion did Kublai
+    prefer?"), which passages about it name too; "When did the archive open?" names nothing."""
+    return any(True for _ in _names_asked(question))
+
+
+def _names_asked(question: str) -> Iterator[Token]:
+    """The question's words that name what it asks about (``missing_names``)."""
+    kind = _kind_noun(question)
+    for t in tokens(question)[1:]:  # a question's first word is capitalised anyway
+        low = t.word.replace("’", "'").lower()
+        if not (t.word[:1].isupper() and len(t.word) >= 4) or low in STOPWORDS or low in _WH:
+            continue
+        if low == kind:  # "What French City …?": the kind of thing asked for, not a name
+            continue
+        if t.after_stop or t.glued:  # a second sentence's first word; part of a code
+            continue
+        yield t
 
 
 def _kind_noun(question: str) -> str:

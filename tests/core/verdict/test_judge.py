@@ -137,6 +137,22 @@ def test_verbatim_answer_over_weak_evidence_is_not_green(server: FakeOllama) -> 
     assert WEAK.reason in a.verdict.reason
 
 
+def test_a_backed_answer_about_what_the_question_names_overrules_weak_evidence() -> None:
+    """The search's words matched loosely ("in power" against "ruled"), but the question names
+    the Ming, and the passage that backs every sentence does too."""
+    passage = "The Ming dynasty ruled China from 1368 to 1644, following the Yuan."
+    marks = mark_sentences(
+        "The Ming dynasty ruled from 1368 to 1644 [1].",
+        [Source(1, hit(1, passage, "/notes/ming.md"))],
+    )
+    passages = {1: (passage, "ming.md")}
+    verdict = judge(WEAK, marks, question="When was the Ming dynasty in power?", passages=passages)
+    assert verdict.level == "supported" and "only loosely" in verdict.reason
+    # a question naming something no backing passage names is not vouched for so
+    other = judge(WEAK, marks, question="When was the Qing dynasty in power?", passages=passages)
+    assert other.level == "unsupported"
+
+
 def test_no_answer_is_neutral(server: FakeOllama) -> None:
     a = answer(server, "The sources do not contain the answer.", support=WEAK)
     assert a.verdict is not None and a.verdict.level == "no_answer"
