@@ -22,7 +22,8 @@ ARC_CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "filler",
-        "the same slot of the same word filled by another name in the passage",
+        "the same slot of the same word filled by another name in the passage (or by a noun "
+        "the passage names beside it: “a member of his team (Roger Scantlebury)”)",
         "the passage gives Chrysler the subject of 'ended', not Dodge",
         Effect.FLAGS,
         "en",
@@ -31,6 +32,18 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "In 1981 production was ended by Dodge [1].",
                 "In 1981 production was ended by Chrysler. Dodge kept its Diplomat.",
                 "flagged",
+            ),
+            _E(
+                "Donald Davies met Lawrence Roberts at the symposium [1].",
+                "A member of Davies' team (Roger Scantlebury) met Lawrence Roberts at the "
+                "symposium.",
+                "flagged",
+            ),
+            _E(
+                "Roger Scantlebury met Lawrence Roberts at the symposium [1].",
+                "A member of Davies' team (Roger Scantlebury) met Lawrence Roberts at the "
+                "symposium.",
+                "backed",
             ),
         ),
     ),

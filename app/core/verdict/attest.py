@@ -338,22 +338,24 @@ def _contradiction(
         return None  # a name's own modifiers ("Maria de la Queillerie, wife of …") vary freely
     for s in pool:
         for other in s.arcs:
-            if (
-                other.role == arc.role
-                and same(arc.head, other.head)
-                and other.dep.kind == arc.dep.kind
-                and not same(arc.dep, other.dep)
-                and not any(
-                    a.role == arc.role and same(a.head, arc.head) and same(a.dep, other.dep)
-                    for a in said
-                )
-            ):
-                check = "slot_figure" if arc.dep.kind == "number" else "filler"
-                return Finding(
-                    check,
-                    f"the passage gives {_named(other.dep)} {_role_words(arc.role)} "
-                    f"'{arc.head.text}', not {_named(arc.dep)}",
-                )
+            if other.role != arc.role or not same(arc.head, other.head):
+                continue
+            named = _appositives(other.dep, s) if other.dep.kind != arc.dep.kind else []
+            for filler in (other.dep, *named):
+                if (
+                    filler.kind == arc.dep.kind
+                    and not same(arc.dep, filler)
+                    and not any(
+                        a.role == arc.role and same(a.head, arc.head) and same(a.dep, filler)
+                        for a in said
+                    )
+                ):
+                    check = "slot_figure" if arc.dep.kind == "number" else "filler"
+                    return Finding(
+                        check,
+                        f"the passage gives {_named(filler)} {_role_words(arc.role)} "
+                        f"'{arc.head.text}', not {_named(arc.dep)}",
+                    )
     if _year(arc.dep) and arc.role in _WHEN:
         for s in pool:
             dates = [
@@ -375,6 +377,14 @@ def _contradiction(
             f"the passage gives {arc.dep.text}, but not for '{arc.head.text}'",
         )
     return None
+
+
+def _appositives(word: Word, s: Reading) -> list[Word]:
+    """The words ``s`` sets beside ``word`` to say who or what it is: "a member of Davies'
+    team (Roger Scantlebury)" fills its slot with Roger Scantlebury. Read where the claim fills
+    the slot with a name and the passage with a common noun; a name's own appositive ("Iraq
+    (SCIRI)") is the same thing again."""
+    return [a.dep for a in s.arcs if a.head.i == word.i and a.role == "appos"]
 
 
 def _telling(figure: Word) -> bool:
