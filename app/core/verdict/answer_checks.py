@@ -161,6 +161,35 @@ ANSWER_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "premise_negation",
+        "a “why” question whose statement is negated (“why must they not have …”) "
+        "where no sentence of the passages backing the answer negates its verb: the answer "
+        "explains what they do not say",
+        "the question asks why something does “not have”, but no passage backing the "
+        "answer says “not have”",
+        Effect.LEVEL,
+        "en",
+        (
+            _E(
+                "Lenin held that imperialism grows out of capitalism's need to expand [1].",
+                "Lenin portrayed imperialism as a natural extension of capitalism, which arose "
+                "from the need of capitalist economies to expand.",
+                "unsupported",
+                question="According to Lenin, why must capitalist countries not have an "
+                "imperialist policy?",
+            ),
+            _E(
+                "Lenin held that capitalist countries must not have such a policy, since it "
+                "leads to war [1].",
+                "Lenin wrote that capitalist countries must not have an imperialist policy, "
+                "since it leads to war.",
+                "supported",
+                question="According to Lenin, why must capitalist countries not have an "
+                "imperialist policy?",
+            ),
+        ),
+    ),
+    Check(
         "weak_evidence",
         "retrieval evidence too weak to vouch for the answer (the support flag): unsupported "
         "where a sentence is unbacked, or where the question names nothing that all the "

@@ -41,6 +41,7 @@ from app.core.verdict.question import (
     names_something,
     supplies,
     titled_elsewhere,
+    unnegated,
 )
 from app.core.verdict.sentence import SentenceMark
 
@@ -250,6 +251,14 @@ def _judge(
                 "say."
             )
             return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
+    found_not = unnegated(question, backers) if flagged < total and on("premise_negation") else None
+    if found_not is not None:
+        reason = (
+            f"The question asks why something does “{found_not}”, but no passage backing the "
+            f"answer says “{found_not}”: the answer takes the question's premise for what your "
+            "files say."
+        )
+        return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
     if flagged == total:
         why = next((m.reason for m in claims if m.reason), "")
         why = f" ({why[0].lower()}{why[1:]})" if why else ""

@@ -20,8 +20,10 @@ A question also states things: the names it asks about (``missing_names``: an an
 passages mention none of them may be about something else; the noun "what" asks for, "What
 French City …?", is no such name), and counts (``counted_elsewhere``: "varied by up to three
 months", where the passages say one month, is a premise the answer should not have taken),
-and the words it puts before a title and a name (``titled_elsewhere``: "French architect Enric
-Miralles", where the passages say Spanish).
+the words it puts before a title and a name (``titled_elsewhere``: "French architect Enric
+Miralles", where the passages say Spanish), and a negation it asks the reason for
+(``unnegated``: "Why must capitalist countries not have an imperialist policy?", where no
+passage says they must not).
 The names it defines in a parenthesis ("(unadjusted EBITDA)", ``defined_names``) are its own
 words for what the passages say otherwise.
 """
@@ -386,6 +388,31 @@ def _counts(text: str) -> dict[str, tuple[set[str], set[str]]]:
         values.add(value)
         written.add(f"{a.word} {b.word}")
     return out
+
+
+def unnegated(question: str, evidence: Sequence[str]) -> str | None:
+    """The verb of a negated "why" question ("Why must capitalist countries not have an
+    imperialist policy?") that no sentence of the passages backing the answer negates: an
+    answer explaining it from them explains something they do not say, taking the question's
+    premise. The verb as the question writes it with its negation ("not have"), or None."""
+    if asked(question).kind != "reason":
+        return None
+    from app.core.verdict.parse import parse
+
+    doc = parse(question)
+    # the negation on the verb "why" asks about ("If it is not useful, explain why": no such)
+    asks = {t.head.i for t in doc if t.lower_ in en.REASON_WORDS} if doc is not None else set()
+    negation = next((t for t in doc or () if t.dep_ == "neg" and t.head.i in asks), None)
+    if negation is None:
+        return None
+    verb = negation.head
+    for text in evidence:
+        passage = parse(text)
+        if passage is None:
+            return None
+        if any(t.dep_ == "neg" and t.head.lemma_ == verb.lemma_ for t in passage):
+            return None
+    return f"{negation.text} {verb.text}"
 
 
 def titled_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:

@@ -10,7 +10,7 @@ import pytest
 from app.core.types import Support
 from app.core.verdict.judge import RESTATES, Verdict, judge
 from app.core.verdict.marks import mark_sentences
-from app.core.verdict.question import defined_names
+from app.core.verdict.question import defined_names, unnegated
 
 STRONG = Support(True, 0.9, "A passage in your files closely matches the question.")
 
@@ -342,3 +342,17 @@ def test_a_name_the_question_defines_in_a_parenthesis_is_its_own_word() -> None:
     )
     assert defined_names(question) == {"ebitda"}
     assert defined_names("Who founded the EU?") == frozenset()
+
+
+def test_a_negated_why_question_needs_passages_that_negate_its_verb() -> None:
+    question = "Why did the French not settle in Louisiana?"
+    assert unnegated(question, ["The French settled in Louisiana in 1699."]) == "not settle"
+    assert (
+        unnegated(question, ["The French did not settle there, as the swamps spread fever."])
+        is None
+    )
+    # a negation in a condition is no premise the question asks about
+    conditional = (
+        "Does the firm have an improving margin? If margin is not a useful metric, explain why."
+    )
+    assert unnegated(conditional, ["Margins rose."]) is None

@@ -236,6 +236,8 @@ REASON_CUES = _words(
     "because since due cause caused causes reason so result order allow enable lead led owing"
     " thanks purpose aim"
 )
+# The words by which a question asks for a reason ("Why must they not …?").
+REASON_WORDS = _words("why")
 # Words an answer uses to restate a question ("the answer is", "is called"): no new content.
 ECHO_WORDS = _words(
     "answer answers question questions ask asked asks called known named term refer refers"
