@@ -71,6 +71,7 @@ _SENTENCE_END_RE = re.compile(  # a terminator first lets the regex engine skip 
     r"[.!?…。！？](?:(?<=[.!?…])[.!?…]*[\"'”’)\]]*(?=\s+[^\sa-z])|(?<=[。！？])[。！？]*[”’」』)]*)"
 )
 _LINE_END_RE = re.compile(r"\n")
+_TOTAL_ROW = re.compile(r"total\b", re.IGNORECASE)  # a table row that sums the rows above it
 _MD_LINE_RE = re.compile(
     r"^ {0,3}(?:(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)"
     r"|(?P<hashes>#{1,6})(?P<title>[ \t\r][^\n]*)?)$",
@@ -284,11 +285,20 @@ def _units(
         for start, end, inside in _around(text, edges, block_start, block_end):
             if inside:
                 first = start in {a for a, _ in edges} or after_table or is_heading
-                for l_start, l_end in _split(text, start, end, _LINE_END_RE):
-                    line = _measure(text, l_start, l_end, limits)
-                    for span in [line] if line is not None else _pack(text, l_start, l_end, limits):
-                        yield _unit(text, span, limits, heading, first)
-                        first = False
+                rows = [
+                    span
+                    for l_start, l_end in _split(text, start, end, _LINE_END_RE)
+                    for line in [_measure(text, l_start, l_end, limits)]
+                    for span in (
+                        [line] if line is not None else _pack(text, l_start, l_end, limits)
+                    )
+                ]
+                for i, span in enumerate(rows):
+                    # a statement's section ends at its total: a part never ends right before
+                    # "Total current liabilities", so the total stays with the rows it sums
+                    held = i + 1 < len(rows) and _TOTAL_ROW.match(text, rows[i + 1][0]) is not None
+                    yield _unit(text, span, limits, heading, first, held=held)
+                    first = False
                 after_table = end in {b for _, b in edges}
                 continue
             first = (is_heading and start == block_start) or after_table
@@ -336,13 +346,18 @@ def _spans(text: str, start: int, end: int, limits: _Limits) -> Iterator[_Span]:
                 yield from _pack(text, l_start, l_end, limits)
 
 
-def _unit(text: str, span: _Span, limits: _Limits, heading: str | None, first: bool) -> _Unit:
-    """Score a span: below 1 with probability 1 - exp(-weight / _MEAN_EXTRA_WORDS)."""
+def _unit(
+    text: str, span: _Span, limits: _Limits, heading: str | None, first: bool, held: bool = False
+) -> _Unit:
+    """Score a span: below 1 with probability 1 - exp(-weight / _MEAN_EXTRA_WORDS); never
+    below 1 when ``held`` (a table row before its total: no part ends there)."""
     start, end, words, pieces = span
     # the words of plain prose that would fill the limits as much: tables and code weigh more
     weight = max(words, pieces / _PIECES_PER_WORD, (end - start) * limits.words / limits.chars)
     if first:  # a chunk starts at every heading and never ends right after one
         return _Unit(start, end, words, pieces, weight, math.inf, True, heading)
+    if held:
+        return _Unit(start, end, words, pieces, weight, math.inf, False, heading)
     digest = hashlib.blake2b(text[start:end].encode("utf-8"), digest_size=8).digest()
     draw = (int.from_bytes(digest, "big") + 1) / 2.0**64
     score = draw / -math.expm1(-weight / _MEAN_EXTRA_WORDS)

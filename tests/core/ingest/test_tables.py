@@ -117,6 +117,25 @@ def test_a_long_table_repeats_its_column_heads_on_every_part(tmp_path: Path) -> 
             assert line.count(" | ") == 2
 
 
+def test_a_part_of_a_long_table_never_ends_right_before_a_total(tmp_path: Path) -> None:
+    # sections of five line items, each closed by its total: "What is the total of section
+    # 3?" is answered by the part that holds the total with the rows it sums, or at least
+    # never by a part that stops one row short of it
+    rows: list[tuple[str, str, str]] = []
+    for section in range(1, 12):
+        rows += [
+            (f"Item {i} of section {section}", f"{i},10{section}", f"{i},20{section}")
+            for i in range(1, 6)
+        ]
+        rows.append((f"Total section {section}", f"9,{section:03d}", f"8,{section:03d}"))
+    doc = load_document(statement_pdf(tmp_path / "sections.pdf", rows))
+    (table,) = doc.pages[0].tables
+    parts = [c for c in chunk_document(doc) if table.start <= c.start < table.end]
+    assert len(parts) >= 3
+    after = [parts[i + 1].text.splitlines()[0] for i in range(len(parts) - 1)]
+    assert not [line for line in after if line.startswith("Total")], after
+
+
 def test_markdown_pipe_table_is_kept_whole(tmp_path: Path) -> None:
     rows = "\n".join(f"| Region {i} | {i * 10} | {i * 11} |" for i in range(60))
     text = (
