@@ -166,7 +166,7 @@ ANSWER_CHECKS: tuple[Check, ...] = (
         "where no sentence of the passages backing the answer negates its verb: the answer "
         "explains what they do not say",
         "the question asks why something does “not have”, but no passage backing the "
-        "answer says “not have”",
+        "answer says so",
         Effect.LEVEL,
         "en",
         (

@@ -238,27 +238,24 @@ def _judge(
                 f"mention {named}, which the question asks about."
             )
             return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
-    # a count or a title the question states, which the backing passages state otherwise
-    for check, stated_otherwise in (
+    # a premise of the question (a count, a title, a negation) its backing passages belie
+    for check, belied in (
         ("premise_count", counted_elsewhere),
         ("premise_title", titled_elsewhere),
+        ("premise_negation", unnegated),
     ):
-        found = stated_otherwise(question, backers) if flagged < total and on(check) else None
+        found = belied(question, backers) if flagged < total and on(check) else None
         if found is not None:
+            asked_words, said_words = found
             reason = (
-                f"The question says “{found[0]}”, but the passages backing the answer say "
-                f"“{found[1]}”: the answer takes the question's premise for what your files "
-                "say."
+                f"The question says “{asked_words}”, but the passages backing the answer say "
+                f"“{said_words}”"
+                if said_words
+                else f"The question asks why something does “{asked_words}”, but no passage "
+                "backing the answer says so"
             )
+            reason += ": the answer takes the question's premise for what your files say."
             return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
-    found_not = unnegated(question, backers) if flagged < total and on("premise_negation") else None
-    if found_not is not None:
-        reason = (
-            f"The question asks why something does “{found_not}”, but no passage backing the "
-            f"answer says “{found_not}”: the answer takes the question's premise for what your "
-            "files say."
-        )
-        return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
     if flagged == total:
         why = next((m.reason for m in claims if m.reason), "")
         why = f" ({why[0].lower()}{why[1:]})" if why else ""

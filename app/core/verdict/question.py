@@ -31,9 +31,10 @@ words for what the passages say otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import TypeVar
 
 from app.core.text import STOPWORDS, fold, stem, strip_citations
 from app.core.verdict.facts import Token, alike, facts, tokens
@@ -54,6 +55,7 @@ _REASON_CUES = frozenset(stem(w) for w in en.REASON_CUES)
 _ECHO = frozenset(stem(w) for w in en.ECHO_WORDS)
 _COPULA = en.COPULAS
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W\d_]+)?")
+_K = TypeVar("_K")  # what a premise is keyed by: a unit noun, a title and a name
 
 
 @dataclass(frozen=True)
@@ -365,14 +367,18 @@ def counted_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str]
     the passages say), or None. Only a spelled or written figure right before its unit noun is
     read; a year, a figure with no noun, or a unit the passages never count is no premise."""
     asked_counts = _counts(question)
-    if not asked_counts:
-        return None
-    said = _counts(" ".join(evidence))
-    for unit, (values, written) in asked_counts.items():
-        given = said.get(unit)
-        if given is None or values & given[0]:
-            continue
-        return min(written), min(given[1])
+    return _said_otherwise(asked_counts, _counts(" ".join(evidence))) if asked_counts else None
+
+
+def _said_otherwise(
+    asked: Mapping[_K, tuple[set[str], set[str]]], said: Mapping[_K, tuple[set[str], set[str]]]
+) -> tuple[str, str] | None:
+    """The first thing the question states (key -> its values; as written) that the passages
+    state (the same form) only with other values: (the question's words, the passages')."""
+    for key, (values, written) in asked.items():
+        given = said.get(key)
+        if given is not None and not values & given[0]:
+            return min(written), min(given[1])
     return None
 
 
@@ -390,11 +396,12 @@ def _counts(text: str) -> dict[str, tuple[set[str], set[str]]]:
     return out
 
 
-def unnegated(question: str, evidence: Sequence[str]) -> str | None:
+def unnegated(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
     """The verb of a negated "why" question ("Why must capitalist countries not have an
     imperialist policy?") that no sentence of the passages backing the answer negates: an
     answer explaining it from them explains something they do not say, taking the question's
-    premise. The verb as the question writes it with its negation ("not have"), or None."""
+    premise. (The verb as the question writes it with its negation, "not have"; "", as the
+    passages say nothing of it), or None."""
     if asked(question).kind != "reason":
         return None
     from app.core.verdict.parse import parse
@@ -412,7 +419,7 @@ def unnegated(question: str, evidence: Sequence[str]) -> str | None:
             return None
         if any(t.dep_ == "neg" and t.head.lemma_ == verb.lemma_ for t in passage):
             return None
-    return f"{negation.text} {verb.text}"
+    return f"{negation.text} {verb.text}", ""
 
 
 def titled_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
@@ -422,15 +429,7 @@ def titled_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] 
     the question's premise, which its passages contradict. (what the question says, what the
     passages say), or None."""
     asked_titles = _titles(question)
-    if not asked_titles:
-        return None
-    said = _titles(" ".join(evidence))
-    for key, (words, written) in asked_titles.items():
-        given = said.get(key)
-        if given is None or words & given[0]:
-            continue
-        return min(written), min(given[1])
-    return None
+    return _said_otherwise(asked_titles, _titles(" ".join(evidence))) if asked_titles else None
 
 
 def _titles(text: str) -> dict[tuple[str, str], tuple[set[str], set[str]]]:
