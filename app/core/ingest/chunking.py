@@ -17,7 +17,9 @@ Tables (``Page.tables``: a PDF page's rows, Markdown pipe tables, HTML and Word 
 file) are chunked at their own edges: a chunk starts at a table's first line and at the first
 unit after it, and inside a table the units are its rows (lines), never sentences, so a row's
 label stays with its figures. A table that fits stays whole; a long one is cut between rows
-by the same content-defined rule, and each part after the first carries the table's column
+by the same content-defined rule, never right before a row that starts with "Total" (a
+statement's section ends at its total, which belongs with the rows it sums; the word is
+English, as the filings are), and each part after the first carries the table's column
 heads at the end of its heading path (``table_heading``), so what is embedded and searched
 with a row names the periods of its figures, while the passage itself stays exact page text.
 
