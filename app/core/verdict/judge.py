@@ -279,7 +279,8 @@ def _judge(
             return Verdict(Level.UNSUPPORTED, _join(evidence, reason) + tail, total, flagged)
         return Verdict(Level.PARTLY, reason + "." + _miscited(claims) + tail, total, flagged)
     loosely = ""  # weak evidence, overruled: every sentence backed by passages about it
-    if not strong and _about_what_is_asked(question, claims, passages):
+    known = support is not None  # unknown evidence (a stored turn) is never overruled
+    if not strong and known and _about_what_is_asked(question, claims, passages):
         loosely = (
             " The search matched these passages to the question's words only loosely, but "
             "they name what it asks about."

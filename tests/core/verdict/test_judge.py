@@ -151,6 +151,9 @@ def test_a_backed_answer_about_what_the_question_names_overrules_weak_evidence()
     # a question naming something no backing passage names is not vouched for so
     other = judge(WEAK, marks, question="When was the Qing dynasty in power?", passages=passages)
     assert other.level == "unsupported"
+    # nor is unknown evidence (a stored turn, a failed search): it is never green
+    unknown = judge(None, marks, question="When was the Ming dynasty in power?", passages=passages)
+    assert unknown.level == "unsupported"
 
 
 def test_no_answer_is_neutral(server: FakeOllama) -> None:
