@@ -46,6 +46,10 @@ _META = re.compile(
 _MIXED = re.compile(r"\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
 _NUMERAL = re.compile(r"^\W*(?:\d{1,3}|[a-z]|[ivxlcdm]{1,6})[.):]?\W*$", re.IGNORECASE)
 _BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)[^*_]+(?:\*\*|__)\s*:?\s*$")
+# A bold line that ends as a sentence ends ("**The tower was completed in 1898.**"): a claim
+# set in bold, as models open an answer, not a heading; a heading has few words.
+_BOLD_SENTENCE = re.compile(r"[.!?](?:\*\*|__)\s*$")
+_SENTENCE_WORDS = 3
 
 NOT_A_CLAIM = "a statement about the sources, not a claim"
 LIST_NUMERAL = "a list number, not a sentence"
@@ -133,11 +137,16 @@ def sentence_kind(answer: str, start: int, end: int) -> str:
         return MARKUP
     if _NUMERAL.match(text):
         return LIST_NUMERAL
-    if "#" in answer[line_start:start] or _BOLD_LINE.match(text):
+    if "#" in answer[line_start:start] or (_BOLD_LINE.match(text) and not _bold_claim(text)):
         return HEADING
     if is_meta(text):
         return NOT_A_CLAIM
     return ""
+
+
+def _bold_claim(text: str) -> bool:
+    """Whether a line set in bold is a sentence (a claim), not a heading."""
+    return bool(_BOLD_SENTENCE.search(text)) and len(text.split()) >= _SENTENCE_WORDS
 
 
 def is_planted(text: str) -> bool:

@@ -60,6 +60,13 @@ def _kind(answer: str, part: str) -> str:
     [
         ("## Summary of the lease\nIt runs a year.", "Summary of the lease", HEADING),
         ("**Steps**\nLoosen the bolt.", "**Steps**", HEADING),
+        ("**Step 1.**\nLoosen the bolt.", "**Step 1.**", HEADING),
+        # a sentence set in bold, as models open an answer, is a claim to check
+        (
+            "**The tower was completed in 1889.**\nIt is in Paris.",
+            "**The tower was completed in 1889.**",
+            "",
+        ),
         ("1.\nLoosen the bolt.", "1.", LIST_NUMERAL),
         ("```ruby\nputs 1\n```", "```ruby", CODE_FENCE),
         ("<script>\nalert(1)", "<script>", MARKUP),
