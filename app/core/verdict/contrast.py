@@ -35,12 +35,10 @@ def crossed(claim: str, sentence: str) -> tuple[str, str] | None:
     one side of a contrast in ``sentence`` what the sentence says of the other; else None."""
     from app.core.verdict.parse import parse
 
-    if not any(w in sentence.lower() for w in en.CONTRAST_MARKS):
+    if en.CONTRASTING.search(claim) or not any(w in sentence.lower() for w in en.CONTRAST_MARKS):
         return None
     doc = parse(sentence)
     if doc is None:
-        return None
-    if en.CONTRASTING.search(claim):
         return None
     said = lemma_terms(claim)
     for mark in doc:
@@ -52,13 +50,14 @@ def crossed(claim: str, sentence: str) -> tuple[str, str] | None:
         outer = inner.head
         if inner.dep_ != "advcl" or outer.i == inner.i:
             continue
+        outer_subject, inner_subject = _subject(outer), _subject(inner)
+        if outer_subject is None or inner_subject is None:
+            continue
         inside = {t.i for t in inner.subtree}
         sides = (
-            ([t for t in doc if t.i not in inside], _subject(outer)),  # the rest of it
-            ([t for t in inner.subtree], _subject(inner)),
+            ([t for t in doc if t.i not in inside], outer_subject),  # the rest of it
+            (list(inner.subtree), inner_subject),
         )
-        if any(subject is None for _, subject in sides):
-            continue
         found = _crossed_sides(said, sides)
         if found is not None:
             return found
@@ -71,13 +70,12 @@ def _subject(verb: Token) -> Token | None:
 
 
 def _crossed_sides(
-    said: set[str], sides: tuple[tuple[list[Token], Token | None], ...]
+    said: set[str], sides: tuple[tuple[list[Token], Token], ...]
 ) -> tuple[str, str] | None:
+    """(this side's subject, the other's) where ``said`` (the claim's terms) names this side's
+    subject and not the other's, but holds words only the other side says."""
     terms = [claim_terms(" ".join(t.text for t in words)) for words, _ in sides]
-    named = [
-        claim_terms(" ".join(t.text for t in subject.subtree)) if subject is not None else set()
-        for _, subject in sides
-    ]
+    named = [claim_terms(" ".join(t.text for t in subject.subtree)) for _, subject in sides]
     # the words that tell the subjects apart ("circuit", "packet"; not the shared "switching"),
     # which the other side does not mention at all
     own = [named[0] - terms[1], named[1] - terms[0]]
@@ -86,10 +84,7 @@ def _crossed_sides(
             continue
         only_other = terms[other] - terms[this] - own[other]
         if len(said & only_other) >= CROSSED_WORDS:
-            subjects = [s for _, s in sides]
-            this_subject, other_subject = subjects[this], subjects[other]
-            assert this_subject is not None and other_subject is not None
-            return _phrase(this_subject), _phrase(other_subject)
+            return _phrase(sides[this][1]), _phrase(sides[other][1])
     return None
 
 

@@ -76,7 +76,7 @@ def mark_sentences(
     wants = asked_for(question).kind if question else ""
     defined = defined_names(question) if question and on("defined") else frozenset()
     event = asked_event(question) if wants == "time" else None
-    group = counted_group(question) if wants == "number" else frozenset()
+    counted = counted_group(question) if wants == "number" else frozenset()
     said_where = [sp.text for group in spans.values() for sp in group if sp.single and sp.witness]
     marks: list[SentenceMark] = []
     for start, end in sentence_spans(answer, lines=True):
@@ -129,10 +129,9 @@ def mark_sentences(
                 holding = [held[n] for n in mark.sources if n in held] or list(held.values())
                 said = echoed(plain, asked, frozenset().union(*holding))
                 said = said or undated(event, plain, said_where)
-                said = said or _counted_other(mark, claim, group, by_n)
+                said = said or _counted_other(mark, claim, counted, by_n)
                 if said is not None:
-                    mark.supported, mark.support_spans, mark.checks = False, [], [said.check]
-                    mark.reason = said.reason[0].upper() + said.reason[1:]
+                    mark.unback(said.check, said.reason[0].upper() + said.reason[1:])
         if bad:
             mark.supported, mark.checks = False, ["citation"]
             have = f"sources 1–{len(sources)}" if sources else "no sources"
@@ -399,8 +398,7 @@ def _inline_code(mark: SentenceMark, sentence: str, by_n: dict[int, Passage]) ->
     an expression gives what a source's session shows it does not (``code.py``)."""
     found = inline_code_finding(sentence, [p.text for p in by_n.values()])
     if found is not None:
-        mark.supported, mark.support_spans, mark.checks = False, [], [found.check]
-        mark.reason = found.reason
+        mark.unback(found.check, found.reason)
 
 
 def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:
@@ -491,8 +489,7 @@ def _opposed_elsewhere(mark: SentenceMark, plain: str, spans: dict[int, list[Spa
                 continue
             said = opposed_about(plain, sp.text)
             if said is not None:
-                mark.supported, mark.support_spans, mark.checks = False, [], ["opposite"]
-                mark.reason = f"{said[0].upper()}{said[1:]} ([{n}])"
+                mark.unback("opposite", f"{said[0].upper()}{said[1:]} ([{n}])")
                 return
 
 
@@ -502,8 +499,7 @@ def _crossed(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> None:
     for n, start, end in mark.support_spans:
         found = crossed(plain, by_n[n].text[start:end])
         if found is not None:
-            mark.supported, mark.support_spans, mark.checks = False, [], ["crossed"]
-            mark.reason = f"[{n}] says this of {found[1]}, not of {found[0]}"
+            mark.unback("crossed", f"[{n}] says this of {found[1]}, not of {found[0]}")
             return
 
 

@@ -41,6 +41,11 @@ class SentenceMark:
         """Backed, but by a source it does not cite: its citation points at the wrong passage."""
         return self.supported and bool(self.sources) and not set(self.backed_by) & set(self.sources)
 
+    def unback(self, check: str, reason: str) -> None:
+        """Flag a sentence its spans seemed to back: ``check`` found why they do not."""
+        self.supported, self.support_spans, self.checks = False, [], [check]
+        self.reason = reason
+
 
 def to_json_sentences(marks: Sequence[SentenceMark]) -> list[dict[str, object]]:
     """The ``"sentences"`` list of ``ask --json``."""
