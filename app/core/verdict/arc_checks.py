@@ -248,6 +248,12 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="Who did Abercrombie replace as commander in chief?",
             ),
+            _E(  # a scale word after a figure is the figure's, as the question asks for it
+                "Total current liabilities were about $5,466 million [1].",
+                "Total current liabilities (in thousands) were 5,466,312.",
+                "backed",
+                question="What were the total current liabilities (in USD millions)?",
+            ),
             _E(
                 "The fighting in North America lasted six years [1].",
                 "In North America the fighting went on for six years, from 1754 to 1760.",

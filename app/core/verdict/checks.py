@@ -225,6 +225,12 @@ CHECKS: tuple[Check, ...] = (
                 "Total revenue (in thousands) was 5,466,312.",
                 "backed",
             ),
+            _E(  # "$5,466 million" is a value, not a count of millions against "$1.3 million"
+                "Total current liabilities were about $5,466 million [1].",
+                "Total current liabilities were 5,466,312 (in thousands); money market funds "
+                "held $1.3 million.",
+                "backed",
+            ),
             _E(
                 "The quarterly dividend in 2022 was $0.55 per share [1].",
                 "During 2022, 2021 and 2020 the quarterly dividend was $0.55, $0.50 and $0.50 "

@@ -177,7 +177,9 @@ def facts(text: str) -> Facts:
             if scaled:
                 numbers.add(scaled)
                 pairs.add((number, scaled))
-            if nxt and nxt.content and not nxt.after_break and _number(nxt.word.lower()) is None:
+            if scaled:  # "$5,466 million": a value (compared by value), not 5,466 of something
+                pass
+            elif nxt and nxt.content and not nxt.after_break and _number(nxt.word.lower()) is None:
                 counted.update((n, nxt.stem) for n in _listed_before(toks, i, number))
         elif low in _MONTHS and t.word[0].isupper() and not first:
             numbers.add(low)

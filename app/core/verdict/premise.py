@@ -92,16 +92,22 @@ def echoed(plain: str, asked: set[str], sourced: frozenset[str]) -> Finding | No
     what it asks ("How long did the fighting last?"), and an answer that says it in the
     question's words ("it lasted six years") is not therefore wrong. Names (initials, other
     spellings) are left to the name checks, figures and words of two letters ("FY") to the
-    figure checks."""
+    figure checks, and so is a scale word after a figure: "about $5,466 million" for "(in USD
+    millions)" is the passage's 5,466,312 in thousands, written as the question asks."""
     if not (on("echoed") and asked):
         return None
     from app.core.verdict.parse import parse
 
     doc = parse(plain)
     words = (
-        [t.text for t in doc if t.pos_ not in ("VERB", "AUX")]
+        [
+            t.text
+            for t in doc
+            if t.pos_ not in ("VERB", "AUX")
+            and not (t.lower_ in en.SCALE_WORDS and t.i > 0 and t.nbor(-1).like_num)
+        ]
         if doc is not None
-        else _WORDS.findall(plain)
+        else [w for w in _WORDS.findall(plain) if w.lower() not in en.SCALE_WORDS]
     )
     common = lemma_terms(" ".join(w for w in words if w[:1].islower() and _WORDS.fullmatch(w)))
     found = sorted(t for t in (common & asked) - sourced if len(t) > 2)

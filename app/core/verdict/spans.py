@@ -107,8 +107,11 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
         listing = toc_lines(text)
         planted = [(s, e) for s, e in bounds if is_planted(text[s:e])]
         label = getattr(src, "label", "")  # a Source's file name and heading
-        titled = (facts(label).stems if label else frozenset()) | _topic(text, bounds)
-        heading = _heading_terms(text)
+        said = facts(label) if label else None
+        titled = (said.stems | said.numbers if said else frozenset()) | _topic(text, bounds)
+        # The dates of its file name and heading path (a table part's column heads, "As of
+        # December 31, 2017 | 2016"): every row of the part is said under them.
+        heading = _heading_terms(text) | _dates(said)
         for sp in spans:
             sp.terms = sp.terms | heading
             sp.titled = titled
@@ -164,6 +167,11 @@ def _topic(text: str, bounds: list[tuple[int, int]]) -> frozenset[str]:
     if len(first) <= _TITLE_CHARS and not first.rstrip().endswith((".", "!", "?")):
         out |= set(facts(first).names) | set(_YEAR.findall(first))  # a title or a table head
     return frozenset(out)
+
+
+def _dates(said: Facts | None) -> frozenset[str]:
+    """The terms of the dates and figures a source's file name and heading give."""
+    return frozenset(lemma_terms(" ".join(sorted(said.numbers)))) if said else frozenset()
 
 
 def _heading_terms(text: str) -> frozenset[str]:

@@ -147,6 +147,24 @@ class Passage:
     label: str = ""
 
 
+def test_a_date_in_a_table_parts_heading_path_need_not_be_in_its_rows() -> None:
+    """A balance sheet's later part holds its rows; its heading path holds the date its
+    columns are for. A claim about that date is backed by the row; another date is not."""
+    rows = (
+        "Accrued expenses | 315,094 | 197,632\n"
+        "Total current liabilities | 5,466,312 | 4,586,657\n"
+        "Non-current content liabilities | 3,329,796 | 2,894,654"
+    )
+    heads = "NETFLIX 2017 10K Consolidated Balance Sheets › As of December 31, 2017 | 2016"
+    claim = "At December 31, 2017, total current liabilities were $5,466,312 thousand [1]."
+    (mark,) = mark_sentences(claim, [Passage(1, rows, heads)])
+    assert mark.supported, mark.reason
+    (mark,) = mark_sentences(claim, [Passage(1, rows, "NETFLIX 2017 10K")])
+    assert not mark.supported and "december" in mark.reason
+    (mark,) = mark_sentences(claim.replace("2017", "2019"), [Passage(1, rows, heads)])
+    assert not mark.supported and "2019" in mark.reason
+
+
 def test_the_docstrings_computed_total_with_unit_letters_is_backed() -> None:
     claim = "The sum of $15,441M and $2,165M is $17,606M."
     span = "Segment A made $15,441M and segment B made $2,165M in 2020."
