@@ -481,7 +481,10 @@ def stream_answer(
     shown: list[str] = []  # without prompt markup: what is shown, marked and stored
     cleaner = AnswerCleaner(INSTRUCTIONS)
     # the verdict reads the sources while the model writes, so it is ready at the last token
-    threading.Thread(target=prepare, args=(sources,), name="footnotes-verdict", daemon=True).start()
+    reading = threading.Thread(
+        target=prepare, args=(sources,), name="footnotes-verdict", daemon=True
+    )
+    reading.start()
 
     def stream(name: str) -> Iterator[str]:
         chunks = (
@@ -525,6 +528,10 @@ def stream_answer(
     result.cancelled = cancel is not None and cancel.is_set()
     if pieces and not result.text and result.error is None and not result.cancelled:
         result.error, result.error_kind = ECHO_ONLY, AnswerFailure.ECHOED
+    # Marking needs those readings anyway; waiting for them also leaves no thread parsing
+    # when a script's last answer returns and the interpreter shuts down under it (the
+    # parser's native code then aborted the process: exit 134 or 139 after a replay).
+    reading.join()
     result.sentences = mark_sentences(result.text, sources, question=question)
     result.judge(support)
     return result
