@@ -254,6 +254,13 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="What were the total current liabilities (in USD millions)?",
             ),
+            _E(  # "year over year" frames the comparison the columns of periods make
+                "Developed Rest of World revenues fell 74% year over year [1].",
+                "Revenues | Q2 2023 | Q2 2022 | % Change\nDeveloped Rest of World | 1,305 | "
+                "5,034 | (74)",
+                "backed",
+                question="Which region had the biggest drop in year over year revenues?",
+            ),
             _E(
                 "The fighting in North America lasted six years [1].",
                 "In North America the fighting went on for six years, from 1754 to 1760.",

@@ -93,11 +93,14 @@ def echoed(plain: str, asked: set[str], sourced: frozenset[str]) -> Finding | No
     question's words ("it lasted six years") is not therefore wrong. Names (initials, other
     spellings) are left to the name checks, figures and words of two letters ("FY") to the
     figure checks, and so is a scale word after a figure: "about $5,466 million" for "(in USD
-    millions)" is the passage's 5,466,312 in thousands, written as the question asks."""
+    millions)" is the passage's 5,466,312 in thousands, written as the question asks. "Year
+    over year" frames a comparison, as a verb does, which a table's columns of periods make
+    without the words."""
     if not (on("echoed") and asked):
         return None
     from app.core.verdict.parse import parse
 
+    plain = en.PERIOD_OVER_PERIOD.sub(" ", plain)
     doc = parse(plain)
     words = (
         [

@@ -243,6 +243,12 @@ ECHO_WORDS = _words(
     "answer answers question questions ask asked asks called known named term refer refers"
     " referred mention mentioned"
 )
+# A figure set against the same period before ("fell 74% year over year"): how a question
+# frames a comparison that a table's columns of periods make without these words.
+PERIOD_OVER_PERIOD = re.compile(
+    r"\b(?:year|quarter|month|week)[- ]over[- ](?:year|quarter|month|week)\b|\b(?:yoy|qoq)\b",
+    re.IGNORECASE,
+)
 # Verbs that say one thing is another ("X was Y", "is called").
 COPULAS = _words("is was are were called named known be")
 # "in the Renaissance", "under Louis XIV": a name after these can say when.
