@@ -165,6 +165,21 @@ def test_a_date_in_a_table_parts_heading_path_need_not_be_in_its_rows() -> None:
     assert not mark.supported and "2019" in mark.reason
 
 
+def test_a_scale_the_heading_path_states_is_the_rows_scale() -> None:
+    """A table part under its statement's "(in thousands)": its 5,466,312 is $5,466 million,
+    never $5,466,312 million, which a row without a stated scale could be."""
+    rows = "Accrued expenses | 315,094 | 197,632\nTotal current liabilities | 5,466,312 | 4,586,657"
+    scaled = "Balance Sheets › (in thousands, except per share data) As of December 31,"
+    wrong = "Total current liabilities were $5,466,312 million [1]."
+    (mark,) = mark_sentences(wrong, [Passage(1, rows, scaled)])
+    assert not mark.supported
+    (mark,) = mark_sentences(wrong, [Passage(1, rows, "Balance Sheets")])
+    assert mark.supported, mark.reason  # read at millions: a table's scale may be any
+    right = "Total current liabilities were about $5,466 million [1]."
+    (mark,) = mark_sentences(right, [Passage(1, rows, scaled)])
+    assert mark.supported, mark.reason
+
+
 def test_the_docstrings_computed_total_with_unit_letters_is_backed() -> None:
     claim = "The sum of $15,441M and $2,165M is $17,606M."
     span = "Segment A made $15,441M and segment B made $2,165M in 2020."
