@@ -177,9 +177,14 @@ def facts(text: str) -> Facts:
             if scaled:
                 numbers.add(scaled)
                 pairs.add((number, scaled))
-            if scaled:  # "$5,466 million": a value (compared by value), not 5,466 of something
-                pass
-            elif nxt and nxt.content and not nxt.after_break and _number(nxt.word.lower()) is None:
+            # "$5,466 million" is a value (compared by value), not 5,466 of something
+            if (
+                nxt is not None
+                and not scaled
+                and nxt.content
+                and not nxt.after_break
+                and _number(nxt.word.lower()) is None
+            ):
                 counted.update((n, nxt.stem) for n in _listed_before(toks, i, number))
         elif low in _MONTHS and t.word[0].isupper() and not first:
             numbers.add(low)

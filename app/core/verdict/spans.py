@@ -111,8 +111,8 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
         label = getattr(src, "label", "")  # a Source's file name and heading
         said = facts(label) if label else None
         titled = (said.stems | said.numbers if said else frozenset()) | _topic(text, bounds)
-        # The dates of its file name and heading path (a table part's column heads, "As of
-        # December 31, 2017 | 2016"): every row of the part is said under them.
+        # The dates of its file name and heading path (a table part's column heads, "2017 |
+        # 2016"; a note's "## As of March 2024"): every sentence or row of it is said under them.
         heading = _heading_terms(text) | _dates(said)
         headed_scale = stated_scale(label) if label else None
         for sp in spans:
