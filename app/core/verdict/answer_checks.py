@@ -27,6 +27,18 @@ ANSWER_CHECKS: tuple[Check, ...] = (
                 "no_answer",
                 "Who built the castle?",
             ),
+            _E(  # the sources unnamed, in the answer's first sentence
+                "The excerpts describe its towers [1], but its builder is not mentioned.",
+                "The castle has four towers.",
+                "no_answer",
+                "Who built the castle?",
+            ),
+            _E(
+                "The documents are silent on who built it.",
+                "The castle has four towers.",
+                "no_answer",
+                "Who built the castle?",
+            ),
             _E(
                 "The castle has four towers [1]. The sources do not say when.",
                 "The castle has four towers.",

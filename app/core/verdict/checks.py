@@ -49,6 +49,11 @@ CHECKS: tuple[Check, ...] = (
                 "Pedro sailed in 1565.",
                 "not a claim",
             ),
+            _E(  # the sources unnamed: only documents "mention"
+                "Pedro's year of birth is not mentioned.",
+                "Pedro sailed in 1565.",
+                "not a claim",
+            ),
         ),
     ),
     Check(

@@ -4,9 +4,15 @@ Models decline in many words: "The sources do not contain the answer.", "I could
 description of the normal British defence arrangements in these passages.", "Pedro Menéndez de
 Avilés's year of birth isn't given anywhere in the provided passages.", "None of the provided
 documents contain JPMorgan's segment results." Each is a *gap statement*: a negated clause
-about the sources (their noun is its subject, or a place it points into: "in the sources"), or
-about the answerer ("I can't determine…"). Its *topic* is what it says is missing (the rest of
-the clause). The parse finds both; without a parser, a few patterns do.
+about the sources (their noun is its subject, or a place it points into: "in the sources"; or
+"they" after the sentence named them), or about the answerer ("I can't determine…"). A word
+that says the thing is missing negates as a 'not' does ("the documents are silent on…", "it is
+unclear from the sources…", "I'm unable to answer…"). A negated passive whose agent goes
+unnamed is about the sources when only documents do its verb ("the designer is not
+mentioned") or when what is not given is information ("no details are given about…"); such a
+statement declines only as the answer's first sentence, and is a side note elsewhere. Its
+*topic* is what it says is missing (the rest of the clause). The parse finds both; without a
+parser, a few patterns do.
 
 A gap statement declines the question when it is the answer's first sentence, when its topic is
 left open ("The sources don't say."), when it names what is missing by the question's own
@@ -45,6 +51,9 @@ class Gap:
     # what the sentence says therefore cannot be worked out ("…, so the DPO can't be
     # finished": {"dpo"}; may be empty)
     unworkable: frozenset[str] = frozenset()
+    # the sources go unnamed ("the designer is not mentioned"): a side note unless it opens
+    # the answer
+    unnamed: bool = False
 
 
 def gap(sentence: str) -> Gap | None:
@@ -61,6 +70,8 @@ def declines(question: str, sentence: str, found: Gap, *, first: bool) -> bool:
     """Whether gap statement ``found`` in ``sentence`` declines ``question`` (see module)."""
     if first:
         return True
+    if found.unnamed:
+        return False
     if not found.topic:  # open, or named by a question word alone: declines the question asked so
         return not found.wh or bool(found.wh & _words(question))
     asked = claim_terms(question)
@@ -71,10 +82,13 @@ def declines(question: str, sentence: str, found: Gap, *, first: bool) -> bool:
 
 def _gap_in(doc: Doc) -> Gap | None:
     for t in doc:
-        if not _negative(t) or not _about_sources(t):
+        if not _negative(t):
+            continue
+        named = _about_sources(t)
+        if not (named or _unsaid(t)):
             continue
         wh = frozenset(w.lower_ for w in t.subtree if w.lower_ in en.WH_WORDS)
-        return Gap(_topic(t), wh, _unworkable(doc))
+        return Gap(_topic(t), wh, _unworkable(doc), unnamed=not named)
     return None
 
 
@@ -99,11 +113,14 @@ def _words(text: str) -> frozenset[str]:
 
 
 def _negative(t: Token) -> bool:
-    """A clause negated at ``t``: a 'not' or 'never' on it, or a negative quantifier as its
-    subject or object ("none of…", "nothing in…", "no mention…")."""
+    """A clause negated at ``t``: a 'not' or 'never' on it, a negative quantifier as its
+    subject or object ("none of…", "nothing in…", "no mention…"), or a word that says the
+    thing is missing ("are silent on", "is unknown from", "I'm unable to")."""
     for c in t.children:
         low = c.lower_
         if c.dep_ == "neg" or (c.dep_ == "advmod" and low in ("never", "nowhere")):
+            return True
+        if c.dep_ == "acomp" and low in en.LACKING:
             return True
         if c.dep_ in ("nsubj", "nsubjpass", "attr", "dobj") and (
             low in en.NEGATIVE_PRONOUNS or any(g.lower_ == "no" for g in c.children)
@@ -120,11 +137,31 @@ def _about_sources(t: Token) -> bool:
         if c.dep_ in ("nsubj", "nsubjpass", "expl"):
             if _is_source(c) or c.lower_ in en.ANSWERER or _points_into_sources(c):
                 return True
+            if c.lower_ == "they" and any(w.pos_ == "NOUN" and _is_source(w) for w in c.doc[: c.i]):
+                return True  # "the passages only cover its hours; they don't say who…"
         elif (c.dep_ in ("prep", "agent") and _holds_source(c)) or (
-            c.dep_ in ("advmod", "attr", "dobj") and _points_into_sources(c)
+            c.dep_ in ("advmod", "attr", "dobj", "acomp") and _points_into_sources(c)
         ):
             return True
     return False
+
+
+def _unsaid(t: Token) -> bool:
+    """A negated passive clause whose unnamed agent can only be the sources: a verb only
+    documents do ("the designer of the building is not mentioned"), or a verb of giving whose
+    subject is information ("no details are given about…"). Not one that says where ("is
+    not mentioned in the 1890 report": a claim about that report)."""
+    if not any(c.dep_ == "auxpass" for c in t.children) or any(
+        c.dep_ == "agent" or (c.dep_ == "prep" and c.lower_ in ("in", "within", "on"))
+        for c in t.children
+    ):
+        return False
+    lemma = t.lemma_.lower()
+    if lemma in en.DOCUMENT_VERBS:
+        return True
+    return lemma in en.GIVING_VERBS and any(
+        c.dep_ == "nsubjpass" and c.lemma_.lower() in en.INFORMATION_NOUNS for c in t.children
+    )
 
 
 def _holds_source(prep: Token) -> bool:

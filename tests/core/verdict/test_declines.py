@@ -23,10 +23,38 @@ BIRTH = "What year was Pedro Menéndez de Avilés born?"
         "Pedro Menéndez de Avilés's year of birth isn't given anywhere in the provided passages.",
         "None of the provided documents contain JPMorgan's segment results.",
         "There is no information about his birth in the sources.",
+        # a word that says it is missing, in place of a 'not'
+        "The documents are silent on who designed the building.",
+        "It is unclear from the sources who designed the building.",
+        "The building's designer is unknown from the available passages.",
+        "I'm unable to answer this from the passages provided.",
+        # the sources named before, then as "they"
+        "The passages only cover the museum's hours; they don't say who designed it [1].",
+        # the sources unnamed: only documents mention, and information is given
+        "The excerpts describe its hours [1], but the building's designer is not mentioned.",
+        "No details are given about the building's designer.",
     ],
 )
 def test_models_decline_in_many_words(sentence: str) -> None:
     assert gap(sentence) is not None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "first"),
+    [
+        ("The building's designer is not mentioned.", True),
+        ("The building's designer is not mentioned.", False),
+        ("No details are given about the building's designer.", False),
+    ],
+)
+def test_a_gap_whose_sources_go_unnamed_declines_only_when_it_opens_the_answer(
+    sentence: str, first: bool
+) -> None:
+    """ "…is not mentioned" after an answer is a side note, whatever words it shares with the
+    question; opening the answer, it is the answer's decline."""
+    found = gap(sentence)
+    assert found is not None and found.unnamed
+    assert declines("Who designed the museum building?", sentence, found, first=first) is first
 
 
 @pytest.mark.parametrize(
@@ -35,6 +63,9 @@ def test_models_decline_in_many_words(sentence: str) -> None:
         "Paris is the capital of France [1].",
         "The king did not sign the treaty.",  # negated, but about the world
         "Data files have no delimiters.",  # files of some kind, not the sources given
+        "The reading room is not mentioned in the 1890 report.",  # a claim about that report
+        "No troops were given to the garrison.",  # given, but not information
+        "They say 3M is sourcing parts abroad, but they give no figures.",  # "sourcing": a verb
     ],
 )
 def test_a_negated_claim_about_the_world_is_no_gap(sentence: str) -> None:

@@ -271,6 +271,19 @@ SOURCE_NOUNS = _words(
 )
 # The answerer speaking of itself ("I couldn't find…").
 ANSWERER = _words("i we")
+# Words that say, unnegated, that something is not there or not known: "the documents are
+# silent on…", "it is unclear from the sources…", "I'm unable to answer…".
+LACKING = _words("silent unclear unknown unavailable absent missing unable")
+# Verbs only documents are said to do: "the designer is not mentioned" (by the sources). Not
+# "list": a city-centre is "listed as a World Heritage Site".
+DOCUMENT_VERBS = _words("mention state specify")
+# What a passage gives: "No details are given about…" (the sources, unnamed, do not give).
+INFORMATION_NOUNS = _words(
+    "detail details information data figure figures mention indication explanation breakdown"
+    " description"
+)
+# Verbs of giving information, in the passive: "No details are given about…".
+GIVING_VERBS = _words("give provide offer include")
 # Quantifiers that negate the clause they are the subject or object of ("None of the passages
 # mention…", "Nothing in the sources…").
 NEGATIVE_PRONOUNS = _words("none nothing nobody neither nowhere")
