@@ -148,3 +148,55 @@ def test_a_gap_that_leaves_the_asked_thing_unworkable_declines_it() -> None:
     side_gap = gap(side)
     assert side_gap is not None
     assert not declines(question, side, side_gap, first=False)
+
+
+MUSEUM = "The museum opens at ten. It closes at six. It was founded in 1901 by the city council."
+DESIGNED = "Who designed the museum building?"
+# Thirty ways to decline, some with a cited sentence on what the sources do cover: written for
+# this test in the manner of capable models, none taken from an answer set.
+DECLINES = [
+    "I couldn't find who designed the museum building in the provided sources.",
+    "The provided documents don't mention the architect of the museum.",
+    "There's no information about the museum's architect in the sources.",
+    "Nothing in the excerpts addresses who designed the building.",
+    "The context doesn't specify who designed the museum building.",
+    "Unfortunately, the passages only cover the museum's opening hours and founding; they don't "
+    "say who designed it [1].",
+    "I don't have enough information to answer this question.",
+    "Based on the sources, it's not possible to determine who designed the museum building.",
+    "The documents are silent on who designed the building.",
+    "No details are given about the building's designer.",
+    "The sources make no mention of an architect.",
+    "That isn't covered in your files.",
+    "I'm unable to answer this from the passages provided.",
+    "The answer is not in the sources. They only say the museum was founded in 1901 by the city "
+    "council [1].",
+    "Your files don't say who designed the museum. What they do say is that it was founded in "
+    "1901 by the city council [1].",
+    "None of the passages names the designer of the museum building.",
+    "The excerpts describe when the museum opens and closes [1], but the designer of the "
+    "building is not mentioned.",
+    "I can't tell from these sources who designed the museum.",
+    "Who designed the building is not stated in the provided text.",
+    "The sources provided do not contain information about the museum's designer.",
+    "This information is not available in the given context.",
+    "The passages don't identify an architect; they only note that the city council founded "
+    "the museum in 1901 [1].",
+    "Sorry — the documents don't cover that.",
+    "There is no mention of who designed the museum building.",
+    "The designer isn't named anywhere in the sources.",
+    "It isn't clear from the sources who designed the building.",
+    "I wasn't able to find the architect's name in your documents.",
+    "The sources do not say. They mention only the museum's hours [1] and its founding in "
+    "1901 [1].",
+    "Not stated in the sources.",
+    "The building's designer is unknown from the available passages.",
+]
+
+
+@pytest.mark.parametrize("answer", DECLINES)
+def test_a_decline_in_any_of_these_words_is_no_answer(answer: str) -> None:
+    marks = mark_sentences(answer, [Passage(1, MUSEUM)], question=DESIGNED)
+    support = Support(True, 0.9, "A passage closely matches the question.")
+    verdict = judge(support, marks, question=DESIGNED, passages={1: (MUSEUM, "")})
+    assert verdict.level is Level.NO_ANSWER, verdict.reason
