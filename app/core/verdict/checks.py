@@ -280,6 +280,48 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "figure_year",
+        "a figure the claim gives for a year, which the passage gives for another year while "
+        "it gives that year another figure (the wrong year's figure, or the right figure "
+        "moved to the wrong year)",
+        "the passage gives 8.83 for 2016 and 11.69 for 2017",
+        Effect.FLAGS,
+        "any",
+        (
+            _E(
+                "Netflix's 2017 revenue was $8.83 billion [1].",
+                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
+                "flagged",
+            ),
+            _E(
+                "Netflix's revenue was $11.69 billion in 2016 [1].",
+                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
+                "flagged",
+            ),
+            _E(
+                "Netflix's revenue rose to $11.69 billion in 2017 from $8.83 billion in 2016 [1].",
+                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
+                "backed",
+            ),
+            _E(  # a verb between a figure and a year: the year is not the figure's
+                "Netflix's 2017 revenue of $11.69 billion was higher than its 2016 revenue [1].",
+                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
+                "backed",
+            ),
+            _E(  # a year taken by the figure before it is not given to the next
+                "Netflix's revenue rose to $11.69 billion in 2017 from $8.83 billion a year "
+                "earlier [1].",
+                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
+                "backed",
+            ),
+            _E(  # "respectively": the years are listed apart from their figures
+                "Revenue was $11.69 billion in 2017 [1].",
+                "Revenue in 2017 and 2016 was $11.69 billion and $8.83 billion, respectively.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "figure_place",
         "a figure the passage gives, but not in the sentence the claim rests on",
         "the passage says 1850, but not in the sentence closest to this",

@@ -249,6 +249,12 @@ PERIOD_OVER_PERIOD = re.compile(
     r"\b(?:year|quarter|month|week)[- ]over[- ](?:year|quarter|month|week)\b|\b(?:yoy|qoq)\b",
     re.IGNORECASE,
 )
+# The words that may stand between a figure and the year it is for: "$8.83 billion in
+# 2016", "$2.1 million for fiscal 2019" (``facts`` pairs them; a verb between leaves it open).
+FIGURE_TO_YEAR = _words(
+    "in for during of at by as the fiscal fy year calendar thousand thousands million millions"
+    " billion billions usd dollars dollar eur euros percent per cent"
+)
 # Verbs that say one thing is another ("X was Y", "is called").
 COPULAS = _words("is was are were called named known be")
 # "in the Renaissance", "under Louis XIV": a name after these can say when.
