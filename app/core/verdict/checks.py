@@ -230,6 +230,11 @@ CHECKS: tuple[Check, ...] = (
                 "Total revenue (in thousands) was 5,466,312.",
                 "backed",
             ),
+            _E(
+                "Revenue reached about $11.7 billion [1].",
+                "Revenue grew to $11.69 billion.",
+                "backed",
+            ),
             _E(  # "$5,466 million" is a value, not a count of millions against "$1.3 million"
                 "Total current liabilities were about $5,466 million [1].",
                 "Total current liabilities were 5,466,312 (in thousands); money market funds "

@@ -624,23 +624,31 @@ def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list
     billion"."""
     from app.core.verdict.figures import same_value
 
-    other_scale = {n for n, s in span.scaled if (n, s) not in claim.scaled}
     stated = {n for n, _ in span.scaled}  # "1,577 billion": a figure with its own scale
-    plain = [m for m in span.numbers if m[:1].isdigit() and m not in stated]
-    groups = {n: s for n, s in claim.scaled}
+    values = {v for _, v in span.scaled}  # and its value, which no table's scale multiplies
+    plain = [m for m in span.numbers if m[:1].isdigit() and m not in stated | values]
+
+    def backed(n: str, scaled: str) -> bool:
+        """``n`` written with a scale (``scaled`` its value): that value, a bare figure
+        read at a table's scale, or ``n`` itself bare where the table's scale is not stated."""
+        if scaled in span.numbers or any(
+            same_value(scaled, m, table_scale=table_scale) for m in plain
+        ):
+            return True
+        if any(same_value(scaled, v, table_scale=1) for v in values):
+            return True  # "about $11.7 billion" rounds "$11.69 billion" (scale 1: as stated)
+        return table_scale is None and n in span.numbers and n not in stated
+
+    groups: dict[str, set[str]] = {}  # "23.3 million … $23.3 billion": each scale checked
+    for n, scaled in claim.scaled:
+        groups.setdefault(n, set()).add(scaled)
     out = []
-    for n in sorted(claim.numbers - set(groups.values())):
-        scaled = groups.get(n)
-        if scaled is None and n in span.numbers:
-            continue
-        if scaled is not None:
-            if scaled in span.numbers or any(
-                same_value(scaled, m, table_scale=table_scale) for m in plain
-            ):
+    for n in sorted(claim.numbers - {v for scales in groups.values() for v in scales}):
+        scales = groups.get(n)
+        if scales is not None:
+            if all(backed(n, scaled) for scaled in scales):
                 continue
-            if table_scale is None and n in span.numbers and n not in other_scale:
-                continue
-        elif n[:1].isdigit() and any(same_value(n, m) for m in plain):
+        elif n in span.numbers or (n[:1].isdigit() and any(same_value(n, m) for m in plain)):
             continue
         out.append(n)
     if out and on("computed") and claim.computes:

@@ -7,7 +7,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.core.verdict.facts import Facts, alike, conflicts, facts, merge, opposed_about, tokens
+from app.core.verdict.facts import (
+    Facts,
+    alike,
+    conflicts,
+    facts,
+    merge,
+    opposed_about,
+    tokens,
+)
 from app.core.verdict.marks import mark_sentences
 
 
@@ -178,6 +186,19 @@ def test_a_scale_the_heading_path_states_is_the_rows_scale() -> None:
     right = "Total current liabilities were about $5,466 million [1]."
     (mark,) = mark_sentences(right, [Passage(1, rows, scaled)])
     assert mark.supported, mark.reason
+
+
+def test_one_figure_at_two_scales_is_checked_at_each() -> None:
+    """ "23.3 million members and $23.3 billion" against a passage of 23.3 million members:
+    the billion is not backed, neither by the stated figure nor by its value read at a
+    table's scale (23,300,000 in thousands)."""
+    members = facts("The company added 23.3 million streaming members during the year.")
+    both = "Netflix added 23.3 million streaming members and earned $23.3 billion in 2017."
+    assert any("23.3" in f.reason for f in conflicts(facts(both), members))
+    one = "Netflix added 23.3 million streaming members in 2017."
+    assert not any("23.3" in f.reason for f in conflicts(facts(one), members))
+    rounded = facts("Revenue reached about $11.7 billion.")
+    assert conflicts(rounded, facts("Revenue grew to $11.69 billion.")) == []
 
 
 def test_the_docstrings_computed_total_with_unit_letters_is_backed() -> None:
