@@ -528,12 +528,12 @@ def stream_answer(
     result.cancelled = cancel is not None and cancel.is_set()
     if pieces and not result.text and result.error is None and not result.cancelled:
         result.error, result.error_kind = ECHO_ONLY, AnswerFailure.ECHOED
-    # Marking needs those readings anyway; waiting for them also leaves no thread parsing
-    # when a script's last answer returns and the interpreter shuts down under it (the
-    # parser's native code then aborted the process: exit 134 or 139 after a replay).
-    reading.join()
     result.sentences = mark_sentences(result.text, sources, question=question)
     result.judge(support)
+    # The reading ahead ends with the answer: a thread still parsing when a script's last
+    # answer returns and the interpreter shuts down under it aborted the process (the
+    # parser's native code: exit 134 or 139 after a replay). It has mostly ended by now.
+    reading.join()
     return result
 
 
