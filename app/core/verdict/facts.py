@@ -233,12 +233,12 @@ _YEAR = re.compile(r"^(?:1[6-9]|20)\d\d$")
 def _dated(toks: list[Token]) -> frozenset[tuple[str, str]]:
     """Each figure with the year its clause gives it: the year right after it ("$11.69
     billion in 2017, up from $8.83 billion in 2016": 11.69 for 2017, 8.83 for 2016), else the
-    year right before it ("the 2017 revenue was $8.83 billion"), another figure never between
-    them (nor, after the figure, a word other than ``en.FIGURE_TO_YEAR``'s: "$11.69 billion was
-    double its 2016 revenue" dates nothing), and a year taken by the figure before it not
-    given again ("$11.69 billion in 2017
-    from $8.83 billion a year earlier" dates only 11.69). A clause without a year, or a
-    "respectively" (the years listed apart from their figures), pairs nothing."""
+    year right before it ("the 2017 revenue was $8.83 billion"). Another figure never stands
+    between them, nor, after the figure, a word other than ``en.FIGURE_TO_YEAR``'s ("$11.69
+    billion was double its 2016 revenue" dates nothing), and a year taken by the figure
+    before it is not given again ("$11.69 billion in 2017 from $8.83 billion a year earlier"
+    dates only 11.69). A clause without a year, or a "respectively" (the years listed apart
+    from their figures), pairs nothing."""
     if any(t.word.lower() == "respectively" for t in toks):
         return frozenset()
     clause, clauses = 0, []
