@@ -249,12 +249,6 @@ PERIOD_OVER_PERIOD = re.compile(
     r"\b(?:year|quarter|month|week)[- ]over[- ](?:year|quarter|month|week)\b|\b(?:yoy|qoq)\b",
     re.IGNORECASE,
 )
-# The words that may stand between a figure and the year it is for: "$8.83 billion in
-# 2016", "$2.1 million for fiscal 2019" (``facts`` pairs them; a verb between leaves it open).
-FIGURE_TO_YEAR = _words(
-    "in for during of at by as the fiscal fy year calendar thousand thousands million millions"
-    " billion billions usd dollars dollar eur euros percent per cent"
-)
 # Verbs that say one thing is another ("X was Y", "is called").
 COPULAS = _words("is was are were called named known be")
 # "in the Renaissance", "under Louis XIV": a name after these can say when.
@@ -266,6 +260,10 @@ VALUE_UNITS = _words(
     "thousand thousands million millions billion billions trillion usd dollar dollars eur"
     " euro euros gbp pound pounds percent per cent approximately about around roughly total"
 )
+# The words that may stand between a figure and the year it is for: its unit or scale, and
+# "$8.83 billion in 2016", "$2.1 million for fiscal 2019" (``facts`` pairs them; a verb
+# between leaves it open).
+FIGURE_TO_YEAR = VALUE_UNITS | _words("in for during of at by as the fiscal fy year calendar")
 # Verbs of working an answer out: "so the DPO can't be finished" says the question cannot be
 # answered from what was found (``declines``).
 WORKING_OUT = _words("compute calculate determine derive finish complete answer work")
