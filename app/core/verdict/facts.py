@@ -549,6 +549,10 @@ def conflicts(
         given = [n for n in claim.numbers if n[:1].isdigit() and n not in missing + by_count]
         by_count = computed(by_count, given)
     missing += by_count
+    # written with a scale the span gives the figure at another: "$23.3 billion" for its
+    # "23.3 million"
+    rescaled = [n for n in missing if n in span.numbers and n in {m for m, _ in claim.scaled}]
+    missing = [n for n in missing if n not in rescaled]
     elsewhere = [n for n in missing if passage is not None and n in passage.numbers]
     missing = [n for n in missing if n not in elsewhere]
     if missing and on("figure"):
@@ -560,6 +564,8 @@ def conflicts(
                 + (f" (it has {', '.join(have[:3])})" if have else ""),
             )
         )
+    if rescaled and on("figure"):
+        out.append(Finding("figure", f"the passage gives {', '.join(rescaled)} at another scale"))
     if on("figure_year"):
         out += _year_swapped(claim, span)
     if elsewhere and on("figure_place"):
