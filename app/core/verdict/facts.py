@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 
 from app.core.text import STOPWORDS, stem
 from app.core.verdict.checks import Finding, on
+from app.core.verdict.dated import figure_years, year_swapped
 from app.core.verdict.figures import computed
 from app.core.verdict.lang.en import ANSWER_FILLER
 from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
 from app.core.verdict.lang.en import CONCEDED as _CONCEDED
 from app.core.verdict.lang.en import CONCESSIVE as _CONCESSIVE
-from app.core.verdict.lang.en import FIGURE_TO_YEAR as _FIGURE_TO_YEAR
 from app.core.verdict.lang.en import MONTHS as _MONTHS
 from app.core.verdict.lang.en import NEGATING_WORDS as _NEGATIONS
 from app.core.verdict.lang.en import NEGATION_SCOPE_END as _SCOPE_END
@@ -133,7 +133,7 @@ class Facts:
     runs: tuple[tuple[str, frozenset[str]], ...] = ()
     computes: bool = False  # says it computes ("+", "=", "margin", "change"): see ``computed``
     # (figure, the year in its clause): "$11.69 billion in 2017, up from $8.83 billion in
-    # 2016" -> (11.69, 2017), (8.83, 2016); see ``_dated``
+    # 2016" -> (11.69, 2017), (8.83, 2016); see ``dated.figure_years``
     dated: frozenset[tuple[str, str]] = frozenset()
 
 
@@ -223,57 +223,8 @@ def facts(text: str) -> Facts:
         frozenset(pairs),
         _runs(toks),
         bool(_COMPUTING.search(text)),
-        _dated(toks),
+        figure_years([t.word for t in toks], [t.after_break for t in toks]),
     )
-
-
-_YEAR = re.compile(r"^(?:1[6-9]|20)\d\d$")
-
-
-def _dated(toks: list[Token]) -> frozenset[tuple[str, str]]:
-    """Each figure with the year its clause gives it: the year right after it ("$11.69
-    billion in 2017, up from $8.83 billion in 2016": 11.69 for 2017, 8.83 for 2016), else the
-    year right before it ("the 2017 revenue was $8.83 billion"). Another figure never stands
-    between them, nor, after the figure, a word other than ``en.FIGURE_TO_YEAR``'s ("$11.69
-    billion was double its 2016 revenue" dates nothing), and a year taken by the figure
-    before it is not given again ("$11.69 billion in 2017 from $8.83 billion a year earlier"
-    dates only 11.69). A clause without a year, or a "respectively" (the years listed apart
-    from their figures), pairs nothing."""
-    if any(t.word.lower() == "respectively" for t in toks):
-        return frozenset()
-    clause, clauses = 0, []
-    for t in toks:
-        clause += t.after_break
-        clauses.append(clause)
-    kinds = [
-        "year" if _YEAR.match(t.word) else "figure" if t.word[0].isdigit() else "" for t in toks
-    ]
-    taken: dict[int, int] = {}  # figure's index -> its year's index
-    for i, kind in enumerate(kinds):  # the year right after: "$8.83 billion in 2016"
-        if kind == "figure":
-            j = _next_of(kinds, clauses, i, 1)
-            between = {t.word.lower() for t in toks[i + 1 : j]} if j is not None else set()
-            if j is not None and between <= _FIGURE_TO_YEAR:
-                taken[i] = j
-    for i, kind in enumerate(kinds):  # else the year right before: "2017 revenue was $8.83"
-        if kind == "figure" and i not in taken:
-            j = _next_of(kinds, clauses, i, -1)
-            if j is not None and j not in taken.values():
-                taken[i] = j
-    return frozenset((toks[i].word.replace(",", ""), toks[j].word) for i, j in taken.items())
-
-
-def _next_of(kinds: list[str], clauses: list[int], i: int, step: int) -> int | None:
-    """The index of the year after (``step`` 1) or before (-1) position ``i`` in its clause,
-    when no other figure stands between them."""
-    j = i + step
-    while 0 <= j < len(kinds) and clauses[j] == clauses[i]:
-        if kinds[j] == "year":
-            return j
-        if kinds[j] == "figure":
-            return None
-        j += step
-    return None
 
 
 # A sentence that shows a computation: an operator between figures, or a word for one.
@@ -567,7 +518,7 @@ def conflicts(
     if rescaled and on("figure"):
         out.append(Finding("figure", f"the passage gives {', '.join(rescaled)} at another scale"))
     if on("figure_year"):
-        out += _year_swapped(claim, span)
+        out += year_swapped(claim.dated, span.dated)
     if elsewhere and on("figure_place"):
         out.append(
             Finding(
@@ -601,25 +552,6 @@ def conflicts(
         out.append(Finding("negation", f"the passage says the opposite ('not' about '{word}')"))
     if not (added or dropped) and on("opposite"):  # a negation named is not named again
         out += [Finding("opposite", why) for why in _opposed(claim, span)]
-    return out
-
-
-def _year_swapped(claim: Facts, span: Facts) -> list[Finding]:
-    """A figure the claim gives for a year, which the span gives for another year while it
-    gives that year another figure: "Netflix's 2017 revenue was $8.83 billion" against
-    "revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016"."""
-    out = []
-    for figure, year in sorted(claim.dated):
-        theirs = sorted({y for f, y in span.dated if f == figure})
-        others = sorted({f for f, y in span.dated if y == year and f != figure})
-        if theirs and year not in theirs and others:
-            out.append(
-                Finding(
-                    "figure_year",
-                    f"the passage gives {figure} for {', '.join(theirs)} and "
-                    f"{', '.join(others)} for {year}",
-                )
-            )
     return out
 
 

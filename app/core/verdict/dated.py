@@ -1,0 +1,86 @@
+"""Which year each figure of a sentence is for, and a claim's figure given another year.
+
+A filing's sentence gives two periods side by side ("revenue grew to $11.69 billion in 2017,
+up from $8.83 billion in 2016"); a fluent wrong answer takes the wrong one ("Netflix's 2017
+revenue was $8.83 billion"), and every word and figure of it is in the passage. So each
+figure is paired with the year its clause gives it (``figure_years``, read into
+``facts.Facts.dated``), and a claim's pair is compared with the passage's (``year_swapped``,
+the ``figure_year`` check).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.core.verdict.lang.en import FIGURE_TO_YEAR
+from app.core.verdict.rows import Finding
+
+YEAR = re.compile(r"^(?:1[6-9]|20)\d\d$")
+
+
+def figure_years(words: Sequence[str], breaks: Sequence[bool]) -> frozenset[tuple[str, str]]:
+    """Each figure with the year its clause gives it, from a sentence's ``words`` and the
+    clause ``breaks`` before each: the year right after it ("$11.69 billion in 2017, up from
+    $8.83 billion in 2016": 11.69 for 2017, 8.83 for 2016), else the year right before it
+    ("the 2017 revenue was $8.83 billion"). Another figure never stands between them, nor,
+    after the figure, a word other than ``en.FIGURE_TO_YEAR``'s ("$11.69 billion was double
+    its 2016 revenue" dates nothing), and a year taken by the figure before it is not given
+    again ("$11.69 billion in 2017 from $8.83 billion a year earlier" dates only 11.69). A
+    clause without a year, or a "respectively" (the years listed apart from their figures),
+    pairs nothing."""
+    if any(w.lower() == "respectively" for w in words):
+        return frozenset()
+    clause, clauses = 0, []
+    for broke in breaks:
+        clause += broke
+        clauses.append(clause)
+    kinds = ["year" if YEAR.match(w) else "figure" if w[0].isdigit() else "" for w in words]
+    taken: dict[int, int] = {}  # figure's index -> its year's index
+    for i, kind in enumerate(kinds):  # the year right after: "$8.83 billion in 2016"
+        if kind == "figure":
+            j = _next_year(kinds, clauses, i, 1)
+            between = {w.lower() for w in words[i + 1 : j]} if j is not None else set()
+            if j is not None and between <= FIGURE_TO_YEAR:
+                taken[i] = j
+    for i, kind in enumerate(kinds):  # else the year right before: "2017 revenue was $8.83"
+        if kind == "figure" and i not in taken:
+            j = _next_year(kinds, clauses, i, -1)
+            if j is not None and j not in taken.values():
+                taken[i] = j
+    return frozenset((words[i].replace(",", ""), words[j]) for i, j in taken.items())
+
+
+def _next_year(kinds: list[str], clauses: list[int], i: int, step: int) -> int | None:
+    """The index of the year after (``step`` 1) or before (-1) position ``i`` in its clause,
+    when no other figure stands between them."""
+    j = i + step
+    while 0 <= j < len(kinds) and clauses[j] == clauses[i]:
+        if kinds[j] == "year":
+            return j
+        if kinds[j] == "figure":
+            return None
+        j += step
+    return None
+
+
+def year_swapped(
+    claim: frozenset[tuple[str, str]], span: frozenset[tuple[str, str]]
+) -> list[Finding]:
+    """A figure the claim gives for a year, which the span gives for another year while it
+    gives that year another figure (both as ``figure_years`` pairs): "Netflix's 2017 revenue
+    was $8.83 billion" against "revenue grew to $11.69 billion in 2017, up from $8.83 billion
+    in 2016"."""
+    out = []
+    for figure, year in sorted(claim):
+        theirs = sorted({y for f, y in span if f == figure})
+        others = sorted({f for f, y in span if y == year and f != figure})
+        if theirs and year not in theirs and others:
+            out.append(
+                Finding(
+                    "figure_year",
+                    f"the passage gives {figure} for {', '.join(theirs)} and "
+                    f"{', '.join(others)} for {year}",
+                )
+            )
+    return out
