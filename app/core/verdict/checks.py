@@ -6,8 +6,9 @@ A check either says a sentence is **not a claim** (it is never counted), **backs
 shape, figures, citations and code; ``en`` for the ones that read English words, whose word
 lists are in ``lang/en.py``) and gives examples, which ``tests/core/verdict/test_checks.py``
 runs one by one: the claim against the passage, with the outcome the check must produce.
-What a row is lives in ``rows``; the rows that read a sentence's parse are in ``arc_checks``,
-the rows that set the level of the whole answer in ``answer_checks``.
+What a row is lives in ``rows``; the rows that compare a sentence's figures are in
+``figure_checks``, the rows that read its parse in ``arc_checks``, the rows that set the level
+of the whole answer in ``answer_checks``.
 
 ``eval answers --replay FILE --ablate`` switches each check off in turn (``off``) and prints
 what the verdict then gets right on the given answers, so a rule that changes nothing is seen
@@ -22,6 +23,7 @@ from collections.abc import Iterable, Iterator
 
 from app.core.verdict.answer_checks import ANSWER_CHECKS
 from app.core.verdict.arc_checks import ARC_CHECKS
+from app.core.verdict.figure_checks import FIGURE_CHECKS
 from app.core.verdict.rows import Check, Effect, Example, Finding
 
 __all__ = ["BY_NAME", "CHECKS", "Check", "Effect", "Example", "Finding", "off", "on"]
@@ -206,140 +208,7 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     # -- what a backed-looking sentence may still get wrong (word facts) -----------------
-    Check(
-        "figure",
-        "a figure (number, date, amount) the passage does not give, compared by value "
-        '("1,577 million" is a table\'s 1,577 in millions; "about $5,466 million" rounds '
-        "5,466,312 thousand)",
-        "the passage does not say 1898 (it has 1889)",
-        Effect.FLAGS,
-        "any",
-        (
-            _E(
-                "The tower was completed in 1898 [1].",
-                "The tower was completed in 1889.",
-                "flagged",
-            ),
-            _E(
-                "Only one of the three expeditions succeeded [1].",
-                "Two of the three expeditions were successful.",
-                "flagged",
-            ),
-            _E(
-                "Total revenue was about $5,466 million [1].",
-                "Total revenue (in thousands) was 5,466,312.",
-                "backed",
-            ),
-            _E(
-                "Revenue reached about $11.7 billion [1].",
-                "Revenue grew to $11.69 billion.",
-                "backed",
-            ),
-            _E(  # "$5,466 million" is a value, not a count of millions against "$1.3 million"
-                "Total current liabilities were about $5,466 million [1].",
-                "Total current liabilities were 5,466,312 (in thousands); money market funds "
-                "held $1.3 million.",
-                "backed",
-            ),
-            _E(
-                "The quarterly dividend in 2022 was $0.55 per share [1].",
-                "During 2022, 2021 and 2020 the quarterly dividend was $0.55, $0.50 and $0.50 "
-                "per share, respectively.",
-                "backed",
-            ),
-        ),
-    ),
-    Check(
-        "computed",
-        "a figure the passage does not give, worked out from figures it does (a sum, a "
-        "difference, a ratio, a percentage or its change), where the sentence says it computes",
-        "the passage does not say 1832 (it has 1196, 636)",
-        Effect.BACKS,
-        "en",
-        (
-            _E(
-                "Operating income of $1,196M plus depreciation and amortization of $636M gives "
-                "$1,832M [1].",
-                "Operating income was 1,196 and depreciation and amortization was 636.",
-                "backed",
-            ),
-        ),
-    ),
-    Check(
-        "defined",
-        'a name the question defines in a parenthesis ("… plus depreciation and amortization '
-        '(unadjusted EBITDA)"), which the answer may use though no passage says it: the '
-        "question's own word for what the passages say otherwise",
-        "matches [1]",
-        Effect.BACKS,
-        "any",
-        (
-            _E(
-                "Unadjusted EBITDA = operating income of $1,196M + depreciation and "
-                "amortization of $636M = $1,832M [1].",
-                "Operating income was 1,196 and depreciation and amortization was 636.",
-                "backed",
-                question="What is the operating income + depreciation and amortization "
-                "(unadjusted EBITDA) in USD millions?",
-            ),
-        ),
-    ),
-    Check(
-        "figure_year",
-        "a figure the claim gives for a year, which the passage gives for another year while "
-        "it gives that year another figure (the wrong year's figure, or the right figure "
-        "moved to the wrong year)",
-        "the passage gives 8.83 for 2016 and 11.69 for 2017",
-        Effect.FLAGS,
-        "any",
-        (
-            _E(
-                "Netflix's 2017 revenue was $8.83 billion [1].",
-                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
-                "flagged",
-            ),
-            _E(
-                "Netflix's revenue was $11.69 billion in 2016 [1].",
-                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
-                "flagged",
-            ),
-            _E(
-                "Netflix's revenue rose to $11.69 billion in 2017 from $8.83 billion in 2016 [1].",
-                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
-                "backed",
-            ),
-            _E(  # a verb between a figure and a year: the year is not the figure's
-                "Netflix's 2017 revenue of $11.69 billion was higher than its 2016 revenue [1].",
-                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
-                "backed",
-            ),
-            _E(  # a year taken by the figure before it is not given to the next
-                "Netflix's revenue rose to $11.69 billion in 2017 from $8.83 billion a year "
-                "earlier [1].",
-                "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
-                "backed",
-            ),
-            _E(  # "respectively": the years are listed apart from their figures
-                "Revenue was $11.69 billion in 2017 [1].",
-                "Revenue in 2017 and 2016 was $11.69 billion and $8.83 billion, respectively.",
-                "backed",
-            ),
-        ),
-    ),
-    Check(
-        "figure_place",
-        "a figure the passage gives, but not in the sentence the claim rests on",
-        "the passage says 1850, but not in the sentence closest to this",
-        Effect.FLAGS,
-        "any",
-        (
-            _E(
-                "France took Algeria in 1850 [1].",
-                "France took Algeria in 1830. The empire grew. In 1850 it expanded again.",
-                "flagged",
-            ),
-        ),
-    ),
+    *FIGURE_CHECKS,
     Check(
         "name",
         "a name the passage does not give in any spelling (initials, a demonym, the "
