@@ -356,10 +356,8 @@ def _unit(
     start, end, words, pieces = span
     # the words of plain prose that would fill the limits as much: tables and code weigh more
     weight = max(words, pieces / _PIECES_PER_WORD, (end - start) * limits.words / limits.chars)
-    if first:  # a chunk starts at every heading and never ends right after one
-        return _Unit(start, end, words, pieces, weight, math.inf, True, heading)
-    if held:
-        return _Unit(start, end, words, pieces, weight, math.inf, False, heading)
+    if first or held:  # a chunk starts at every heading and never ends right after one
+        return _Unit(start, end, words, pieces, weight, math.inf, first, heading)
     digest = hashlib.blake2b(text[start:end].encode("utf-8"), digest_size=8).digest()
     draw = (int.from_bytes(digest, "big") + 1) / 2.0**64
     score = draw / -math.expm1(-weight / _MEAN_EXTRA_WORDS)
