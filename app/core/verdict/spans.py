@@ -42,7 +42,9 @@ class Span:
     titled: frozenset[str] = frozenset()  # words of the source's file name and heading
     toc = False  # lines of a table of contents or an index: no witness
     planted = False  # addressed to the model: no witness
-    headed_scale: int | None = None  # the scale the source's heading path states
+    # the scale the passage states for its bare figures ("in thousands"), or else the one
+    # its heading path states (a table part under its statement's caption)
+    scale: int | None = None
 
     def __init__(
         self, n: int, text: str, start: int, end: int, terms: set[str], context: int, single: bool
@@ -70,12 +72,6 @@ class Span:
     def text(self) -> str:
         """The span's own text."""
         return self._text[self.start : self.end]
-
-    @functools.cached_property
-    def scale(self) -> int | None:
-        """The scale the span's passage states for its bare figures ("in thousands"), or
-        else the one its heading path states (a table part under the statement's caption)."""
-        return stated_scale(self._text) or self.headed_scale
 
     @functools.cached_property
     def facts(self) -> Facts:
@@ -114,9 +110,9 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
         # The dates of its file name and heading path (a table part's column heads, "2017 |
         # 2016"; a note's "## As of March 2024"): every sentence or row of it is said under them.
         heading = _heading_terms(text) | _dates(said)
-        headed_scale = stated_scale(label) if label else None
+        scale = stated_scale(text) or (stated_scale(label) if label else None)
         for sp in spans:
-            sp.headed_scale = headed_scale
+            sp.scale = scale
             sp.terms = sp.terms | heading
             sp.titled = titled
             sp.toc = _mostly_within(sp.start, sp.end, listing)
