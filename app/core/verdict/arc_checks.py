@@ -350,7 +350,8 @@ ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "order",
         "two things the claim puts in one order ('A followed B', 'A came before B') that a "
-        "passage sentence puts in the other ('A precedes B'), and none in the claim's",
+        "passage sentence puts in the other ('A precedes B'), and none in the claim's, or "
+        "that the passage dates the other way round ('A … in 1889', 'B … in 1886')",
         "the passage puts Norman architecture before the Early Gothic period",
         Effect.FLAGS,
         "en",
@@ -366,6 +367,11 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "In England, the period of Norman architecture immediately succeeds that of "
                 "the Anglo-Saxon and precedes the Early Gothic.",
                 "backed",
+            ),
+            _E(
+                "The tower was completed before the Statue of Liberty was dedicated [1].",
+                "The tower was completed in 1889. The Statue of Liberty was dedicated in 1886.",
+                "flagged",
             ),
         ),
     ),

@@ -347,8 +347,11 @@ def _reversed(plain: str, passage_sentences: list[str]) -> Finding | None:
     turned = reversed_order(claim, docs)
     if turned is None:
         return None
-    first, then = turned
-    return Finding("order", f"the passage puts {then.text} before {first.text}")
+    first, then = turned.first.text, turned.then.text
+    if turned.years is not None:
+        was, later = turned.years
+        return Finding("order", f"the passage dates {then} to {later}, {first} to {was}")
+    return Finding("order", f"the passage puts {then} before {first}")
 
 
 _FIGURE = re.compile(r"\d[\d,.]*")
