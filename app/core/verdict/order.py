@@ -13,10 +13,11 @@ for the pairs (earlier, later) its order words state:
 
 A verb with no subject of its own takes the subject of the verb it is conjoined to ("the period
 … succeeds that of the Anglo-Saxon and precedes the Early Gothic"); a relative pronoun stands
-for the noun its clause describes ("the tower, which was completed before …"). Each side is known by the
-content words of its phrase (stemmed), and two sides are one thing when they share a name, or,
-where one of them has none, a name or a noun ("the Anglo-Saxon style", "that of the
-Anglo-Saxon"). A claim's pair is contradicted by a passage sentence that
+for the noun its clause describes ("the tower, which was completed before …").
+
+Each side is known by the content words of its phrase (stemmed), and two sides are one thing
+when they share a name, or, where one of them has none, a name or a noun ("the Anglo-Saxon
+style", "that of the Anglo-Saxon"). A claim's pair is contradicted by a passage sentence that
 orders the same two things the other way round.
 
 A passage may order two things only by their dates: "The Eiffel Tower was completed in 1889",
