@@ -139,7 +139,8 @@ ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "in_relation",
         "a claim taking a name or figure from another sentence of its passage than the one "
-        "closest to it, every arc holding a name or figure attested there, none contradicted",
+        "closest to it, every arc holding a name or figure from elsewhere attested there, none "
+        "contradicted",
         "matches [1]",
         Effect.BACKS,
         "en",
@@ -150,6 +151,12 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "was a Swiss clockmaker. The house was sold twice in the next century. Some "
                 "heirs still lived on the farm. A later patron of the arts was Anna Weber "
                 "(Countess Lindau), who wrote plays and painted.",
+                "backed",
+            ),
+            _E(  # 1820 and Grey from the closest sentence ("erected"), 1931 from another
+                "The mill, built in 1820 by Thomas Grey, closed in 1931 [1].",
+                "Thomas Grey had the mill erected on the river in 1820. It employed two "
+                "hundred people at its height. The mill closed in 1931 after the flood.",
                 "backed",
             ),
         ),

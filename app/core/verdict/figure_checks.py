@@ -145,6 +145,12 @@ FIGURE_CHECKS: tuple[Check, ...] = (
                 "France took Algeria in 1830. The empire grew. In 1850 it expanded again.",
                 "flagged",
             ),
+            _E(  # the mill closed in 1931; nothing says it employed workers until then
+                "The mill, built in 1820 by Thomas Grey, employed workers until 1931 [1].",
+                "Thomas Grey had the mill erected on the river in 1820. It employed two "
+                "hundred people at its height. The mill closed in 1931 after the flood.",
+                "flagged",
+            ),
         ),
     ),
 )

@@ -436,7 +436,8 @@ def _align(
         others, trouble = _choose(claim, rest, False, threshold, floor)
         if _score(claim.weights, others) >= max(threshold, floor) and not trouble:
             chosen, problems, score = others, [], _score(claim.weights, others)
-    if problems and {f.check for f in problems} <= _PLACED and _in_relation(mark, chosen, spans):
+    placed = bool(problems) and {f.check for f in problems} <= _PLACED
+    if placed and _in_relation(mark, claim.facts, chosen, spans):
         problems = []
     if cited and (score < threshold or problems) and {f.check for f in problems} <= _PLACED:
         spread = _spread(mark, claim, spans, cited, threshold)
@@ -517,18 +518,31 @@ def _counted_other(
     return None
 
 
-def _in_relation(mark: SentenceMark, chosen: list[Span], spans: dict[int, list[Span]]) -> bool:
+def _in_relation(
+    mark: SentenceMark, claim_facts: Facts, chosen: list[Span], spans: dict[int, list[Span]]
+) -> bool:
     """Whether a claim that takes a name or figure from another sentence of its passage than
     the one closest to it ("It was Tugh Temur (Emperor Wenzong), whose mother was a Tangut
     concubine", from two sentences) still says what the passage says: every arc of the claim
-    that holds a name or a figure is attested by a sentence of that passage, and none is
-    contradicted (``attest``). Then the words are from two sentences, the relations are not
-    recombined."""
+    that holds a name or a figure from another sentence is attested by a sentence of that
+    passage, and none is contradicted (``attest``). Then the words are from two sentences, the
+    relations are not recombined.
+
+    The names and figures the closest sentence holds are backed by it as every word is, by
+    coverage: "the community, founded in 1604 under Prince Louis de Condé, emigrated to the
+    United States in the 1890s" takes 1604 and Condé from a sentence that says Condé arranged
+    "to establish" the community in 1604, and the United States and the 1890s from a later
+    one that says its members "emigrated to the United States in the 1890s". Only the later
+    sentence's arcs must be attested; "founded" for "establish" is no arc of the passage,
+    but is no recombination either. Where no arc holds what came from elsewhere (the parse
+    split a name otherwise), every arc with a name or figure must be attested."""
     if not chosen or not on("in_relation"):
         return False
     claim = read_text(_plain_markup(strip_citations(mark.text)))
     if claim is None:
         return False
+    near = merge([sp.facts for sp in chosen])
+    moved = (claim_facts.numbers - near.numbers) | (claim_facts.names - near.stems)
     passages = {sp.n for sp in chosen}
     pool = [
         r
@@ -539,6 +553,7 @@ def _in_relation(mark: SentenceMark, chosen: list[Span], spans: dict[int, list[S
         if r is not None
     ]
     held = [a for a in claim.arcs if a.dep.specific or a.head.specific]
+    held = [a for a in held if (a.dep.keys | a.head.keys) & moved] or held
     if not held or not pool:
         return False
     if not all(any(linked(a, s) for s in pool) for a in held):
