@@ -268,6 +268,12 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="Which region had the biggest drop in year over year revenues?",
             ),
+            _E(  # the question's adverb and the time it asks for frame it, as its verb does
+                "By that year the mill was usually run by the second shift [1].",
+                "In 1852 the second shift ran the mill on most days.",
+                "backed",
+                question="By which year was the mill usually run by the second shift?",
+            ),
             _E(
                 "The fighting in North America lasted six years [1].",
                 "In North America the fighting went on for six years, from 1754 to 1760.",

@@ -90,7 +90,9 @@ def echoed(plain: str, asked: set[str], sourced: frozenset[str]) -> Finding | No
     Loudoun as captain in chief", where the passage has a commander in chief): the word comes
     from the question's premise, not the files. Its verb is left out: a question's verb frames
     what it asks ("How long did the fighting last?"), and an answer that says it in the
-    question's words ("it lasted six years") is not therefore wrong. Names (initials, other
+    question's words ("it lasted six years") is not therefore wrong. So do its adverbs ("How
+    is imperialism usually administered?": "it is usually carried out through …") and the
+    noun of the time it asks for ("By which year …?": "by that year"). Names (initials, other
     spellings) are left to the name checks, figures and words of two letters ("FY") to the
     figure checks, and so is a scale word after a figure: "about $5,466 million" for "(in USD
     millions)" is the passage's 5,466,312 in thousands, written as the question asks. "Year
@@ -106,7 +108,8 @@ def echoed(plain: str, asked: set[str], sourced: frozenset[str]) -> Finding | No
         [
             t.text
             for t in doc
-            if t.pos_ not in ("VERB", "AUX")
+            if t.pos_ not in ("VERB", "AUX", "ADV")
+            and t.lower_ not in en.TIME_NOUNS
             and not (t.lower_ in en.SCALE_WORDS and t.i > 0 and t.nbor(-1).like_num)
         ]
         if doc is not None
