@@ -250,7 +250,8 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "negation",
         "a 'not' the passage does not say, or one it says that the claim drops, about the "
-        "same words ('precludes' and 'obviates' deny what follows them)",
+        "same words ('precludes' and 'obviates' deny what follows them, 'refused to' and 'the "
+        "refusal to' the verb they govern)",
         "the passage says the opposite ('not' about 'open')",
         Effect.FLAGS,
         "en",
@@ -270,6 +271,18 @@ CHECKS: tuple[Check, ...] = (
                 "Each packet carries its full address. This precludes the need for a "
                 "dedicated path to route each packet.",
                 "flagged",
+            ),
+            _E(  # a refusal denies the verb it governs
+                "The mayor allowed the council to meet in the hall [1].",
+                "The mayor's refusal to allow the council to meet in the hall led to weeks "
+                "of protests.",
+                "flagged",
+            ),
+            _E(
+                "The council was not allowed to meet in the hall [1].",
+                "The mayor's refusal to allow the council to meet in the hall led to weeks "
+                "of protests.",
+                "backed",
             ),
         ),
     ),

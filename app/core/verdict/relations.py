@@ -287,8 +287,12 @@ def _is_name_part(t: Token, words: dict[int, Word]) -> bool:
 
 
 def _negated(t: Token) -> bool:
-    """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), or a 'no'
-    determining it ("no troops")."""
+    """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), a 'no'
+    determining it ("no troops"), or a word of refusal governing it ("the crown's refusal to
+    allow", "barred from settling": ``en.REFUSING``)."""
+    governor = t.head.head if t.dep_ == "pcomp" and t.head.lower_ == "from" else t.head
+    if t.dep_ in ("xcomp", "acl", "pcomp") and governor.lemma_.lower() in en.REFUSING:
+        return True
     for c in (*t.children, *(t.head.children if t.dep_ in ("attr", "acomp") else ())):
         low = c.lower_
         if c.dep_ == "neg" and t.pos_ in ("NOUN", "PROPN") and c.i > t.i:
