@@ -33,6 +33,7 @@ from app.core.verdict.lang.en import NEGATION_SCOPE_END as _SCOPE_END
 from app.core.verdict.lang.en import NEGATIVE_QUANTIFIERS as _NEGATIVE_QUANTIFIERS
 from app.core.verdict.lang.en import NOT_NEGATING_AFTER as _NOT_NEGATING
 from app.core.verdict.lang.en import NUMBER_WORDS as _NUMBER_WORDS
+from app.core.verdict.lang.en import ONE_AS_MEMBER_AFTER as _ONE_AS_MEMBER_AFTER
 from app.core.verdict.lang.en import ONE_AS_PRONOUN_BEFORE as _ONE_AS_PRONOUN_BEFORE
 from app.core.verdict.lang.en import ONE_COUNTED_AFTER as _ONE_COUNTED_AFTER
 from app.core.verdict.lang.en import OPPOSITES as _OPPOSITES
@@ -407,13 +408,16 @@ def _polarity(toks: list[Token], i: int, pole: tuple[str, int]) -> tuple[str, in
 
 def _pronoun_one(toks: list[Token], i: int) -> bool:
     """Whether "one" at ``i`` is a pronoun or part of a word ("the one you're in", "one of the
-    first", "a one-liner"), not the figure 1."""
+    first", "a one-liner"), or says what its subject is ("he was one leader who"), not the
+    figure 1."""
     before = toks[i - 1].word.lower() if i else ""
     after = toks[i + 1] if i + 1 < len(toks) else None
     if before in _ONE_COUNTED_AFTER and not toks[i].hyphened:
         return False  # "only one of the three expeditions": a count
     if before in _ONE_AS_PRONOUN_BEFORE or toks[i].hyphened:
         return True
+    if before in _ONE_AS_MEMBER_AFTER and not (i > 1 and toks[i - 2].word.lower() == "there"):
+        return True  # "there was one survivor" counts
     return after is None or after.word.lower() == "of" or not after.content
 
 

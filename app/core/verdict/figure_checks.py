@@ -32,6 +32,18 @@ FIGURE_CHECKS: tuple[Check, ...] = (
                 "Two of the three expeditions were successful.",
                 "flagged",
             ),
+            _E(  # after a copula, "one" says what the subject is, not how many there were
+                "Ada Byron was one English mathematician who wrote about the engine [1].",
+                "Two English mathematicians, Ada Byron and Charles Babbage, wrote about the "
+                "engine.",
+                "backed",
+            ),
+            _E(
+                "One English mathematician wrote about the engine [1].",
+                "Two English mathematicians, Ada Byron and Charles Babbage, wrote about the "
+                "engine.",
+                "flagged",
+            ),
             _E(
                 "Total revenue was about $5,466 million [1].",
                 "Total revenue (in thousands) was 5,466,312.",

@@ -178,6 +178,19 @@ def _shift(w: Word, start: int) -> Word:
     return Word(w.key, w.text, w.kind, w.i - start, w.negated, w.parts)
 
 
+def _member_one(t: Token) -> bool:
+    """Whether ``t`` is the "one" of a copula's complement ("Shi Tianze was one Han Chinese
+    leader who defected"): it says what the subject is, one of them, not how many there were
+    (``en.ONE_AS_MEMBER_AFTER``); "there was one survivor" counts."""
+    head = t.head
+    return (
+        t.lower_ == "one"
+        and t.dep_ == "nummod"
+        and head.dep_ == "attr"
+        and not any(c.dep_ == "expl" for c in head.head.children)
+    )
+
+
 def _word(t: Token, inside: set[int]) -> Word | None:
     """The content word of token ``t``, or None for a function word, a pronoun, a stopword
     or the figure part of a scaled figure ("2" of "2 million": the figure is "million")."""
@@ -185,7 +198,7 @@ def _word(t: Token, inside: set[int]) -> Word | None:
         return None
     low = t.text.lower()
     if t.pos_ == "NUM" or t.text[:1].isdigit():
-        if _scaled_by_head(t):
+        if _scaled_by_head(t) or _member_one(t):
             return None
         value = _figure(t)
         if value is not None:

@@ -122,6 +122,9 @@ ORDINAL_IDIOMS = frozenset({"at first"})  # (two words: the one before and the o
 ONE_COUNTED_AFTER = _words("only just exactly")
 # "the one you're in", "one of them": after these, "one" is a pronoun, not the figure 1.
 ONE_AS_PRONOUN_BEFORE = _words("the this that each any every which another no no-one")
+# "Shi Tianze was one Han Chinese leader who defected": after a copula, "one" says which kind
+# of thing the subject is (one of them), not how many there were, except after "there".
+ONE_AS_MEMBER_AFTER = _words("is was are were be been being")
 # Pairs of opposites, each side as written (lower case, its usual forms): the axis is named by
 # its first word. Comparatives, superlatives, time order and modality are opposites too
 # (``facts``: a sentence saying one side where its span says the other is contradicted).
