@@ -296,6 +296,11 @@ CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E("Sales increased in 2020 [1].", "Sales decreased in 2020.", "flagged"),
+            _E(  # the year of a life's other end
+                "The painter Anna Roth was born in 1532 [1].",
+                "The guild's name may recall the painter Anna Roth (died 1532).",
+                "flagged",
+            ),
             _E(
                 "Extra elections are held in addition to ordinary ones even when they fall "
                 "within six months of one [1].",

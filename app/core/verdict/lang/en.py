@@ -149,6 +149,7 @@ OPPOSITES = (
     "maximum | minimum",
     "oldest older | youngest younger newest newer",
     "first | last",
+    "born birth | died death",
     "possible possibly | impossible",
     "likely | unlikely",
     "able | unable",
