@@ -65,9 +65,12 @@ _LONE_TAG = re.compile(r"^\s*</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>\s*$")
 _SOURCE_TAG = re.compile(r"^\W*</?\s*sources?\b[^>]*>?\W*$", re.IGNORECASE)
 
 _MODEL = r"(?:ai|assistant|language model|llm|chatbot|chat ?bot|model|gpt|bot)"
+# "your ignore rules", "the global ignore file": the word names a thing, not an order
+_NAMING = "".join(f"(?<!{w} )" for w in ("your", "my", "our", "their", "its", "the", "global"))
 _PLANTED = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\b[^.!?\n]{0,40}\b(?:instructions?|questions?"
-    r"|prompts?|rules?|guidelines?|above|previous|prior|everything|system|sources?|context)\b"
+    rf"{_NAMING}\b(?:ignore|disregard|forget|override)\b[^.!?\n]{{0,40}}"
+    r"\b(?:instructions?|questions?|prompts?|rules?|guidelines?|above|previous|prior|everything"
+    r"|system|sources?|context)\b"
     r"|^\W*(?:system|assistant|user|ai|model|chatbot)\s*:"
     rf"|\b(?:you are|you're|act as|pretend (?:to be|you are)) (?:now )?(?:an?|the) {_MODEL}\b"
     rf"|\b(?:if you are|attention|note to|dear|hey|to) (?:an? |the |any )?{_MODEL}s?\b"

@@ -102,6 +102,9 @@ def test_an_instruction_planted_in_a_file_is_no_statement_of_it(planted: str) ->
         "The river floods every spring.",
         "The assistant manager signs every order.",
         "Users say the model is fast [1].",
+        # "ignore" naming a thing of git's, not an order
+        "Then create `.gitignore` in your home directory and add your ignore rules to it [1].",
+        "Git reads the global ignore file before the rules of each repository.",
     ],
 )
 def test_ordinary_sentences_are_not_planted(statement: str) -> None:
