@@ -118,6 +118,12 @@ ANSWER_CHECKS: tuple[Check, ...] = (
                 "unsupported",
                 "Where is D'Olier Street?",
             ),
+            _E(  # "Northern European" says what the answer is to be, not what is asked about
+                "Stockholm and Hamburg had congregations too [1].",
+                "Congregations were founded in Stockholm and Hamburg.",
+                "supported",
+                "What other Northern European cities had congregations?",
+            ),
         ),
     ),
     Check(

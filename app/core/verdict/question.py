@@ -245,32 +245,40 @@ def names_something(question: str) -> bool:
 
 def _names_asked(question: str) -> Iterator[Token]:
     """The question's words that name what it asks about (``missing_names``)."""
-    kind = _kind_noun(question)
+    kind = _kind_phrase(question)
     for t in tokens(question)[1:]:  # a question's first word is capitalised anyway
         low = t.word.replace("’", "'").lower()
         if not (t.word[:1].isupper() and len(t.word) >= 4) or low in STOPWORDS or low in _WH:
             continue
-        if low == kind:  # "What French City …?": the kind of thing asked for, not a name
+        if low in kind:  # "What French City …?": the kind of thing asked for, not a name
             continue
         if t.after_stop or t.glued:  # a second sentence's first word; part of a code
             continue
         yield t
 
 
-def _kind_noun(question: str) -> str:
-    """The noun a question's "what" or "which" asks for (lower case), the last word of the run
-    that follows it up to the verb: "city" in "What French City was New Rochelle named
-    after?"; "" when the wh-word stands alone."""
+def _kind_phrase(question: str) -> frozenset[str]:
+    """The words of the kind of thing a question's "what" or "which" asks for (lower case),
+    the run that follows it up to the verb: "french" and "city" in "What French City was New
+    Rochelle named after?", "northern", "european" and "cities" in "What other Northern
+    European cities had Huguenot congregations?". They say what the answer is to be, not what
+    the question is about; empty when the wh-word stands alone."""
     words = [w.lower() for w in _WORD.findall(question)]
     at = next((i for i, w in enumerate(words) if w in ("what", "which")), None)
     if at is None:
-        return ""
+        return frozenset()
+    rest = words[at + 1 :]
+    while rest and rest[0] in _OTHER:
+        rest = rest[1:]
     run = []
-    for w in words[at + 1 :]:
+    for w in rest:
         if w in _AUX or w in STOPWORDS:
             break
         run.append(w)
-    return run[-1] if run else ""
+    return frozenset(run)
+
+
+_OTHER = frozenset({"other", "another", "else"})
 
 
 def _near(a: str, b: str) -> bool:
