@@ -232,6 +232,15 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="In what year did the Reformation arrive in France?",
             ),
+            _E(  # its own verb, dated so in the passage: context, not the asked event's date
+                "In 1523, as the Reformation spread, Lefevre published his French translation "
+                "of the New Testament [1].",
+                "The Reformation finally arrived in France after long struggles with the "
+                "papacy. Lefevre published his French translation of the New Testament in "
+                "1523.",
+                "backed",
+                question="In what year did the Reformation arrive in France?",
+            ),
         ),
     ),
     Check(

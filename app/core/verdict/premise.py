@@ -173,6 +173,17 @@ _INVERTED = frozenset({"did", "does", "do", "was", "were", "is", "are", "has", "
 
 
 @functools.lru_cache(maxsize=2048)
+def _main_verb(plain: str) -> str | None:
+    """The term of the claim's main verb (its root, when a verb), or None."""
+    from app.core.verdict.parse import parse
+
+    doc = parse(plain)
+    root = next((t for t in doc if t.dep_ == "ROOT"), None) if doc is not None else None
+    if root is None or root.pos_ != "VERB":
+        return None
+    return next(iter(lemma_terms(root.lemma_)), None)
+
+
 def _said(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
     """A source sentence's terms and figures, read once for every claim sentence of the answer."""
     return frozenset(lemma_terms(sentence)), facts(sentence).numbers
@@ -185,7 +196,10 @@ def undated(
     names its subject), where the source ``sentences`` state the event (its verb with a word of
     its subject) only without any year, and give the claim's year only in sentences without
     the event's verb: the date of something else, answering a question whose premise the
-    sources do not bear out."""
+    sources do not bear out. A claim whose own main verb is another one, which a sentence
+    giving its year says too, tells of that sentence's event, with its year ("In October 1753
+    Dinwiddie ordered Washington to warn the French", beside "Washington reached Fort Le
+    Boeuf on December 12")."""
     if event is None or not on("undated"):
         return None
     years = {n for n in facts(plain).numbers if _YEAR.fullmatch(n)}
@@ -200,6 +214,9 @@ def undated(
     if not stated or any(_YEAR.fullmatch(n) for numbers in stated for n in numbers):
         return None  # the sources date the event: the slot checks compare the years
     if not dated or any(verb in terms for terms in dated):
+        return None
+    own = _main_verb(plain)
+    if own is not None and own != verb and any(own in terms for terms in dated):
         return None
     year = sorted(years)[0]
     return Finding(
