@@ -297,12 +297,22 @@ def sentence_spans(text: str, *, lines: bool = False) -> list[tuple[int, int]]:
             nxt = text[m.end() :].lstrip()[:1]
             if nxt.islower() or _abbreviation(text, m.start()) or _list_numeral(text, m.start()):
                 continue
+            if _in_inline_code(text, m.start()):
+                continue  # "`git diff --name-only ... -- "*.md"`": code, not a full stop
             _push(text, start, m.end(), spans)
         else:
             _push(text, start, m.start(), spans)
         start = m.end()
     _push(text, start, len(text), spans)
     return spans
+
+
+def _in_inline_code(text: str, at: int) -> bool:
+    """Whether ``at`` is inside a backtick span that opens and closes on its line."""
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    before = text.count("`", line_start, at)
+    return before % 2 == 1 and "`" in text[at : line_end if line_end >= 0 else len(text)]
 
 
 def _abbreviation(text: str, dot: int) -> bool:

@@ -112,6 +112,19 @@ def test_sentences_do_not_break_at_decimals_abbreviations_or_initials() -> None:
     ]
 
 
+def test_a_full_stop_inside_inline_code_ends_no_sentence() -> None:
+    text = (
+        'Bound the `git diff --name-only ... -- "*.md"` range with them [1]. Then run it. '
+        "An unclosed ` backtick. Does not hold a sentence open."
+    )
+    assert _sentences(text) == [
+        'Bound the `git diff --name-only ... -- "*.md"` range with them [1].',
+        "Then run it.",
+        "An unclosed ` backtick.",  # no closing backtick on its line: no code span
+        "Does not hold a sentence open.",
+    ]
+
+
 def test_a_numbering_abbreviation_is_one_only_before_a_figure() -> None:
     """An answer's "No." is a sentence: "Using" after it is no name the passage must hold."""
     text = "No. Using the 2022 statement, the margin fell. See No. 5 and Fig. 3 on pp. 12."
