@@ -561,7 +561,8 @@ def _in_relation(
     return not contradictions(claim, pool)
 
 
-SPREAD_SENTENCES = 12  # a passage of at most this many sentences may back a claim as a whole
+SPREAD_SENTENCES = 12  # a passage (or each part of a note) of at most this many sentences may
+# back a claim as a whole
 
 
 def _spread(
@@ -586,12 +587,14 @@ def _spread(
     code = ["".join(c.strip("`").split()) for c in INLINE_CODE.findall(mark.text)]
     if not code or not on("spread"):
         return []
-    # each cited passage, then the cited passages together (a note sent in parts)
-    pools = [[sp for sp in spans.get(n, []) if sp.single and sp.witness] for n in cited]
-    if len(pools) > 1:
-        pools.append([sp for pool in pools for sp in pool])
+    # each short cited passage, then the cited passages together (a note sent in parts,
+    # each part short)
+    parts = [[sp for sp in spans.get(n, []) if sp.single and sp.witness] for n in cited]
+    pools = [part for part in parts if len(part) <= SPREAD_SENTENCES]
+    if len(parts) > 1 and len(pools) == len(parts):
+        pools.append([sp for part in parts for sp in part])
     for pool in pools:
-        if not 2 < len(pool) <= SPREAD_SENTENCES or any(_tabular(sp.text) for sp in pool):
+        if len(pool) <= 2 or any(_tabular(sp.text) for sp in pool):
             continue
         held = "".join("".join(p.split()) for p in dict.fromkeys(sp.passage for sp in pool))
         if not all(c in held for c in code):

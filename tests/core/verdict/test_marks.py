@@ -389,3 +389,34 @@ def test_a_sentence_quoting_code_is_prose_and_may_rest_on_a_note_sent_in_parts()
     # the same sentence with a case the note does not have is not backed
     wrong = answer.replace('Failure("nth") => 0', "Not_found => 0")
     assert not mark_sentences(wrong, parts)[0].supported
+
+
+_NOTE_HEAD = (
+    "# Configure Ports\n\nA `docker-compose.yml` file for a database service will proxy a "
+    "port from your host machine to a port on the container.\n\nA basic service ties `5432` "
+    "to `5432` under the `ports` section. It is the usual setup. Most guides start there. "
+    "Nothing else needs to change. The service then starts."
+)
+_NOTE_REST = (
+    '```yaml\nservices:\n  db:\n    image: postgres:latest\n    ports:\n      - "5432:5432"\n'
+    "```\n\nQueries sent to `localhost:5432` will be proxied to `container:5432`.\n\nSince "
+    "those numbers are the same on both sides, it is not clear which is which. The left is "
+    "the _host_ and the right is the _container_: `[host-port]:[container-port]`.\n\nIf you "
+    "need a port other than 5432 on your host machine (say, to run several servers at once), "
+    "then you can just change the port number on the left side. How about `9876:5432`."
+)
+
+
+@pytest.mark.parametrize(("rest", "backed"), [(_NOTE_REST, True), (_NOTE_REST + " Restart it." * 12, False)])
+def test_a_sentence_around_the_code_of_a_note_sent_in_two_short_parts_is_backed_by_both(
+    rest: str, backed: bool
+) -> None:
+    # its code and words come from both parts, and neither part holds them all; the parts
+    # are read together only while each is short (a long one may back recombined words)
+    claim = (
+        "In the `ports` section of `docker-compose.yml` the format is "
+        "`[host-port]:[container-port]`, so to use another port on your host you change the "
+        "number on the left, e.g. `9876:5432` [1][2]."
+    )
+    marks = mark_sentences(claim, [Passage(1, _NOTE_HEAD), Passage(2, rest)])
+    assert marks[0].supported is backed
