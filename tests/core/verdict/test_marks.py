@@ -407,7 +407,9 @@ _NOTE_REST = (
 )
 
 
-@pytest.mark.parametrize(("rest", "backed"), [(_NOTE_REST, True), (_NOTE_REST + " Restart it." * 12, False)])
+@pytest.mark.parametrize(
+    ("rest", "backed"), [(_NOTE_REST, True), (_NOTE_REST + " Restart it." * 12, False)]
+)
 def test_a_sentence_around_the_code_of_a_note_sent_in_two_short_parts_is_backed_by_both(
     rest: str, backed: bool
 ) -> None:
