@@ -314,6 +314,14 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="When did Kublai move the capital to Khanbaliq?",
             ),
+            _E(  # a noun's modifier worded otherwise, in the one sentence that holds both
+                'The chief monasteries in this Norman "renaissance" were Mont-Saint-Michel, '
+                "Fécamp and Bec [1].",
+                'The chief monasteries taking part in this "renaissance" of Norman art were '
+                "Mont-Saint-Michel, Fécamp, and Bec.",
+                "backed",
+                question="Which monasteries took part in the Norman renaissance of art?",
+            ),
             _E(
                 "Henry of Navarre recanted Protestantism when he succeeded to the French "
                 "throne [1].",
