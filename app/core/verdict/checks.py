@@ -296,6 +296,11 @@ CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E("Sales increased in 2020 [1].", "Sales decreased in 2020.", "flagged"),
+            _E(  # "nothing" opens no clause here: it does not reach "below" five words on
+                "The museum charges nothing to visitors with tickets below the age of ten [1].",
+                "Visitors with tickets below the age of ten pay nothing to enter the museum.",
+                "backed",
+            ),
             _E(  # the year of a life's other end
                 "The painter Anna Roth was born in 1532 [1].",
                 "The guild's name may recall the painter Anna Roth (died 1532).",

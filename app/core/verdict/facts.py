@@ -400,7 +400,8 @@ def _polarity(toks: list[Token], i: int, pole: tuple[str, int]) -> tuple[str, in
         if toks[j + 1].after_break:
             break
         low = toks[j].word.lower()
-        reach = _QUANTIFIER_REACH if low in _NEGATIVE_QUANTIFIERS else _POLAR_REACH
+        opens = j == 0 or toks[j].after_break  # "None of the attacks succeeded"
+        reach = _QUANTIFIER_REACH if low in _NEGATIVE_QUANTIFIERS and opens else _POLAR_REACH
         if low in _NEGATIONS and i - j <= reach and not _negation_exempt(toks, j):
             return axis, 1 - side, f"not {word}", before, after
     return axis, side, word, before, after
