@@ -322,6 +322,14 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="Which monasteries took part in the Norman renaissance of art?",
             ),
+            _E(  # the claim's verb is the passage's noun: "opened" for "upon its opening"
+                "The Queen presented the mace when the Assembly officially opened in July "
+                "1999 [1].",
+                "Presented to the Assembly by the Queen upon its official opening in July "
+                "1999, the mace is kept in a glass case.",
+                "backed",
+                question="What is the Assembly's mace made of, and who presented it?",
+            ),
             _E(
                 "Henry of Navarre recanted Protestantism when he succeeded to the French "
                 "throne [1].",

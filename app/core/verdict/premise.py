@@ -32,7 +32,7 @@ from app.core.verdict.attest import unattested
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.facts import Facts, facts
 from app.core.verdict.lang import en
-from app.core.verdict.relations import Reading
+from app.core.verdict.relations import Arc, Reading
 from app.core.verdict.terms import lemma_terms
 
 _WORDS = re.compile(r"[^\W\d_]{2,}")
@@ -73,9 +73,10 @@ def premise(
         if not lemma_terms(arc.dep.text) <= asked:
             continue
         # a noun's modifiers are worded freely ("the monasteries in this Norman renaissance"
-        # for "monasteries taking part in this renaissance of Norman art"): a sentence that
-        # holds both words relates them
-        if arc.head.kind == "noun" and any(s.find(arc.head) and s.find(arc.dep) for s in pool):
+        # for "monasteries taking part in this renaissance of Norman art"), and so is a verb
+        # the passage says as a noun ("when the Parliament officially opened" for "upon its
+        # official opening"): a sentence that holds both words relates them
+        if any(_related_loosely(arc, s) for s in pool):
             continue
         # a word neither the question nor a passage says ("ended up in New Orleans" for
         # "went to") is the claim's paraphrase, not a premise: the relation checks read it
@@ -177,7 +178,15 @@ _SUBJECT_WORDS = 6  # the longest subject looked for between a question's auxili
 _INVERTED = frozenset({"did", "does", "do", "was", "were", "is", "are", "has", "have", "had"})
 
 
-@functools.lru_cache(maxsize=2048)
+def _related_loosely(arc: Arc, s: Reading) -> bool:
+    """Whether sentence ``s`` holds both words of ``arc`` where the head is a noun, in the
+    claim or in ``s`` (a nominalised verb): no arc of a noun is worded one way only."""
+    found = s.find(arc.head)
+    if not found or not s.find(arc.dep):
+        return False
+    return arc.head.kind == "noun" or all(w.kind == "noun" for w in found)
+
+
 def _main_verb(plain: str) -> str | None:
     """The term of the claim's main verb (its root, when a verb), or None."""
     from app.core.verdict.parse import parse
@@ -189,6 +198,7 @@ def _main_verb(plain: str) -> str | None:
     return next(iter(lemma_terms(root.lemma_)), None)
 
 
+@functools.lru_cache(maxsize=2048)
 def _said(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
     """A source sentence's terms and figures, read once for every claim sentence of the answer."""
     return frozenset(lemma_terms(sentence)), facts(sentence).numbers
