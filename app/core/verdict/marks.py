@@ -561,8 +561,9 @@ def _in_relation(
     return not contradictions(claim, pool)
 
 
-SPREAD_SENTENCES = 12  # a passage (or each part of a note) of at most this many sentences may
-# back a claim as a whole
+# A passage (or each part of a note sent in parts) of at most this many sentences may back a
+# claim as a whole.
+SPREAD_SENTENCES = 12
 
 
 def _spread(

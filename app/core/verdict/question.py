@@ -268,7 +268,7 @@ def _kind_phrase(question: str) -> frozenset[str]:
     if at is None:
         return frozenset()
     rest = words[at + 1 :]
-    while rest and rest[0] in _OTHER:
+    while rest and rest[0] in en.WH_OTHER:
         rest = rest[1:]
     run = []
     for w in rest:
@@ -276,9 +276,6 @@ def _kind_phrase(question: str) -> frozenset[str]:
             break
         run.append(w)
     return frozenset(run)
-
-
-_OTHER = frozenset({"other", "another", "else"})
 
 
 def _near(a: str, b: str) -> bool:

@@ -228,6 +228,9 @@ NOUNS_IN_NAMES = _words(
 )
 # Words between a wh-word and the noun it asks for ("what kind of", "which one").
 WH_SKIPPED = _words("kind type sort form name one ones of the a an")
+# "What other Northern European cities …?": before the kind a wh-word asks for, these ask for
+# another one of it.
+WH_OTHER = _words("other another else")
 # Words of quantity: a count or share, never a place or a name.
 QUANTITY_WORDS = _words(
     "none no all several few many most half quarter third dozen dozens hundreds thousands"
