@@ -45,6 +45,13 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "symposium.",
                 "backed",
             ),
+            _E(  # the claim's name set beside the passage's title: one filler
+                "Otto Brandt is a descendant of the family, as is Anna Roth, the Federal "
+                "Minister of Works [1].",
+                "Otto Brandt is also a descendant of the family, as is the Federal Minister "
+                "of Works, Anna Roth.",
+                "backed",
+            ),
         ),
     ),
     Check(

@@ -340,8 +340,10 @@ def _contradiction(
         for other in s.arcs:
             if other.role != arc.role or not same(arc.head, other.head):
                 continue
-            named = _appositives(other.dep, s) if other.dep.kind != arc.dep.kind else []
-            for filler in (other.dep, *named):
+            named = _appositives(other.dep, s)
+            if any(same(arc.dep, f) for f in named):
+                continue  # "the Minister, Thomas de Maizière" fills it with the claim's name
+            for filler in (other.dep, *named) if other.dep.kind != arc.dep.kind else (other.dep,):
                 if (
                     filler.kind == arc.dep.kind
                     and not same(arc.dep, filler)
