@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from app.core.verdict.lang.en import FIGURE_TO_YEAR
 from app.core.verdict.rows import Finding
 
-YEAR = re.compile(r"^(?:1[6-9]|20)\d\d$")
+YEAR = re.compile(r"^(?:1[6-9]|20)\d\d$")  # a figure's year: not a count of 1,500
+EVENT_YEAR = re.compile(r"1\d{3}|20\d{2}")  # the year of an event ("1066"), to fullmatch
 
 
 def figure_years(words: Sequence[str], breaks: Sequence[bool]) -> frozenset[tuple[str, str]]:

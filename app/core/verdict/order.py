@@ -30,12 +30,12 @@ the same year are in no order.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.core.text import stem
+from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.lang import en
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _OBJECTS = frozenset({"dobj", "attr"})
 _DATING = frozenset({"in", "on", "during"})
-_YEAR = re.compile(r"1\d{3}|20\d{2}")
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,7 @@ def dated(doc: Doc) -> list[Dated]:
         if verb.pos_ not in ("VERB", "AUX") or (subject := _subject(verb)) is None:
             continue
         for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in _DATING):
-            years = {int(t.text) for t in prep.subtree if _YEAR.fullmatch(t.text)}
+            years = {int(t.text) for t in prep.subtree if EVENT_YEAR.fullmatch(t.text)}
             if len(years) == 1:
                 side = _side(subject)
                 if side.names or side.nouns:

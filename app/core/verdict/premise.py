@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from app.core.text import stem
 from app.core.verdict.attest import unattested
 from app.core.verdict.checks import Finding, on
+from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.facts import Facts, facts
 from app.core.verdict.lang import en
 from app.core.verdict.relations import Arc, Reading
@@ -141,9 +142,6 @@ def _spelled(text: str, key: str) -> str:
     return key
 
 
-_YEAR = re.compile(r"1\d{3}|20\d{2}")
-
-
 def asked_event(question: str) -> tuple[str, frozenset[str]] | None:
     """The event a question asks about: its main verb (stemmed from its lemma) and the terms of
     that verb's subject ("In what year did the Protestant Reformation arrive in France?":
@@ -217,7 +215,7 @@ def undated(
     Boeuf on December 12")."""
     if event is None or not on("undated"):
         return None
-    years = {n for n in facts(plain).numbers if _YEAR.fullmatch(n)}
+    years = {n for n in facts(plain).numbers if EVENT_YEAR.fullmatch(n)}
     if not years:
         return None
     verb, subject = event
@@ -226,7 +224,7 @@ def undated(
     read = [_said(s) for s in sentences]
     stated = [numbers for terms, numbers in read if verb in terms and subject & terms]
     dated = [terms for terms, numbers in read if years & numbers]
-    if not stated or any(_YEAR.fullmatch(n) for numbers in stated for n in numbers):
+    if not stated or any(EVENT_YEAR.fullmatch(n) for numbers in stated for n in numbers):
         return None  # the sources date the event: the slot checks compare the years
     if not dated or any(verb in terms for terms in dated):
         return None
