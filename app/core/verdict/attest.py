@@ -343,7 +343,10 @@ def _contradiction(
             named = _appositives(other.dep, s)
             if any(same(arc.dep, f) for f in named):
                 continue  # "the Minister, Thomas de Maizière" fills it with the claim's name
-            for filler in (other.dep, *named) if other.dep.kind != arc.dep.kind else (other.dep,):
+            # an appositive flags only beside a filler of another kind: "a member of Davies'
+            # team (Roger Scantlebury)"; a name's own ("Iraq (SCIRI)") is the same thing again
+            fillers = (other.dep, *named) if other.dep.kind != arc.dep.kind else (other.dep,)
+            for filler in fillers:
                 if (
                     filler.kind == arc.dep.kind
                     and not same(arc.dep, filler)
