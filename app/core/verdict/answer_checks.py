@@ -124,6 +124,13 @@ ANSWER_CHECKS: tuple[Check, ...] = (
                 "supported",
                 "What other Northern European cities had congregations?",
             ),
+            _E(  # a filing's file name spells the company's two words as one
+                "He also serves on the board of the Minnesota Orchestra [1].",
+                "Mr. Joly also serves on the Board of Trustees of the Minnesota Orchestra.",
+                "supported",
+                "What boards does Mr. Joly serve on, according to Best Buy's 10-K?",
+                "BESTBUY_2017_10K.pdf",
+            ),
         ),
     ),
     Check(

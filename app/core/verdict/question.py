@@ -223,11 +223,13 @@ def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[s
     from a passage on the Huguenot Street district)."""
     said = facts(" ".join([strip_citations(answer), *evidence]))
     known = said.stems
+    asked = list(_names_asked(question))
+    joined = _joined_names(question, asked, said.words)
     out: list[str] = []
-    for t in _names_asked(question):
+    for t in asked:
         word = t.word.replace("’", "'")
         low = word.lower()
-        if f" {low} " in said.words or t.stem in known or word in out:
+        if f" {low} " in said.words or t.stem in known or word in out or t in joined:
             continue
         if alike(t.stem, known) or any(_near(low, w) for w in said.words.split()):
             continue
@@ -235,6 +237,31 @@ def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[s
             continue  # the name inside a longer word ("New World": "worldwide")
         out.append(word)
     return out
+
+
+def _joined_names(question: str, asked: Sequence[Token], words: str) -> list[Token]:
+    """The question's names that a passage spells as one word with their neighbours: a
+    filing's file name says "BESTBUY_2017_10K" for "Best Buy's", "AMERICANWATERWORKS" for
+    "American Water Works" (two or more adjacent names, joined, at least six letters, inside
+    one of the passages' ``words``)."""
+    said = [fold(w) for w in words.split()]
+    runs: list[list[Token]] = [[]]
+    for t in tokens(question):
+        if t in asked and not (t.after_break and runs[-1]):
+            runs[-1].append(t)
+        elif runs[-1]:
+            runs.append([t] if t in asked else [])
+    found: list[Token] = []
+    for run in runs:
+        for i in range(len(run)):
+            for j in range(i + 2, len(run) + 1):
+                glued = "".join(_POSSESSIVE.sub("", fold(t.word.lower())) for t in run[i:j])
+                if len(glued) >= 6 and any(glued in w for w in said):
+                    found += run[i:j]
+    return found
+
+
+_POSSESSIVE = re.compile(r"['’]s?$")
 
 
 def names_something(question: str) -> bool:

@@ -28,6 +28,7 @@ class Example:
     passage: str
     outcome: str
     question: str = ""
+    source: str = ""  # the passage's file name and heading, where the example needs them
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ class Passage:
 def _outcome(check: Check, example: Example) -> str:
     """What the verdict makes of ``example``: the first claim sentence's mark for a sentence
     check, the answer's level for an answer check."""
-    sources = [Passage(1, example.passage)]
+    sources = [Passage(1, example.passage, example.source)]
     marks = mark_sentences(example.claim, sources, question=example.question)
     if check.effect is Effect.LEVEL:
         support = WEAK if check.name == "weak_evidence" else STRONG
@@ -54,7 +54,7 @@ EXAMPLES = [
 def _decided_by(check: Check, example: Example) -> bool:
     """Whether ``check`` decided the example: it is among the first claim sentence's deciding
     checks, or (for an answer check) the verdict's reason is its own."""
-    sources = [Passage(1, example.passage)]
+    sources = [Passage(1, example.passage, example.source)]
     marks = mark_sentences(example.claim, sources, question=example.question)
     if check.effect is Effect.BACKS and check.name not in marks[0].checks:
         with checks.off([check.name]):  # a check that only lets a figure through

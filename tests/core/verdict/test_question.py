@@ -197,6 +197,18 @@ def test_an_answer_about_something_else_is_never_green() -> None:
     assert v.level == "supported"
 
 
+def test_a_company_named_in_two_words_is_found_in_a_file_name_that_joins_them() -> None:
+    """A filing's passages seldom repeat the company's name; its file name does, as one word
+    ("BESTBUY_2017_10K.pdf"). Another company's filing still leaves the answer about something
+    else."""
+    q = "Which boards does Mr. Joly serve on, according to Best Buy's 10-K?"
+    joly = Passage(1, "Mr. Joly also serves on the Board of Trustees of the Minnesota Orchestra.")
+    answer = "He serves on the board of the Minnesota Orchestra [1]."
+    assert verdict_of(answer, joly, q, "BESTBUY_2017_10K.pdf").level == "supported"
+    other = verdict_of(answer, joly, q, "WALMART_2017_10K.pdf")
+    assert other.level == "unsupported" and "“Best”, “Buy's”" in other.reason
+
+
 HASH = Passage(1, "Use Hash#compact to remove nil values from a hash. It returns a new hash.")
 
 
