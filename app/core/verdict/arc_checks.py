@@ -423,7 +423,9 @@ ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "arc_negation",
         "the word the claim's arcs hang from negated in the passage and not in the claim, "
-        "or the reverse",
+        "or the reverse; so too a noun the claim sets against another ('rather than') that the "
+        "passage affirms, and a verb that holds none of the claim's attested arcs ('it has been "
+        "proven that …') where the sentences about the claim negate it",
         "the passage says the opposite ('not' about 'elected')",
         Effect.FLAGS,
         "en",
@@ -432,6 +434,24 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "The plan was approved by the committee [1].",
                 "The plan, which the committee had debated for months, was never approved.",
                 "flagged",
+            ),
+            _E(
+                "Vaccination works because it exploits the specificity of the immune system "
+                "rather than its inducibility [1].",
+                "Vaccination is successful because it exploits the natural specificity of the "
+                "immune system, as well as its inducibility.",
+                "flagged",
+            ),
+            _E(
+                "According to [1], it has been proven that NP is not equal to co-NP.",
+                "It is believed that NP is not equal to co-NP; however, it has not yet been "
+                "proven.",
+                "flagged",
+            ),
+            _E(  # both deny the same noun
+                "The engines burned coal rather than wood [1].",
+                "The engines burned coal rather than wood.",
+                "backed",
             ),
         ),
     ),

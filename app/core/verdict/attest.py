@@ -18,7 +18,10 @@ the sources it cites (or of every source). Each of its arcs is looked for in eve
   another word (``figure_elsewhere``), or gives a counted word of the claim a slot of another
   word while the claim's word has that slot filled otherwise (``taken``); an attested arc is
   contradicted when every sentence attesting it negates the word the claim affirms, or the
-  reverse (``arc_negation``).
+  reverse (``arc_negation``): the word it hangs from, or the noun it ends in, which the claim
+  may deny by setting it against another ("rather than its inducibility"); and so is a verb
+  that holds none of the claim's attested arcs ("it has been proven that …"), by the
+  sentences about the claim.
 
 What a passage says elsewhere in another sentence is no contradiction: passages state several
 things. ``unattested`` lists the arcs giving a word a name or figure that no sentence attests
@@ -71,6 +74,7 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
             own_verb.add(n)
     paraphrased &= set(attested)
     out: list[Finding] = _apart(claim, where, paraphrased)
+    out += _bare_negation(claim, attested)
     muddled = _muddled(claim)
     for n, arc in enumerate(claim.arcs):
         if n in attested:
@@ -275,15 +279,35 @@ def _paraphrased(claim: Reading, s: Reading) -> set[int]:
 
 
 def _negation(arc: Arc, sentences: Sequence[Reading]) -> list[Finding]:
-    """A negation the claim adds to (or drops from) the word its arc hangs from, where every
-    sentence attesting the arc says the opposite."""
-    said = [w for s in sentences for w in s.find(arc.head)]
-    if not said or any(w.negated == arc.head.negated for w in said):
-        return []
-    word = arc.head.text
-    if arc.head.negated:
-        return [Finding("arc_negation", f"the passage does not say 'not' about '{word}'")]
-    return [Finding("arc_negation", f"the passage says the opposite ('not' about '{word}')")]
+    """A negation the claim adds to (or drops from) the word its arc hangs from, or the noun
+    it ends in ("rather than its inducibility", "no troops"), where every sentence attesting
+    the arc says the opposite."""
+    for word in (arc.dep, arc.head) if arc.dep.kind == "noun" else (arc.head,):
+        said = [w for s in sentences for w in s.find(word)]
+        if not said or any(w.negated == word.negated for w in said):
+            continue
+        if word.negated:
+            return [Finding("arc_negation", f"the passage does not say 'not' about '{word.text}'")]
+        return [
+            Finding("arc_negation", f"the passage says the opposite ('not' about '{word.text}')")
+        ]
+    return []
+
+
+def _bare_negation(claim: Reading, attested: dict[int, list[Reading]]) -> list[Finding]:
+    """A negation the claim drops from (or adds to) a verb that holds none of its attested
+    arcs, where every sentence about the claim (one attesting an arc of it) that uses the verb
+    says the opposite: "According to [1], it has been proven that NP is not equal to co-NP"
+    against "It is believed that NP is not equal to co-NP; however, it has not yet been
+    proven" (the proving is said of nothing the passage says it of, so no attested arc
+    carries it to ``_negation``)."""
+    held = {w.i for n in attested for w in (claim.arcs[n].head, claim.arcs[n].dep)}
+    about = list({id(s): s for got in attested.values() for s in got}.values())
+    out: list[Finding] = []
+    for word in claim.words:
+        if word.kind == "verb" and word.i not in held:
+            out += _negation(Arc(word, "mod", word), about)
+    return out
 
 
 def _contradiction(

@@ -301,8 +301,11 @@ def _is_name_part(t: Token, words: dict[int, Word]) -> bool:
 
 def _negated(t: Token) -> bool:
     """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), a 'no'
-    determining it ("no troops"), or a word of refusal governing it ("the crown's refusal to
-    allow", "barred from settling": ``en.REFUSING``)."""
+    determining it ("no troops"), a word of refusal governing it ("the crown's refusal to
+    allow", "barred from settling": ``en.REFUSING``), or the word set against another and so
+    denied (``_denied``)."""
+    if _denied(t):
+        return True
     governor = t.head.head if t.dep_ == "pcomp" and t.head.lower_ == "from" else t.head
     if t.dep_ in ("xcomp", "acl", "pcomp") and governor.lemma_.lower() in en.REFUSING:
         return True
@@ -315,6 +318,23 @@ def _negated(t: Token) -> bool:
         if c.dep_ == "det" and low in en.NEGATING_DETERMINERS:
             return True
     return False
+
+
+def _denied(t: Token) -> bool:
+    """A noun set against another, and so denied: "its inducibility" in "the specificity
+    rather than its inducibility", "diesel" in "steam instead of diesel" (``en.DENYING``): the
+    first object of the preposition, within three words of it (a parse that hangs the clause's
+    subject there too, "Instead of valves, the entire cylinder rocks", denies only the valves).
+    A 'not' before an apposition ("the function (not the constructor)") is left out: passages
+    deny so in other words ("not to be confused with the constructor")."""
+    if t.pos_ not in ("NOUN", "PROPN") or t.dep_ != "pobj" or not 0 < t.i - t.head.i <= 3:
+        return False
+    lean = t.head
+    if any(c.dep_ == "pobj" and c.i < t.i for c in lean.children):
+        return False
+    return any(
+        c.dep_ == "advmod" and en.DENYING.get(c.lower_) == lean.lower_ for c in lean.children
+    )
 
 
 def _first_conjunct(t: Token) -> Token:

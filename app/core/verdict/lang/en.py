@@ -55,6 +55,9 @@ CONNECTIVES = (
 # A word that negates the word it modifies ("never", "not"), and determiners that negate
 # their noun ("no troops", "neither side").
 NEGATORS = _words("not n't never no nowhere neither nor")
+# The words that set a thing against another, denying it: "specificity rather than
+# inducibility", "steam instead of diesel" (the adverb, and the word it leans on).
+DENYING = {"rather": "than", "instead": "of"}
 NEGATING_DETERMINERS = _words("no neither none")
 RELATIVE_PRONOUNS = _words("which who whom that whose")
 # Participles that work as prepositions ("starting with Villion", "including New Orleans"):
