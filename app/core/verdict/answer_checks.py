@@ -33,6 +33,13 @@ ANSWER_CHECKS: tuple[Check, ...] = (
                 "no_answer",
                 "Who built the castle?",
             ),
+            _E(  # a person's notes, named as the model names them
+                "The provided notes don't mention MySQL. They only cover generated columns in "
+                "PostgreSQL [1].",
+                "Rails 7 supports generated columns in PostgreSQL.",
+                "no_answer",
+                "Do generated columns also work with MySQL?",
+            ),
             _E(
                 "The documents are silent on who built it.",
                 "The castle has four towers.",

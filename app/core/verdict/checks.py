@@ -301,6 +301,20 @@ CHECKS: tuple[Check, ...] = (
                 "Visitors with tickets below the age of ten pay nothing to enter the museum.",
                 "backed",
             ),
+            _E(  # "rather than" denies as "not" does
+                "HT places the turning point at the abolition of the Caliphate in 1924, rather "
+                "than at the death of Ali [1].",
+                "HT sees the turning point as occurring not with the death of Ali but with the "
+                "abolition of the Caliphate in 1924.",
+                "backed",
+            ),
+            _E(
+                "HT places the turning point at the death of Ali rather than at the abolition "
+                "of the Caliphate in 1924 [1].",
+                "HT sees the turning point as occurring not with the death of Ali but with the "
+                "abolition of the Caliphate in 1924.",
+                "flagged",
+            ),
             _E(  # the year of a life's other end
                 "The painter Anna Roth was born in 1532 [1].",
                 "The guild's name may recall the painter Anna Roth (died 1532).",

@@ -7,7 +7,8 @@ words after the first) and its negations are compared with the span it rests on;
 that the span contradicts or lacks makes the sentence unsupported. A negation is compared
 where it applies: a "not" counts as added or removed only when the other text has the words
 around it (the word it negates and a word of its clause, or the same few words in a row without
-it), so a clause dropped from a shortened sentence does not count as a removed "not".
+it), so a clause dropped from a shortened sentence does not count as a removed "not"; "rather
+than" and "instead of" deny the words after them as a "not" does.
 Opposites count like a negation: a sentence saying "passed", "increased", "after", "the most",
 "may" where its span says "failed", "decreased", "before", "the least", "must" is contradicted
 (a negated word counts as its opposite: "did not pass" agrees with "failed").
@@ -27,6 +28,7 @@ from app.core.verdict.lang.en import ANSWER_FILLER
 from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
 from app.core.verdict.lang.en import CONCEDED as _CONCEDED
 from app.core.verdict.lang.en import CONCESSIVE as _CONCESSIVE
+from app.core.verdict.lang.en import DENYING as _DENYING
 from app.core.verdict.lang.en import MONTHS as _MONTHS
 from app.core.verdict.lang.en import NEGATING_WORDS as _NEGATIONS
 from app.core.verdict.lang.en import NEGATION_SCOPE_END as _SCOPE_END
@@ -196,7 +198,7 @@ def facts(text: str) -> Facts:
         elif t.word[0].isupper() and (not first or _marked(t.word)) and t.content and not t.glued:
             names.add(t.stem)  # a sentence's first word is capitalised anyway, unless marked
         spelled.setdefault(t.stem, t.word)
-        if low in _NEGATIONS and not _negation_exempt(toks, i):
+        if _negates(toks, i):
             scope = _scope(toks, i)
             negated.update(scope)
             anchor = _clause_word(toks, i) or (scope[1] if len(scope) > 1 else None)
@@ -402,7 +404,7 @@ def _polarity(toks: list[Token], i: int, pole: tuple[str, int]) -> tuple[str, in
         low = toks[j].word.lower()
         opens = j == 0 or toks[j].after_break  # "None of the attacks succeeded"
         reach = _QUANTIFIER_REACH if low in _NEGATIVE_QUANTIFIERS and opens else _POLAR_REACH
-        if low in _NEGATIONS and i - j <= reach and not _negation_exempt(toks, j):
+        if i - j <= reach and _negates(toks, j):
             return axis, 1 - side, f"not {word}", before, after
     return axis, side, word, before, after
 
@@ -436,6 +438,16 @@ def _scaled(number: str, word: str) -> str | None:
     except (KeyError, ValueError):
         return None
     return str(int(value)) if value == int(value) else None
+
+
+def _negates(toks: list[Token], i: int) -> bool:
+    """Whether word ``i`` negates what follows: a negation ("not", "never"), or the second
+    word of a pair that sets a thing against another ("rather than the death of Ali", "instead
+    of valves": ``DENYING``)."""
+    low = toks[i].word.lower()
+    if low in _NEGATIONS:
+        return not _negation_exempt(toks, i)
+    return i > 0 and _DENYING.get(toks[i - 1].word.lower()) == low
 
 
 def _negation_exempt(toks: list[Token], i: int) -> bool:

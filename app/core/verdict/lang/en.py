@@ -282,10 +282,12 @@ FIGURE_TO_YEAR = VALUE_UNITS | _words("in for during of at by as the fiscal fy y
 # answered from what was found (``declines``).
 WORKING_OUT = _words("compute calculate determine derive finish complete answer work")
 # What an answer calls the passages it was given: a sentence about them is no claim about the
-# world ("The sources do not say…").
+# world ("The sources do not say…", "The provided notes don't mention MySQL.": people index
+# their notes, and models name the passages so).
 SOURCE_NOUNS = _words(
     "source sources passage passages document documents text texts context excerpt excerpts"
     " file files filing filings page pages snippet snippets extract extracts information"
+    " note notes"
 )
 # The answerer speaking of itself ("I couldn't find…").
 ANSWERER = _words("i we")
