@@ -167,6 +167,32 @@ ANSWER_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "premise_date",
+        "a year or a decade the question states that the passages backing the answer never "
+        "give, though they date things the same way: the answer took the question's date for "
+        "theirs",
+        "the question says “1970s”, but the passages backing the answer say “1990s”",
+        Effect.LEVEL,
+        "any",
+        (
+            _E(
+                "Rankine cycles generated about 90% of the world's electric power in that "
+                "period [1].",
+                "In the 1990s, Rankine steam cycles generated about 90% of all electric power "
+                "used throughout the world.",
+                "unsupported",
+                question="What share of electric power did Rankine cycles generate in the 1970s?",
+            ),
+            _E(  # a year inside the question's decade is the question's date
+                "Rankine cycles generated about 90% of the world's electric power [1].",
+                "In 1995, Rankine steam cycles generated about 90% of all electric power used "
+                "throughout the world.",
+                "supported",
+                question="What share of electric power did Rankine cycles generate in the 1990s?",
+            ),
+        ),
+    ),
+    Check(
         "premise_title",
         "a word the question puts before a title and a name (“French architect Enric "
         "Miralles”) that the passages backing the answer give otherwise, and never as the "

@@ -36,6 +36,7 @@ from app.core.verdict.kinds import NOT_A_CLAIM
 from app.core.verdict.question import (
     asked,
     counted_elsewhere,
+    dated_elsewhere,
     mislabelled,
     missing_names,
     names_something,
@@ -241,6 +242,7 @@ def _judge(
     # a premise of the question (a count, a title, a negation) its backing passages belie
     for check, belied in (
         ("premise_count", counted_elsewhere),
+        ("premise_date", dated_elsewhere),
         ("premise_title", titled_elsewhere),
         ("premise_negation", unnegated),
     ):

@@ -21,7 +21,8 @@ passages mention none of them may be about something else; the noun "what" asks 
 French City …?", is no such name), and counts (``counted_elsewhere``: "varied by up to three
 months", where the passages say one month, is a premise the answer should not have taken),
 the words it puts before a title and a name (``titled_elsewhere``: "French architect Enric
-Miralles", where the passages say Spanish), and a negation it asks the reason for
+Miralles", where the passages say Spanish), a year or a decade (``dated_elsewhere``: "in the
+1970s", where the passages say the 1990s), and a negation it asks the reason for
 (``unnegated``: "Why must capitalist countries not have an imperialist policy?", where no
 passage says they must not).
 The names it defines in a parenthesis ("(unadjusted EBITDA)", ``defined_names``) are its own
@@ -426,6 +427,31 @@ def _counts(text: str) -> dict[str, tuple[set[str], set[str]]]:
         values.add(value)
         written.add(f"{a.word} {b.word}")
     return out
+
+
+# A year or a decade as a question or a passage writes it: "1754", "the 1970s", "FY2019".
+_DATED = re.compile(r"(?:\bFY|\b)(1[5-9]\d\d|20\d\d)(s?)\b")
+
+
+def dated_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
+    """A year or a decade the question states ("in the 1970s") that the passages backing the
+    answer never give, though they date things the same way (a decade for a decade, a year
+    for a year): the answer took the question's date for theirs ("Rankine cycles generated
+    about 90% … in that period", where the passage says the 1990s). (What the question says,
+    what the passages say), or None. A year the passages give inside the question's decade
+    ("1975" for "the 1970s"), or a decade holding the question's year ("the 1750s" for 1754),
+    is the question's date."""
+    asked = [(m.group(1), bool(m.group(2))) for m in _DATED.finditer(question)]
+    if not asked:
+        return None
+    said = [(m.group(1), bool(m.group(2)), m.group()) for m in _DATED.finditer(" ".join(evidence))]
+    for year, decade in asked:
+        if any(y == year or ((decade or d) and y[:3] == year[:3]) for y, d, _ in said):
+            continue
+        other = [written for _, d, written in said if d == decade]
+        if other:
+            return year + ("s" if decade else ""), other[0]
+    return None
 
 
 def unnegated(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:

@@ -10,7 +10,7 @@ import pytest
 from app.core.types import Support
 from app.core.verdict.judge import RESTATES, Verdict, judge
 from app.core.verdict.marks import mark_sentences
-from app.core.verdict.question import defined_names, unnegated
+from app.core.verdict.question import dated_elsewhere, defined_names, unnegated
 
 STRONG = Support(True, 0.9, "A passage in your files closely matches the question.")
 
@@ -368,3 +368,17 @@ def test_a_negated_why_question_needs_passages_that_negate_its_verb() -> None:
         "Does the firm have an improving margin? If margin is not a useful metric, explain why."
     )
     assert unnegated(conditional, ["Margins rose."]) is None
+
+
+def test_a_date_the_question_states_is_a_premise_when_the_passages_date_things_otherwise() -> None:
+    """The question's year or decade, absent from passages that give other dates of the same
+    kind, is a premise the answer took; a year inside the question's decade, a decade holding
+    its year, or passages that give no date at all leave it be."""
+    table = ["Inventories | 2018 | 2017\n2,721 | 2,667"]
+    assert dated_elsewhere("What were FY2019 inventories?", table) == ("2019", "2018")
+    assert dated_elsewhere("What were FY2018 inventories?", table) is None
+    assert dated_elsewhere("What happened in the 1970s?", ["In 1975 the plant opened."]) is None
+    assert dated_elsewhere("What happened in 1754?", ["In the 1750s the fort was built."]) is None
+    assert dated_elsewhere("What happened in 1754?", ["The fort was built early on."]) is None
+    # a year is no decade: "1990" beside "the 1970s" is another kind of date
+    assert dated_elsewhere("What happened in the 1970s?", ["In 1990 it closed."]) is None
