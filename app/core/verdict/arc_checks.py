@@ -301,7 +301,8 @@ ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "unattested",
         "a name the question asks about, which the claim gives a word in one of its slots "
-        "and no passage sentence does (nor a pronoun in that slot), or a name given the "
+        "and no passage sentence does (nor a pronoun in that slot, where the passage makes the "
+        "name a subject or object somewhere), or a name given the "
         "question's own verb in the slot its wh-word asks for, where no passage sentence "
         "uses the verb: the answer takes the question's premise for a fact",
         "the passage never says 'moved' of Kublai, as the question assumes",
@@ -320,6 +321,19 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "Kublai moved the capital of the dynasty to Khanbaliq in 1271.",
                 "backed",
                 question="When did Kublai move the capital to Khanbaliq?",
+            ),
+            _E(  # the pronoun is the party's: the name is only mentioned in passing
+                "Muhammad Qutb blames the colonial powers [1].",
+                "The party takes a different view than other Islamists such as Muhammad Qutb. "
+                "HT sees 1924 as the turning point. It blames the colonial powers for this.",
+                "flagged",
+                question="Whom does Muhammad Qutb blame for ending the Islamic system?",
+            ),
+            _E(  # a pronoun may stand for the name its passage makes a subject
+                "Möngke died in 1259 [1].",
+                "Möngke led the campaign in the south. He died in 1259.",
+                "backed",
+                question="When did Möngke die?",
             ),
             _E(  # a noun's modifier worded otherwise, in the one sentence that holds both
                 'The chief monasteries in this Norman "renaissance" were Mont-Saint-Michel, '

@@ -115,7 +115,8 @@ def unattested(claim: Reading, pool: Sequence[Reading]) -> list[Arc]:
     """The claim's arcs that give a word a name or a figure in one of its slots which no
     sentence of ``pool`` attests: the passage never says it of that word. A sentence whose
     pronoun fills that slot of the word ("he died in 1259") may say it of the name an earlier
-    sentence gives, so it leaves the arc open."""
+    sentence gives, so it leaves the arc open, when the passage makes that name a subject or
+    object somewhere (``_antecedent``)."""
     out = []
     paraphrased = set().union(*(_paraphrased(claim, s) for s in pool))
     for n, arc in enumerate(claim.arcs):
@@ -125,10 +126,18 @@ def unattested(claim: Reading, pool: Sequence[Reading]) -> list[Arc]:
             continue
         if n in paraphrased or any(linked(arc, s) for s in pool):
             continue
-        if any((w.i, arc.role) in s.pronoun_slots for s in pool for w in s.find(arc.head)):
+        pronoun = any((w.i, arc.role) in s.pronoun_slots for s in pool for w in s.find(arc.head))
+        if pronoun and _antecedent(arc.dep, pool):
             continue
         out.append(arc)
     return out
+
+
+def _antecedent(word: Word, pool: Sequence[Reading]) -> bool:
+    """Whether a pronoun of ``pool`` may stand for ``word``: the passage makes it the subject
+    or object of some word ("Möngke … He died in 1259"). A name the passage only mentions in
+    passing ("other Islamists such as Muhammad Qutb") is not what its "it blames" is said of."""
+    return any(a.role in CORE and same(a.dep, word) for s in pool for a in s.arcs)
 
 
 def _apart(
