@@ -254,6 +254,15 @@ def strip_citations(text: str) -> str:
     return CITATION.sub(lambda m: " " * len(m.group()), text)
 
 
+_LINK = re.compile(r"\[([^\[\]]+)\]\([^)\s]+\)")  # its words may wrap across lines
+
+
+def link_words(text: str) -> str:
+    """``text`` with each Markdown link given as its words: "[Devise 4.2.0+](https://…)" is
+    "Devise 4.2.0+", not the figures and words of its address."""
+    return _LINK.sub(r"\1", text)
+
+
 # -- sentences ------------------------------------------------------------------------------
 # Full stops that a space follows (the Devanagari danda and the Arabic question mark too), and
 # those of Chinese and Japanese, which end a sentence with nothing after them: "…です。資料…".

@@ -18,6 +18,7 @@ from app.core.text import (
     fold,
     is_toc_like,
     is_toc_line,
+    link_words,
     query_terms,
     sentence_spans,
     stem,
@@ -207,3 +208,12 @@ def test_a_title_with_a_page_number_counts_only_inside_a_listing() -> None:
 def test_a_contents_page_extracted_as_one_long_line_is_a_listing() -> None:
     line = "1 Introduction . . . . 1 2 Methods . . . . 5 3 Results . . . . 12"
     assert is_toc_like(line)
+
+
+def test_a_markdown_link_is_read_as_its_words_even_when_they_wrap() -> None:
+    """A link's address (figures, paths) is not text a sentence states; its words are, also
+    when a note wraps them across lines."""
+    text = "See [a monorepo\nreferencing it](https://github.com/x/y/blob/b10dece/p.json#L201)."
+    assert link_words(text) == "See a monorepo\nreferencing it."
+    assert link_words("[Devise 4.2.0+](https://x.io/CHANGELOG.md#420)") == "Devise 4.2.0+"
+    assert link_words("a [1] and [2] (see below)") == "a [1] and [2] (see below)"

@@ -45,6 +45,14 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "symposium.",
                 "backed",
             ),
+            _E(  # code names one thing; a linked version's address is no table of figures
+                "`Devise::Test::ControllerHelpers` was deprecated as of Devise 4.2.0+ [1].",
+                "As of [Devise 4.2.0+](https://github.com/heartcombo/devise/blob/master/"
+                "CHANGELOG.md#420---2016-07-01), the `Devise::TestHelpers` have been "
+                "deprecated. The `Devise::Test::ControllerHelpers` module should instead be "
+                "included.",
+                "flagged",
+            ),
             _E(  # the claim's name set beside the passage's title: one filler
                 "Otto Brandt is a descendant of the family, as is Anna Roth, the Federal "
                 "Minister of Works [1].",

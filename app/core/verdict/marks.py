@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from app.core.text import citations, sentence_spans, strip_citations
+from app.core.text import citations, link_words, sentence_spans, strip_citations
 from app.core.verdict.attest import contradictions, linked
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.code import INLINE_CODE, code_source, inline_code_finding
@@ -383,7 +383,8 @@ def _figures_by_value(claim: _Claim, terms: set[str], spans: dict[int, list[Span
 
 def _tabular(text: str) -> bool:
     """Rows of a table rather than a sentence: three figures or more, one to every four words
-    or fewer."""
+    or fewer (a link's address counts for neither)."""
+    text = link_words(text)
     figures = len(_FIGURE.findall(text))
     return figures >= 3 and figures * 4 >= len(_WORDS.findall(text))
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from app.core.text import stem
+from app.core.text import link_words, stem
 from app.core.verdict import figures
 from app.core.verdict.lang import en
 
@@ -52,6 +52,8 @@ _SUBJ_DEPS = frozenset({"nsubj", "csubj", "nsubj:xsubj"})
 _OBJ_DEPS = frozenset({"dobj", "nsubjpass", "csubjpass", "dative", "oprd", "attr", "acomp"})
 _CODE_CHARS = frozenset("/#()=<>{}[]`?_")
 MAX_HOPS = 3  # words this close in a tree are linked, when no arc names the link
+# A qualified or camel-cased identifier ("Devise::TestHelpers", "ControllerHelpers").
+_IDENTIFIER = re.compile(r"::|[a-z][A-Z]")
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,8 @@ def _word(t: Token, inside: set[int]) -> Word | None:
     )
     if kind == "adj" and t.text[:1].isupper() and not t.is_sent_start:
         kind = "name"  # "French", "British": a demonym names a people or a country
+    if _IDENTIFIER.search(t.text):
+        kind = "name"  # "the `Devise::TestHelpers`", "TestHelpers": code names one thing
     key = _key(t)
     parts: set[str] = set()
     text = t.text
@@ -508,7 +512,7 @@ def read_text(text: str) -> Reading | None:
     A Markdown link is its words. Runs of white space are one space: the blanks left where
     Markdown was taken out ("the session's  starting directory ,") would parse as words of
     their own, and a blank before a stop or comma changes how the words before it are read."""
-    text = _LINK.sub(r"\1", text)  # "[Preflight](https://…)": the words, not the address
+    text = link_words(text)  # "[Preflight](https://…)": the words, not the address
     return _cached_reading(_BLANK_BEFORE_STOP.sub(r"\1", " ".join(text.split())))
 
 
@@ -543,4 +547,3 @@ def main_clauses(text: str) -> list[str]:
 
 
 _BLANK_BEFORE_STOP = re.compile(r" ([.,;:!?)\]])")
-_LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]+\)")
