@@ -250,12 +250,25 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "negation",
         "a 'not' the passage does not say, or one it says that the claim drops, about the "
-        "same words ('precludes' and 'obviates' deny what follows them, 'refused to' and 'the "
-        "refusal to' the verb they govern)",
+        "same words ('precludes', 'obviates' and 'without' deny what follows them, 'refused "
+        "to' and 'the refusal to' the verb they govern)",
         "the passage says the opposite ('not' about 'open')",
         Effect.FLAGS,
         "en",
         (
+            _E(  # "without replacing" says "did not replace"
+                "It significantly altered the existing treaties without completely replacing "
+                "them [1].",
+                "Though it significantly altered the existing treaties, it did not completely "
+                "replace them.",
+                "backed",
+            ),
+            _E(
+                "It significantly altered the existing treaties, completely replacing them [1].",
+                "Though it significantly altered the existing treaties, it did not completely "
+                "replace them.",
+                "flagged",
+            ),
             _E(
                 "The museum is not open on Mondays [1].",
                 "The museum is open on Mondays.",

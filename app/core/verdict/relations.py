@@ -306,10 +306,10 @@ def _is_name_part(t: Token, words: dict[int, Word]) -> bool:
 def _negated(t: Token) -> bool:
     """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), a 'no'
     determining it ("no troops"), a word of refusal governing it ("the crown's refusal to
-    allow", "barred from settling": ``en.REFUSING``), or the word set against another and so
-    denied (``_denied``)."""
-    if _denied(t):
-        return True
+    allow", "barred from settling": ``en.REFUSING``), "without" ("without replacing them"),
+    or the word set against another and so denied (``_denied``)."""
+    if _denied(t) or (t.dep_ == "pcomp" and t.head.lower_ == "without"):
+        return True  # "without completely replacing them": not replacing them
     governor = t.head.head if t.dep_ == "pcomp" and t.head.lower_ == "from" else t.head
     if t.dep_ in ("xcomp", "acl", "pcomp") and governor.lemma_.lower() in en.REFUSING:
         return True

@@ -104,7 +104,7 @@ MONTHS = _words(
 # Words that negate what follows them (``facts``), verbs among them: "this precludes the need
 # for a dedicated path".
 NEGATING_WORDS = _words(
-    "not never no none nobody nothing neither nor"
+    "not never no none nobody nothing neither nor without"
     " preclude precludes precluded obviate obviates obviated"
     " refuse refuses refused refusing refusal forbid forbids forbade forbidden"
 )
