@@ -223,6 +223,14 @@ CHECKS: tuple[Check, ...] = (
                 "flagged",
             ),
             _E("The EU signed the treaty [1].", "The European Union signed the treaty.", "backed"),
+            _E(  # initials through "on" and "of", in a sentence resting on two
+                "The Commission may take proceedings under the TFEU, and the European Court of "
+                "Justice is the highest court able to interpret EU law [1].",
+                "The Commission can take proceedings under the Treaty on the Functioning of the "
+                "European Union. The European Court of Justice is the highest court able to "
+                "interpret European Union law.",
+                "backed",
+            ),
         ),
     ),
     Check(

@@ -236,7 +236,7 @@ _COMPUTING = re.compile(
     re.IGNORECASE,
 )
 
-_RUN_JOINERS = frozenset({"of", "the", "and", "for", "de", "du", "von", "van", "&"})
+_RUN_JOINERS = frozenset({"of", "the", "and", "for", "on", "de", "du", "von", "van", "&"})
 _HUMPS = re.compile(r"[A-Z][a-z]*")
 
 
@@ -254,12 +254,8 @@ def _runs(toks: list[Token]) -> tuple[tuple[str, frozenset[str]], ...]:
     out: list[tuple[str, frozenset[str]]] = []
     run: list[Token] = []
     lead: Token | None = None  # the lower-case word before the run's "of"
-    for i, t in enumerate([*toks, None]):
-        if t is not None and (t.word[:1].isupper() or (run and t.word.lower() in _RUN_JOINERS)):
-            if not run:
-                lead = _lead_in(toks, i)
-            run.append(t)
-            continue
+
+    def close() -> None:
         while run and run[-1].word.lower() in _RUN_JOINERS:
             run.pop()
         words = [r for r in run if r.word.lower() not in _RUN_JOINERS]
@@ -268,8 +264,19 @@ def _runs(toks: list[Token]) -> tuple[tuple[str, frozenset[str]], ...]:
             out.append((initials.lower(), frozenset(w.stem for w in words)))
             if lead is not None:
                 out.append(((lead.word[0] + initials).lower(), frozenset(w.stem for w in words)))
-            out += _segments(run)
-        run = []
+            out.extend(_segments(run))
+        run.clear()
+
+    for i, t in enumerate(toks):
+        if t.after_stop:  # a run ends with its sentence ("… Union. The Court …")
+            close()
+        if t.word[:1].isupper() or (run and t.word.lower() in _RUN_JOINERS):
+            if not run:
+                lead = _lead_in(toks, i)
+            run.append(t)
+            continue
+        close()
+    close()
     return tuple(out)
 
 
@@ -671,5 +678,6 @@ def merge(parts: list[Facts]) -> Facts:
         spelled,
         tuple(x for p in parts for x in p.poles),
         frozenset().union(*(p.scaled for p in parts)),
+        runs=tuple(r for p in parts for r in p.runs),
         dated=frozenset().union(*(p.dated for p in parts)),
     )

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from app.core.text import link_words, stem
@@ -66,6 +66,9 @@ class Word:
     i: int  # its token's index in the parse
     negated: bool = False  # "not", "never", "no" on it
     parts: frozenset[str] = frozenset()  # the keys of a multi-word name: {"king", "charl", "iii"}
+    # the capitalised words a name goes on with after "of"/"on" (``_name_tail``), for its
+    # initials: "Functioning European Union" of "Treaty" ("TFEU")
+    tail: str = ""
 
     @property
     def keys(self) -> frozenset[str]:
@@ -140,7 +143,7 @@ def _initials(short: Word, long: Word) -> bool:
 
 
 def _spelled_parts(word: Word) -> list[str]:
-    return [p for p in word.text.split() if p[:1].isupper()]
+    return [p for p in f"{word.text} {word.tail}".split() if p[:1].isupper()]
 
 
 def read(doc: Doc | Span) -> Reading:
@@ -177,7 +180,7 @@ def read(doc: Doc | Span) -> Reading:
 def _shift(w: Word, start: int) -> Word:
     if not start:
         return w
-    return Word(w.key, w.text, w.kind, w.i - start, w.negated, w.parts)
+    return replace(w, i=w.i - start)
 
 
 def _member_one(t: Token) -> bool:
@@ -221,13 +224,13 @@ def _word(t: Token, inside: set[int]) -> Word | None:
     if _IDENTIFIER.search(t.text):
         kind = "name"  # "the `Devise::TestHelpers`", "TestHelpers": code names one thing
     key = _key(t)
-    parts: set[str] = set()
-    text = t.text
-    if kind == "name":
-        chain = [c for c in _name_chain(t) if c.i in inside]
-        parts = {_key(c) for c in chain} - {""}
-        text = " ".join(c.text for c in sorted([*chain, t], key=lambda c: c.i))
-    return Word(key, text, kind, t.i, _negated(t), frozenset(parts))
+    if kind != "name":
+        return Word(key, t.text, kind, t.i, _negated(t))
+    chain = [c for c in _name_chain(t) if c.i in inside]
+    parts = frozenset({_key(c) for c in chain} - {""})
+    text = " ".join(c.text for c in sorted([*chain, t], key=lambda c: c.i))
+    tail = " ".join(c.text for c in _name_tail(t) if c.i in inside)
+    return Word(key, text, kind, t.i, _negated(t), parts, tail)
 
 
 def _figure(t: Token) -> str | None:
@@ -290,6 +293,20 @@ def _name_chain(t: Token) -> Iterator[Token]:
         if c.dep_ in _NAME_PARTS and c.pos_ in ("PROPN", "NUM") and c.i < t.i:
             yield c
             yield from _name_chain(c)
+
+
+def _name_tail(t: Token) -> Iterator[Token]:
+    """The capitalised words a name goes on with after "of", "on" or "for" ("Treaty" on "the
+    Functioning of the European Union"), for its initials only ("TFEU"): the words that follow
+    are names of their own in the reading."""
+    for prep in t.children:
+        if prep.dep_ != "prep" or prep.lower_ not in ("of", "on", "for") or prep.i < t.i:
+            continue
+        for obj in prep.children:
+            if obj.dep_ == "pobj" and obj.pos_ == "PROPN":
+                yield from sorted(_name_chain(obj), key=lambda c: c.i)
+                yield obj
+                yield from _name_tail(obj)
 
 
 def _is_name_part(t: Token, words: dict[int, Word]) -> bool:

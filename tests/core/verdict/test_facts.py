@@ -269,3 +269,14 @@ def test_an_opposite_about_the_same_things_in_another_sentence_is_found() -> Non
     )
     # a sentence about other things, though it has the opposite word, says nothing of it
     assert opposed_about(claim, "Keep your coat outside of the house in summer.") is None
+
+
+def test_a_run_of_capitalised_words_ends_with_its_sentence() -> None:
+    """ "… the European Union. The European Court of Justice …" is two names with their own
+    initials (EU, ECJ), not one run "EUTECJ"; and facts merged from two spans keep the runs of
+    both, so a sentence resting on two still knows the initials of each."""
+    two = facts("It acts under the European Union. The European Court of Justice rules.")
+    initials = {letters for letters, _ in two.runs}
+    assert {"eu", "ecj"} <= initials and not any("euecj" in i for i in initials)
+    merged = merge([facts("It acts under the European Union."), facts("The Court rules.")])
+    assert "eu" in {letters for letters, _ in merged.runs}
