@@ -33,11 +33,19 @@ CHECKS: tuple[Check, ...] = (
     # -- sentences that are no claims ----------------------------------------------------
     Check(
         "about_sources",
-        "a sentence about the sources or the answerer, not about the world",
+        "a sentence about the sources or the answerer, not about the world, or one that only "
+        "points at a source ('Both forms are shown in [1].')",
         "a statement about the sources, not a claim",
         Effect.NOT_A_CLAIM,
         "en",
-        (_E("The source that contains the answer is [1].", "Paris is in France.", "not a claim"),),
+        (
+            _E("The source that contains the answer is [1].", "Paris is in France.", "not a claim"),
+            _E(  # it only points at a source
+                "Both forms are shown in [1].",
+                "Use where with a hash or with a string.",
+                "not a claim",
+            ),
+        ),
     ),
     Check(
         "gap",

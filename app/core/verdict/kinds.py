@@ -44,6 +44,13 @@ _META = re.compile(
     re.IGNORECASE,
 )
 _MIXED = re.compile(r"\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
+# A sentence that only points at a source: "Both forms are shown in [1]." (the citation, taken
+# out, leaves "in" with nothing after it).
+_POINTS_AT = re.compile(
+    r"^(?:\w+\s+){0,3}(?:is|are|was|were)\s+(?:(?:also|both)\s+)?(?:shown|given|described"
+    r"|listed|explained|covered|illustrated|demonstrated)\s+in\s*[.!]?$",
+    re.IGNORECASE,
+)
 _NUMERAL = re.compile(r"^\W*(?:\d{1,3}|[a-z]|[ivxlcdm]{1,6})[.):]?\W*$", re.IGNORECASE)
 _BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)[^*_]+(?:\*\*|__)\s*:?\s*$")
 # A bold line that ends as a sentence ends ("**The tower was completed in 1898.**"): a claim
@@ -106,6 +113,8 @@ def is_meta(sentence: str) -> bool:
     if text.endswith(":"):
         return True
     if _ABOUT_SOURCES.search(text) and _only_source_talk(text):
+        return True
+    if _POINTS_AT.match(text):
         return True
     return bool(_META.search(text)) and not _MIXED.search(text)
 
