@@ -261,8 +261,8 @@ ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "echoed",
         "a word of the question the claim repeats that none of the passages it cites holds "
-        "(names and figures aside): the answer takes the question's wording for what the "
-        "files say",
+        "(names and figures aside; not of a how-to question): the answer takes the question's "
+        "wording for what the files say",
         "'captain' comes from the question: none of the passages says it",
         Effect.FLAGS,
         "en",
@@ -272,6 +272,13 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "In 1758 Abercrombie replaced Loudoun as commander in chief.",
                 "flagged",
                 question="Who did Abercrombie replace as captain in chief?",
+            ),
+            _E(  # a how-to question's words say what the person wants done, not a premise
+                "Call `returning` with both key columns before `insert` [1].",
+                "To get the composite primary key back from an insert, call returning with "
+                ":id and :hotel_id before insert.",
+                "backed",
+                question="How do I get Sequel to return both columns of a composite primary key?",
             ),
             _E(
                 "Abercrombie replaced Loudoun as commander in chief in 1758 [1].",

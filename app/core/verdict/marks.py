@@ -41,6 +41,7 @@ from app.core.verdict.kinds import (
     looks_like_code,
     sentence_kind,
 )
+from app.core.verdict.lang import en
 from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import asked_event, counted_other, echoed, premise, undated
 from app.core.verdict.question import asked as asked_for
@@ -72,7 +73,9 @@ def mark_sentences(
     idf = rarity(spans)
     unseen = math.log(1 + sum(sp.single for v in spans.values() for sp in v) + 1)
     held = {n: frozenset().union(*(sp.terms for sp in group)) for n, group in spans.items()}
-    asked = lemma_terms(question) if question else set()
+    # the question's words, read for the premises an answer takes from it; a how-to question
+    # states none, only what the person wants done ("both columns of a composite key")
+    asked = lemma_terms(question) if question and not en.HOW_TO.match(question) else set()
     wants = asked_for(question).kind if question else ""
     defined = defined_names(question) if question and on("defined") else frozenset()
     event = asked_event(question) if wants == "time" else None

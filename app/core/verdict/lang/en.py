@@ -310,6 +310,11 @@ NEGATIVE_PRONOUNS = _words("none nothing nobody neither nowhere")
 # The question words: a question asks by one, and a gap statement may name what is missing by
 # one alone ("The sources do not say when.").
 WH_WORDS = _words("what which who whom whose when where why how")
+# A question that asks how to do something ("How do I get Sequel to return both columns?"): its
+# words say what the person wants done, not something the files are taken to state.
+HOW_TO = re.compile(
+    r"^\W*how (?:do|can|could|should|would|might|to)\b(?: (?:i|we|you|one)\b)?", re.IGNORECASE
+)
 # Words that leave a gap statement's topic open ("The sources don't say." / "…answer that").
 EMPTY_TOPIC = _words(
     "answer answers question questions this that it anything something everything one"
