@@ -221,8 +221,8 @@ ANSWER_CHECKS: tuple[Check, ...] = (
     Check(
         "premise_negation",
         "a “why” question whose statement is negated (“why must they not have …”) "
-        "where no sentence of the passages backing the answer negates its verb: the answer "
-        "explains what they do not say",
+        "where no sentence of the passages backing the answer negates its verb, nor any verb "
+        "in a sentence naming its subject: the answer explains what they do not say",
         "the question asks why something does “not have”, but no passage backing the "
         "answer says so",
         Effect.LEVEL,
@@ -244,6 +244,14 @@ ANSWER_CHECKS: tuple[Check, ...] = (
                 "supported",
                 question="According to Lenin, why must capitalist countries not have an "
                 "imperialist policy?",
+            ),
+            _E(  # the negated verb worded otherwise, of the question's own subject
+                "The Constitution never entered into force because of the referendums in "
+                "France and the Netherlands [1].",
+                "As a result of the referendums in France and the Netherlands, the Treaty "
+                "establishing a Constitution for Europe never came into force.",
+                "supported",
+                question="Why didn't the European Constitution ever take effect?",
             ),
         ),
     ),

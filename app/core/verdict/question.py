@@ -471,12 +471,25 @@ def unnegated(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
     if negation is None:
         return None
     verb = negation.head
+    # the verb's subject: a passage sentence that negates a verb said of it may word the verb
+    # otherwise ("Why didn't the Constitution take effect?": "the Treaty establishing a
+    # Constitution … never came into force")
+    subject = {
+        t.lemma_.lower()
+        for c in verb.children
+        if c.dep_ in ("nsubj", "nsubjpass")
+        for t in c.subtree
+        if t.is_alpha and t.lower_ not in STOPWORDS
+    }
     for text in evidence:
         passage = parse(text)
         if passage is None:
             return None
         if any(t.dep_ == "neg" and t.head.lemma_ == verb.lemma_ for t in passage):
             return None
+        for sent in passage.sents:
+            if subject & {t.lemma_.lower() for t in sent} and any(t.dep_ == "neg" for t in sent):
+                return None
     return f"{negation.text} {verb.text}", ""
 
 
