@@ -477,6 +477,11 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "proven.",
                 "flagged",
             ),
+            _E(  # "no longer" denies the verb it modifies
+                "After that, swiping won't trigger navigation in Chrome [1].",
+                "Restart Chrome. The swipe navigation will no longer be triggered.",
+                "backed",
+            ),
             _E(  # both deny the same noun
                 "The engines burned coal rather than wood [1].",
                 "The engines burned coal rather than wood.",

@@ -321,8 +321,8 @@ def _is_name_part(t: Token, words: dict[int, Word]) -> bool:
 
 
 def _negated(t: Token) -> bool:
-    """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), a 'no'
-    determining it ("no troops"), a word of refusal governing it ("the crown's refusal to
+    """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), or on an adverb
+    of it ("will no longer be triggered"), a 'no' determining it ("no troops"), a word of refusal governing it ("the crown's refusal to
     allow", "barred from settling": ``en.REFUSING``), "without" ("without replacing them"),
     or the word set against another and so denied (``_denied``)."""
     if _denied(t) or (t.dep_ == "pcomp" and t.head.lower_ == "without"):
@@ -338,6 +338,8 @@ def _negated(t: Token) -> bool:
             return True
         if c.dep_ == "det" and low in en.NEGATING_DETERMINERS:
             return True
+        if c.dep_ == "advmod" and any(g.lower_ in en.NEGATORS for g in c.children):
+            return True  # "will no longer be triggered"
     return False
 
 
