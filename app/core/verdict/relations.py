@@ -322,9 +322,10 @@ def _is_name_part(t: Token, words: dict[int, Word]) -> bool:
 
 def _negated(t: Token) -> bool:
     """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), or on an adverb
-    of it ("will no longer be triggered"), a 'no' determining it ("no troops"), a word of refusal governing it ("the crown's refusal to
-    allow", "barred from settling": ``en.REFUSING``), "without" ("without replacing them"),
-    or the word set against another and so denied (``_denied``)."""
+    of it ("will no longer be triggered"), a 'no' determining it ("no troops"), a word of
+    refusal governing it ("the crown's refusal to allow", "barred from settling":
+    ``en.REFUSING``), "without" ("without replacing them"), or the word set against another and
+    so denied (``_denied``)."""
     if _denied(t) or (t.dep_ == "pcomp" and t.head.lower_ == "without"):
         return True  # "without completely replacing them": not replacing them
     governor = t.head.head if t.dep_ == "pcomp" and t.head.lower_ == "from" else t.head
