@@ -477,6 +477,11 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "proven.",
                 "flagged",
             ),
+            _E(  # "stop" denies the verb it governs, as "prevented from" does
+                "Smartphone instances stop responding to ring [1].",
+                "Instances of Smartphone have been prevented from responding to ring.",
+                "backed",
+            ),
             _E(  # "no longer" denies the verb it modifies
                 "After that, swiping won't trigger navigation in Chrome [1].",
                 "Restart Chrome. The swipe navigation will no longer be triggered.",

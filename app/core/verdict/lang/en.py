@@ -109,8 +109,8 @@ NEGATING_WORDS = _words(
     " refuse refuses refused refusing refusal forbid forbids forbade forbidden"
 )
 # Words that deny the verb they govern ("refused to allow", "the refusal to allow", "barred
-# from settling"), as lemmas: that verb is negated.
-REFUSING = _words("refuse refusal forbid prohibit bar ban prevent")
+# from settling", "stop responding"), as lemmas: that verb is negated.
+REFUSING = _words("refuse refusal forbid prohibit bar ban prevent stop cease")
 # A negation followed by these negates no word: "not only", "not just", "no doubt".
 NOT_NEGATING_AFTER = _words("only just merely solely least doubt")
 # Words that end a negation's scope: "not in Paris but in Lyon".
