@@ -38,9 +38,10 @@ from itertools import pairwise
 from typing import TypeVar
 
 from app.core.text import STOPWORDS, fold, stem, strip_citations
-from app.core.verdict.facts import Token, alike, facts, tokens
+from app.core.verdict.facts import alike, facts
 from app.core.verdict.lang import en
 from app.core.verdict.terms import claim_terms
+from app.core.verdict.tokens import Token, tokens
 
 _WH = en.WH_WORDS
 _AUX = en.QUESTION_AUXILIARIES

@@ -14,9 +14,9 @@ from app.core.verdict.facts import (
     facts,
     merge,
     opposed_about,
-    tokens,
 )
 from app.core.verdict.marks import mark_sentences
+from app.core.verdict.tokens import tokens
 
 
 def found(claim: str, span: str, **kw: object) -> list[str]:
