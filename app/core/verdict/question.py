@@ -38,6 +38,7 @@ from itertools import pairwise
 from typing import TypeVar
 
 from app.core.text import STOPWORDS, fold, stem, strip_citations
+from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.facts import alike, facts
 from app.core.verdict.lang import en
 from app.core.verdict.terms import claim_terms
@@ -257,13 +258,13 @@ def _joined_names(question: str, asked: Sequence[Token], words: str) -> list[Tok
     for run in runs:
         for i in range(len(run)):
             for j in range(i + 2, len(run) + 1):
-                glued = "".join(_POSSESSIVE.sub("", fold(t.word.lower())) for t in run[i:j])
+                # the word as ``tokens`` reads it: "Buy's" is "buy"
+                glued = "".join(
+                    fold(t.word.lower().replace("’", "'").split("'")[0]) for t in run[i:j]
+                )
                 if len(glued) >= 6 and any(glued in w for w in said):
                     found += run[i:j]
     return found
-
-
-_POSSESSIVE = re.compile(r"['’]s?$")
 
 
 def names_something(question: str) -> bool:
@@ -431,7 +432,8 @@ def _counts(text: str) -> dict[str, tuple[set[str], set[str]]]:
 
 
 # A year or a decade as a question or a passage writes it: "1754", "the 1970s", "FY2019".
-_DATED = re.compile(r"(?:\bFY|\b)(1[5-9]\d\d|20\d\d)(s?)\b")
+_DATED = re.compile(rf"(?:\bFY|\b)({EVENT_YEAR.pattern})(s?)\b")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,500" is the figure 1500
 
 
 def dated_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
@@ -445,7 +447,9 @@ def dated_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] |
     asked = [(m.group(1), bool(m.group(2))) for m in _DATED.finditer(question)]
     if not asked:
         return None
-    said = [(m.group(1), bool(m.group(2)), m.group()) for m in _DATED.finditer(" ".join(evidence))]
+    # a figure the passages write with a comma ("1,500 soldiers") is one they give too
+    text = _THOUSANDS.sub("", " ".join(evidence))
+    said = [(m.group(1), bool(m.group(2)), m.group()) for m in _DATED.finditer(text)]
     for year, decade in asked:
         if any(y == year or ((decade or d) and y[:3] == year[:3]) for y, d, _ in said):
             continue

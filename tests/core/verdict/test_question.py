@@ -380,5 +380,7 @@ def test_a_date_the_question_states_is_a_premise_when_the_passages_date_things_o
     assert dated_elsewhere("What happened in the 1970s?", ["In 1975 the plant opened."]) is None
     assert dated_elsewhere("What happened in 1754?", ["In the 1750s the fort was built."]) is None
     assert dated_elsewhere("What happened in 1754?", ["The fort was built early on."]) is None
+    # a count the passages write with a comma is no other date: "1,500" gives the 1500 asked
+    assert dated_elsewhere("How many of the 1500 men died?", ["Of 1,500 men in 1754"]) is None
     # a year is no decade: "1990" beside "the 1970s" is another kind of date
     assert dated_elsewhere("What happened in the 1970s?", ["In 1990 it closed."]) is None
