@@ -78,7 +78,10 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
     muddled = _muddled(claim)
     for n, arc in enumerate(claim.arcs):
         if n in attested:
-            out += _negation(arc, attested[n])
+            linking = frozenset(
+                (id(pool[k]), i) for k, idx in where.get(n, {}).items() for i in idx
+            )
+            out += _negation(arc, attested[n], linking if arc.role in CORE else frozenset())
             continue
         if arc.head.i in muddled:
             continue  # the parse gave this word two subjects: its roles say nothing
@@ -287,12 +290,24 @@ def _paraphrased(claim: Reading, s: Reading) -> set[int]:
     return out
 
 
-def _negation(arc: Arc, sentences: Sequence[Reading]) -> list[Finding]:
+def _negation(
+    arc: Arc, sentences: Sequence[Reading], linking: frozenset[tuple[int, int]] = frozenset()
+) -> list[Finding]:
     """A negation the claim adds to (or drops from) the word its arc hangs from, or the noun
     it ends in ("rather than its inducibility", "no troops"), where every sentence attesting
-    the arc says the opposite."""
+    the arc says the opposite. Where a sentence links a subject or object to its word itself,
+    that word is the one read (``linking``: the sentence, the word's index): "precludes the need
+    for a dedicated path, but … more information is needed" denies the path's need, whatever
+    else it says is needed. (A looser link, a complement, may be the parse's: the sentence's
+    every use of the word is read.)"""
+    linked_in = {s for s, _ in linking}
     for word in (arc.dep, arc.head) if arc.dep.kind == "noun" else (arc.head,):
-        said = [w for s in sentences for w in s.find(word)]
+        said = [
+            w
+            for s in sentences
+            for w in s.find(word)
+            if word is not arc.head or id(s) not in linked_in or (id(s), w.i) in linking
+        ]
         if not said or any(w.negated == word.negated for w in said):
             continue
         if word.negated:

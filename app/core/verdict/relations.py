@@ -324,13 +324,16 @@ def _negated(t: Token) -> bool:
     """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), or on an adverb
     of it ("will no longer be triggered"), a 'no' determining it ("no troops"), a word of
     refusal governing it ("the crown's refusal to allow", "barred from settling":
-    ``en.REFUSING``), "without" ("without replacing them"), or the word set against another and
-    so denied (``_denied``)."""
+    ``en.REFUSING``), a verb of precluding taking it as object ("precludes the need":
+    ``en.PRECLUDING``), "without" ("without replacing them"), or the word set against another
+    and so denied (``_denied``)."""
     if _denied(t) or (t.dep_ == "pcomp" and t.head.lower_ == "without"):
         return True  # "without completely replacing them": not replacing them
     governor = t.head.head if t.dep_ == "pcomp" and t.head.lower_ == "from" else t.head
     if t.dep_ in ("xcomp", "acl", "pcomp") and governor.lemma_.lower() in en.REFUSING:
         return True
+    if t.dep_ == "dobj" and t.head.lemma_.lower() in en.PRECLUDING:
+        return True  # "precludes the need for a dedicated path": no need for one
     for c in (*t.children, *(t.head.children if t.dep_ in ("attr", "acomp") else ())):
         low = c.lower_
         if c.dep_ == "neg" and t.pos_ in ("NOUN", "PROPN") and c.i > t.i:

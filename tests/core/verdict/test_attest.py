@@ -59,6 +59,17 @@ def test_a_negation_every_attesting_sentence_denies_contradicts() -> None:
     ]
 
 
+def test_the_word_that_links_the_arc_is_the_one_whose_negation_counts() -> None:
+    """The passage denies the path's need and says other information is needed: its word
+    linked to the path (the need it precludes) is the one read, not every "need" in it."""
+    passage = (
+        "This precludes the need for a dedicated path, but means that more information is "
+        "needed in the packet header."
+    )
+    assert checks("A dedicated path is needed.", passage) == ["arc_negation"]
+    assert checks("More information is needed in the packet header.", passage) == []
+
+
 def test_a_sentence_about_something_else_contradicts_nothing() -> None:
     claim = "The Normans conquered England in 1066."
     assert checks(claim, "The weather in Paris was mild.") == []

@@ -108,6 +108,9 @@ NEGATING_WORDS = _words(
     " preclude precludes precluded obviate obviates obviated"
     " refuse refuses refused refusing refusal forbid forbids forbade forbidden"
 )
+# Verbs that deny the thing they take as object, as lemmas: "this precludes the need for a
+# dedicated path" says no dedicated path is needed.
+PRECLUDING = _words("preclude obviate")
 # Words that deny the verb they govern ("refused to allow", "the refusal to allow", "barred
 # from settling", "stop responding"), as lemmas: that verb is negated.
 REFUSING = _words("refuse refusal forbid prohibit bar ban prevent stop cease")
