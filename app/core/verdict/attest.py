@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.core.verdict.checks import Finding, on
+from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.relations import CORE, MAX_HOPS, SUBJ, Arc, Reading, Word, same
 
 # Roles that say who acted on whom: a filler moved between two of them changes the claim.
@@ -450,7 +451,7 @@ def _telling(figure: Word) -> bool:
 
 def _year(figure: Word) -> bool:
     """A year ("1759"): a date hangs from whichever verb a paraphrase puts it on."""
-    return figure.key.isdigit() and 1000 <= int(figure.key) <= 2100
+    return EVENT_YEAR.fullmatch(figure.key) is not None
 
 
 def _named(w: Word) -> str:

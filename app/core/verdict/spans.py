@@ -21,6 +21,7 @@ from typing import Protocol
 
 from app.core.text import STOPWORDS, sentence_spans, toc_lines
 from app.core.verdict.checks import on
+from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.facts import Facts, facts
 from app.core.verdict.figures import stated_scale
 from app.core.verdict.kinds import is_planted
@@ -154,7 +155,7 @@ def by_initials(
     return out if changed else spans
 
 
-_YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
+_YEAR = re.compile(rf"\b(?:{EVENT_YEAR.pattern})\b")
 _TITLE_CHARS = 120
 
 
