@@ -101,16 +101,15 @@ ORDINAL_SUFFIXES = _words("st nd rd th")
 MONTHS = _words(
     "january february march april may june july august september october november december"
 )
+# Verbs that deny the thing they take as object, as lemmas: "this precludes the need for a
+# dedicated path" says no dedicated path is needed.
+PRECLUDING = _words("preclude obviate")
 # Words that negate what follows them (``facts``), verbs among them: "this precludes the need
 # for a dedicated path".
 NEGATING_WORDS = _words(
     "not never no none nobody nothing neither nor without"
-    " preclude precludes precluded obviate obviates obviated"
     " refuse refuses refused refusing refusal forbid forbids forbade forbidden"
-)
-# Verbs that deny the thing they take as object, as lemmas: "this precludes the need for a
-# dedicated path" says no dedicated path is needed.
-PRECLUDING = _words("preclude obviate")
+) | {verb + ending for verb in PRECLUDING for ending in ("", "s", "d")}
 # Words that deny the verb they govern ("refused to allow", "the refusal to allow", "barred
 # from settling", "stop responding"), as lemmas: that verb is negated.
 REFUSING = _words("refuse refusal forbid prohibit bar ban prevent stop cease")
