@@ -387,27 +387,25 @@ def write_prompts(
 def ablate(done: Sequence[tuple[ReplayRow, AskOutcome]]) -> dict[str, Any]:
     """Per check of the verdict (``checks.CHECKS``): the answers of each half it gets right
     with that check switched off alone, beside all checks on. The answers are judged again
-    from the same sources (no search, no model), so only the verdict changes."""
+    from the same sources (no search, no model), so only the verdict changes. Each answer is
+    judged every way before the next one, while its sentences' and sources' parses are still
+    cached (a pass over all answers per check would parse them all again each time)."""
     from app.core.verdict import checks
+
+    def rejudged(row: ReplayRow, outcome: AskOutcome) -> ReplayRow:
+        answer, result = outcome.answer, outcome.result
+        if answer is None or not answer.text:
+            return row
+        answer.sentences = mark_sentences(answer.text, answer.sources, question=answer.question)
+        answer.verdict = None
+        verdict = answer.judge(result.support if result is not None else None)
+        return dataclasses.replace(row, level=verdict.level, reason=verdict.reason)
 
     def right_per_half(rows: Sequence[ReplayRow]) -> dict[str, int]:
         out: dict[str, int] = {}
         for r in rows:
             out[r.line.half] = out.get(r.line.half, 0) + r.right
         return out
-
-    def rejudged() -> list[ReplayRow]:
-        rows = []
-        for row, outcome in done:
-            answer, result = outcome.answer, outcome.result
-            if answer is None or not answer.text:
-                rows.append(row)
-                continue
-            answer.sentences = mark_sentences(answer.text, answer.sources, question=answer.question)
-            answer.verdict = None
-            verdict = answer.judge(result.support if result is not None else None)
-            rows.append(dataclasses.replace(row, level=verdict.level, reason=verdict.reason))
-        return rows
 
     def right_per_label(rows: Sequence[ReplayRow]) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -416,16 +414,19 @@ def ablate(done: Sequence[tuple[ReplayRow, AskOutcome]]) -> dict[str, Any]:
             per[r.line.label] = per.get(r.line.label, 0) + r.right
         return out
 
-    rows = rejudged()
+    ways = ["", *(check.name for check in checks.CHECKS)]  # "": every check on
+    judged: dict[str, list[ReplayRow]] = {way: [] for way in ways}
+    for row, outcome in done:
+        for way in ways:
+            with checks.off([way] if way else []):
+                judged[way].append(rejudged(row, outcome))
     report: dict[str, Any] = {
-        "all": right_per_half(rows),
-        "all_labels": right_per_label(rows),
+        "all": right_per_half(judged[""]),
+        "all_labels": right_per_label(judged[""]),
         "checks": {},
         "labels": {},
     }
     for check in checks.CHECKS:
-        with checks.off([check.name]):
-            rows = rejudged()
-        report["checks"][check.name] = right_per_half(rows)
-        report["labels"][check.name] = right_per_label(rows)
+        report["checks"][check.name] = right_per_half(judged[check.name])
+        report["labels"][check.name] = right_per_label(judged[check.name])
     return report

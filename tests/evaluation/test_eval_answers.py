@@ -334,3 +334,51 @@ def test_an_unknown_set_is_refused(data_dir: Path, shared: Path) -> None:
         "--data-dir", str(data_dir), "eval", "answers", "--data", str(shared), "--sets", "sq"
     )
     assert proc.returncode == 1 and "squad,notes,finance" in proc.stderr
+
+
+def test_given_answers_are_replayed_and_each_check_switched_off_in_turn(
+    data_dir: Path, shared: Path, tmp_path: Path
+) -> None:
+    """``--replay`` judges given answers through the real search and verdict with no model;
+    ``--ablate`` then says what each check of the verdict decides among them."""
+    given = tmp_path / "given.jsonl"
+    cited = "[[file:Lighthouses#0.txt]]"
+    _jsonl(
+        given,
+        [
+            {
+                "id": "a4",
+                "answer": "## Summary\n\n"
+                f"The Pharos of Alexandria was built by Sostratus of Cnidus {cited}.",
+                "label": "faithful",
+            },
+            {"id": "a4", "answer": "The sources do not say who built it.", "label": "declines"},
+        ],
+    )
+    proc = footnotes(
+        "--data-dir",
+        str(data_dir),
+        "eval",
+        "answers",
+        "--data",
+        str(shared),
+        "--replay",
+        str(given),
+        "--ablate",
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [(r["label"], r["level"]) for r in out["rows"]] == [
+        ("faithful", "supported"),
+        ("declines", "no_answer"),
+    ]
+    ablation = out["ablation"]
+    assert sum(ablation["all"].values()) == 2  # both right with every check on
+    from app.core.verdict.checks import CHECKS
+
+    assert set(ablation["checks"]) == {c.name for c in CHECKS}
+    # without the check that reads a heading as no claim, "Summary" is a claim no passage
+    # backs, and the faithful answer is no longer green: one answer fewer right
+    assert sum(ablation["checks"]["layout"].values()) == 1
+    assert sum(ablation["checks"]["planted"].values()) == 2  # nothing planted here
