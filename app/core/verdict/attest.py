@@ -79,10 +79,12 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
     muddled = _muddled(claim)
     for n, arc in enumerate(claim.arcs):
         if n in attested:
-            linking = frozenset(
-                (id(pool[k]), i) for k, idx in where.get(n, {}).items() for i in idx
+            linking = frozenset(  # only a subject's or object's link names its word
+                (id(pool[k]), i)
+                for k, idx in (where.get(n, {}) if arc.role in CORE else {}).items()
+                for i in idx
             )
-            out += _negation(arc, attested[n], linking if arc.role in CORE else frozenset())
+            out += _negation(arc, attested[n], linking)
             continue
         if arc.head.i in muddled:
             continue  # the parse gave this word two subjects: its roles say nothing
