@@ -98,6 +98,12 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "North America the fighting lasted six years, from 1754 to 1760.",
                 "backed",
             ),
+            _E(  # a percentage holds its sign's slot; a near copy with its figure changed
+                "The company's market share in Europe fell to 25% during 2020 [1].",
+                "The company's market share in Europe fell to 18% during 2020, while the share "
+                "held by its main rival grew to 25% over the same period.",
+                "flagged",
+            ),
         ),
     ),
     Check(
@@ -127,12 +133,19 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "was a prime investor in the National LambdaRail project.",
                 "flagged",
             ),
+            _E(
+                "About 30% of the annual budget goes to staff salaries [1].",
+                "About 60% of the annual budget goes to staff salaries, and about 30% of it "
+                "pays the rent on the offices.",
+                "flagged",
+            ),
         ),
     ),
     Check(
         "apart",
         "two names or figures the claim gives one word, which the passage gives each to "
-        "another instance of the word (another sentence, another clause), never together",
+        "another instance of the word (another sentence, another clause), never together; "
+        "or a figure and the word's subject or object, given apart within one sentence",
         "the passage gives 16 and Liberal Democrats to different 'seats', not to one",
         Effect.FLAGS,
         "en",
@@ -147,6 +160,18 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "The SNP took 16 seats from Labour [1].",
                 "The SNP took 16 seats from Labour. The SNP took a further eight seats from "
                 "the Liberal Democrats.",
+                "backed",
+            ),
+            _E(  # a figure and a subject, within one sentence
+                "Across 2021 product sales rose 5% [1].",
+                "Across the whole of 2021 our product sales rose 12% while the operating costs "
+                "of the plant rose 5%.",
+                "flagged",
+            ),
+            _E(
+                "Across 2021 product sales rose 12% [1].",
+                "Across the whole of 2021 our product sales rose 12% while the operating costs "
+                "of the plant rose 5%.",
                 "backed",
             ),
         ),

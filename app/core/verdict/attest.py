@@ -152,16 +152,28 @@ def _apart(
     """A word the claim gives two names or figures ("took 16 seats from the Liberal
     Democrats") that the passage gives each to another instance of the word, never together
     ("took 16 seats from Labour … took eight seats from the Liberal Democrats"): each arc is
-    attested, the claim is not."""
+    attested, the claim is not.
+
+    A figure and the word's subject or object are held so too ("sales rose 5%" against "sales
+    rose 12% while costs rose 5%"), but only within one sentence that says both: a subject
+    that is a common noun is often named in another sentence than its figure, and said again
+    by a pronoun."""
     by_head: dict[int, list[int]] = {}
     for n, arc in enumerate(claim.arcs):
-        if arc.dep.specific and _slot(arc) and n in where and n not in paraphrased:
+        holder = arc.role in CORE and arc.dep.kind in _PREDICATES  # a common noun's slot
+        if (arc.dep.specific or holder) and _slot(arc) and n in where and n not in paraphrased:
             by_head.setdefault(arc.head.i, []).append(n)
     out: list[Finding] = []
-    for ns in by_head.values():
+    for held in by_head.values():
+        ns = [n for n in held if claim.arcs[n].dep.specific]
+        figure = len(ns) == 1 and claim.arcs[ns[0]].dep.kind == "number"
+        if figure:  # one figure beside the word's subject or object, a common noun
+            ns = held
         if len(ns) < 2:
             continue
         sentences = set.intersection(*(set(where[n]) for n in ns))
+        if figure and not sentences:
+            continue
         if any(set.intersection(*(where[n][k] for n in ns)) for k in sentences):
             continue
         first, second = claim.arcs[ns[0]], claim.arcs[ns[1]]

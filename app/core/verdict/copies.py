@@ -3,8 +3,10 @@
 A sentence copied from its cited source is backed by that source, whatever the passage's
 sentence splitting makes of it (a header, a heading and the sentence run together; wrapped
 lines; a sentence of three passage sentences). Words are compared lower case, without
-punctuation or whitespace; "nearly" allows a word or two in ten to differ, and the caller
-still compares the facts (a swapped number is a near copy too, and stays flagged).
+punctuation or whitespace; "nearly" allows a word or two in ten to differ, but not a figure:
+the passage may hold the copy's figure elsewhere in the sentence ("fell to 18% …, while its
+rival grew to 25%"), where the presence of the figure proves nothing, so a copy with its
+figure changed is read as any other sentence. The caller still compares the facts.
 
 Code is held to more: a line of code in an answer is backed only where a passage holds it
 character for character (whitespace aside, ``find_code``): a changed key or operator makes
@@ -48,6 +50,9 @@ def find_copy(sentence: str, passage: str) -> tuple[int, int] | None:
     matched = sum(b.size for b in blocks)
     if not blocks or matched < _NEAR_SHARE * n:
         return None
+    kept = {b.b + k for b in blocks for k in range(b.size)}
+    if any(said[i][:1].isdigit() for i in range(n) if i not in kept):
+        return None  # a figure changed
     lo, hi = blocks[0].a, blocks[-1].a + blocks[-1].size
     if hi - lo > n * _NEAR_STRETCH:
         return None

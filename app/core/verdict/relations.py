@@ -270,6 +270,11 @@ def _unit_suffix(t: Token) -> bool:
     return not before.whitespace_ and figures.value_of(before.text) is not None
 
 
+def _percent_sign(t: Token) -> bool:
+    """Whether ``t`` is the figure of a percent sign it hangs from ("90" in "90% of ...")."""
+    return t.dep_ == "nummod" and t.head.text == "%" and t.head.i == t.i + 1
+
+
 def _scaled_by_head(t: Token) -> bool:
     """Whether ``t`` is the count of a scale word it hangs from ("2" in "2 million")."""
     return (
@@ -400,7 +405,8 @@ def _heads(t: Token, inside: set[int]) -> Iterator[tuple[Token, str]]:
     dep = t.dep_
     if dep in _FUNCTION_DEPS or dep == "ROOT" or t.head.i == t.i:
         return
-    if _unit_suffix(t.head):  # "$1,305M" parsed as the figure modifying "M": the figure's slot
+    if _unit_suffix(t.head) or _percent_sign(t):  # "$1,305M" parsed as the figure modifying
+        # "M", "90%" as the figure modifying "%": the figure takes the sign's slot
         yield from _heads(t.head, inside)
         return
     if dep == "conj":  # "X and Y founded Z": Y fills X's slot
@@ -432,7 +438,12 @@ def _heads(t: Token, inside: set[int]) -> Iterator[tuple[Token, str]]:
 
 
 def _resolved(holder: Token, role: str) -> Iterator[tuple[Token, str]]:
-    """``holder`` itself, or, for a copula, the complement it hands the argument to."""
+    """``holder`` itself, or, for a copula, the complement it hands the argument to, and for
+    a percent sign its figure ("90% of the production")."""
+    figure = next((c for c in holder.children if _percent_sign(c)), None)
+    if figure is not None:
+        yield figure, role
+        return
     if holder.lemma_ == "be" and holder.pos_ == "AUX":
         complement = next((c for c in holder.children if c.dep_ in ("attr", "acomp")), None)
         if complement is not None:

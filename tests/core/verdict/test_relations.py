@@ -62,6 +62,13 @@ def test_a_figure_with_its_scale_word_is_one_value() -> None:
     assert "2" not in words  # the count of the scale word is no figure of its own
 
 
+def test_a_percentage_holds_the_slot_of_its_sign() -> None:
+    """The parse hangs "90" on "%", which is no word: the figure takes the sign's place, so
+    whose share it is can be compared."""
+    found = arcs("Steam turbines accounted for about 90% of the world's electric production.")
+    assert {("accounted", "prep:for", "90"), ("90", "prep:of", "production")} <= found
+
+
 def test_words_are_the_same_by_stem_name_part_initials_or_value() -> None:
     def word(key: str, text: str, kind: str, parts: frozenset[str] = frozenset()) -> Word:
         return Word(key, text, kind, 0, parts=parts)
