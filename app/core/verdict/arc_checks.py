@@ -66,7 +66,8 @@ ARC_CHECKS: tuple[Check, ...] = (
         "slot_figure",
         "the same slot of the same word given another figure in the passage (a date: any "
         "of 'in', 'after', 'from … to' … of the word; a year the parse hangs on a verb's "
-        "object dates the verb), unless the claim gives it that figure too",
+        "object dates the verb; a figure in brackets beside a word), or a name the claim "
+        "hangs on a figure hung on another figure, unless the claim gives it that figure too",
         "the passage gives 1830 'in …' of 'took', not 1850",
         Effect.FLAGS,
         "en",
@@ -97,6 +98,17 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "The name Seven Years' War comes from the war in Europe, from 1756 to 1763. In "
                 "North America the fighting lasted six years, from 1754 to 1760.",
                 "backed",
+            ),
+            _E(  # a figure in brackets beside its word
+                "The most frequently reported problems involved anxiety or depression (7.6%) [1].",
+                "The most frequently reported problems involved pain or discomfort (7.6%) and "
+                "anxiety or depression (8.8%).",
+                "flagged",
+            ),
+            _E(  # a name hung on a figure
+                "The prevalence of poor health was 8% in Czechs [1].",
+                "The prevalence of poor health varied between 19% in Czechs and 8% in Hungarians.",
+                "flagged",
             ),
             _E(  # a percentage holds its sign's slot; a near copy with its figure changed
                 "The company's market share in Europe fell to 25% during 2020 [1].",
@@ -434,7 +446,7 @@ ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "figure_elsewhere",
         "a figure and the word it belongs to in one passage sentence, the figure attached "
-        "to another word",
+        "to another word (not a figure in brackets, which the parse hangs anywhere)",
         "the passage gives 1850, but not for 'took'",
         Effect.FLAGS,
         "en",
@@ -443,6 +455,15 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "The company employs 4,500 people [1].",
                 "The company, founded by 4,500 shareholders, employs people in Ohio.",
                 "flagged",
+            ),
+            _E(  # a figure in brackets hangs wherever the parse puts the brackets
+                "According to the study, albumin-bound estradiol (E2), a marker of the "
+                "bioavailable fraction, also remained an important risk factor after adjustment "
+                "was made for other factors (OR = 2.0; 95% CI = 1.0-3.9) [1].",
+                "Albumin-bound estradiol (E2), a marker of the bioavailable fraction, also "
+                "remained an important risk factor after adjustment was made for other factors "
+                "(OR = 2.0; 95% CI = 1.0-3.9).",
+                "backed",
             ),
         ),
     ),

@@ -189,8 +189,8 @@ def _apart(
 
 def _slot(arc: Arc) -> bool:
     """A slot a name or figure fills, of which a word has one: an argument, a place or time,
-    a figure's count."""
-    return arc.role in _SLOTS or (arc.role == "mod" and arc.dep.kind == "number")
+    a figure's count, a figure beside it in brackets ("pain (7.6%)")."""
+    return arc.role in _SLOTS or (arc.role in ("mod", "appos") and arc.dep.kind == "number")
 
 
 def _muddled(claim: Reading) -> set[int]:
@@ -397,6 +397,8 @@ def _contradiction(
                     f"in the passage {_named(arc.dep)} is {_role_words(own.role)} "
                     f"'{own.head.text}', and '{arc.head.text}' has another",
                 )
+    if arc.head.kind == "number" and arc.dep.kind in ("name", "noun"):
+        return _held_by_figure(arc, pool)
     if not arc.dep.specific or arc.head.kind not in _PREDICATES:
         return None  # a name's own modifiers ("Maria de la Queillerie, wife of …") vary freely
     for s in pool:
@@ -439,11 +441,34 @@ def _contradiction(
                     f"{' to '.join(d.text for d in dates)}, not {arc.dep.text}",
                 )
     together = any(s.find(arc.dep) and s.find(arc.head) for s in pool)
-    if arc.dep.kind == "number" and _telling(arc.dep) and not _year(arc.dep) and together:
+    # a figure in brackets hangs wherever the parse puts the brackets ("(OR = 2.0; 95% CI = …)"):
+    # only another figure in its slot contradicts it
+    bracketed = arc.role == "appos"
+    telling = arc.dep.kind == "number" and _telling(arc.dep) and not _year(arc.dep)
+    if telling and together and not bracketed:
         return Finding(
             "figure_elsewhere",
             f"the passage gives {arc.dep.text}, but not for '{arc.head.text}'",
         )
+    return None
+
+
+def _held_by_figure(arc: Arc, pool: Sequence[Reading]) -> Finding | None:
+    """A name the claim hangs on a figure ("8% in Hungary") that the passage hangs, by the
+    same link, on another figure ("19% in Hungary and 8% in Poland")."""
+    for s in pool:
+        for other in s.arcs:
+            if (
+                other.role == arc.role
+                and other.head.kind == "number"
+                and same(arc.dep, other.dep)
+                and not same(arc.head, other.head)
+            ):
+                return Finding(
+                    "slot_figure",
+                    f"the passage gives {other.head.text} for {_named(arc.dep)}, "
+                    f"not {arc.head.text}",
+                )
     return None
 
 

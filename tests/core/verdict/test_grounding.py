@@ -10,7 +10,7 @@ from app.core.verdict.judge import Level
 from tests.fake_ollama import FakeOllama
 
 PASSAGE = "The museum opens at ten. It closes at six on weekdays and at four on Sundays."
-ANSWER = "The museum opens at ten [1]. It closes at six on Sundays [1]."
+ANSWER = "The museum opens at ten [1]. It closes at six on weekdays and on Sundays [1]."
 
 
 def _search(query: str, k: int, scope: object) -> SearchResult:
@@ -34,7 +34,7 @@ def test_the_grounding_model_decides_each_sentence_and_the_verdict_names_it() ->
         builtin = _ask(fake, "")
         grounded = _ask(fake, "bespoke-minicheck")
         asked = [r for r in fake.chats() if r.body["model"].startswith("bespoke")]
-    # the built-in checks back both sentences (every word of the second is in the passage)
+    # the built-in checks back both sentences (the second is the passage's, nearly word for word)
     assert builtin.verdict.level is Level.SUPPORTED
     first, second = grounded.answer.sentences
     assert first.supported and not second.supported
