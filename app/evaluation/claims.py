@@ -4,7 +4,8 @@ Each example is one answer sentence citing ``[1]``, with three sources: the pass
 about and two other passages of the same article (what retrieval would put beside it).
 Kinds that must stay supported: the passage sentence verbatim, shortened at a clause
 boundary, its clauses reordered, lightly reworded. Kinds that must be flagged: one number or
-date swapped, one name swapped for a name from another article, a negation inserted or
+date swapped, two figures of the sentence exchanged (each still in the passage, given to the
+other's word), one name swapped for a name from another article, a negation inserted or
 removed, one word swapped for its opposite (passed/failed, before/after, won/lost), a
 comparative or superlative flipped (most/least, more/less, first/last), a modality flipped
 (may/must, possible/impossible), a sentence from another article cited as if from this one.
@@ -32,6 +33,7 @@ SEED = 13
 SUPPORTED_KINDS = ("verbatim", "shortened", "reordered", "reworded")
 UNSUPPORTED_KINDS = (
     "number_swapped",
+    "figures_exchanged",
     "name_swapped",
     "negation_inserted",
     "negation_removed",
@@ -290,6 +292,17 @@ def _number_swapped(s: str, rng: random.Random) -> str | None:
     return s[:start] + new + s[end:]
 
 
+def _figures_exchanged(s: str, rng: random.Random) -> str | None:
+    """Two figures of the sentence with different values, each put in the other's place:
+    every word is still the passage's, the figures belong to other words."""
+    found = list(_NUMBER.finditer(s))
+    pairs = [(a, b) for i, a in enumerate(found) for b in found[i + 1 :] if a.group() != b.group()]
+    if not pairs:
+        return None
+    a, b = rng.choice(pairs)
+    return s[: a.start()] + b.group() + s[a.end() : b.start()] + a.group() + s[b.end() :]
+
+
 def names_in(s: str) -> list[tuple[int, int]]:
     """Runs of capitalised words after the first word (a rough name finder)."""
     return [
@@ -352,6 +365,9 @@ def build_dev_set(
 ) -> list[ClaimExample]:
     """The labelled examples: for each passage, up to ``per_passage`` of each kind."""
     rng = random.Random(seed)
+    # a kind added later draws from a stream of its own, so the earlier kinds' examples stay
+    # the same
+    later = random.Random(seed + 1)
     by_title: dict[str, list[dict[str, Any]]] = {}
     for p in passages:
         by_title.setdefault(p["title"], []).append(p)
@@ -390,8 +406,11 @@ def build_dev_set(
             "comparative_swapped": functools.partial(_word_swapped, pairs=_COMPARATIVES, rng=rng),
             "modality_swapped": functools.partial(_word_swapped, pairs=_MODALS, rng=rng),
         }
-        for kind, make in makers.items():
-            order = rng.sample(sentences, len(sentences))
+        makers_later: dict[str, Callable[[str], str | None]] = {
+            "figures_exchanged": functools.partial(_figures_exchanged, rng=later),
+        }
+        for kind, make in (*makers.items(), *makers_later.items()):
+            order = (later if kind in makers_later else rng).sample(sentences, len(sentences))
             made = 0
             for s in order:
                 new = make(s)
