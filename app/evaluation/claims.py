@@ -59,6 +59,8 @@ _PAST_VERB = re.compile(r"(?<=\s)([a-z]{3,}ed)\b")
 _NEGATION = re.compile(r"\b(?:not|never) (?!only\b|just\b|merely\b)|n't\b(?! just\b)|\bcannot\b")
 _NAME_RUN = re.compile(r"(?<=[a-z,;]\s)(?:[A-Z][a-zA-Z'\-]+(?:\s+(?:of\s+)?[A-Z][a-zA-Z'\-]+)*)")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
+_WORD = re.compile(r"[^\W\d_]+")
+_APART_WORDS = 3  # figures this many words apart or more belong to different words
 _CLAUSE = re.compile(
     r",\s+(?=(?:which|who|whose|where|while|and|but|although|though|as|when|after|before|"
     r"because|since|until|with|making|becoming|including|leading)\b)|;\s+|\s+\(|,\s+"
@@ -294,9 +296,16 @@ def _number_swapped(s: str, rng: random.Random) -> str | None:
 
 def _figures_exchanged(s: str, rng: random.Random) -> str | None:
     """Two figures of the sentence with different values, each put in the other's place:
-    every word is still the passage's, the figures belong to other words."""
+    every word is still the passage's, the figures belong to other words. Figures fewer than
+    ``_APART_WORDS`` words apart are one thing (a range, "1038–40", "between 1402 and 1405";
+    a date, "1 May 1191"): turned round, they say the same facts garbled, not another's."""
     found = list(_NUMBER.finditer(s))
-    pairs = [(a, b) for i, a in enumerate(found) for b in found[i + 1 :] if a.group() != b.group()]
+    pairs = [
+        (a, b)
+        for i, a in enumerate(found)
+        for b in found[i + 1 :]
+        if a.group() != b.group() and len(_WORD.findall(s[a.end() : b.start()])) >= _APART_WORDS
+    ]
     if not pairs:
         return None
     a, b = rng.choice(pairs)

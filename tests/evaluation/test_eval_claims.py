@@ -15,7 +15,7 @@ ARTICLES = {
         "The Bell Rock Lighthouse was built by Robert Stevenson between 1807 and 1810, "
         "off the coast of Angus. It is the oldest surviving sea-washed lighthouse in the world. "
         "The light was not automated until 1988, when the last keepers left the rock.",
-        "Its tower is 35 metres tall and was built from granite blocks. "
+        "Its tower is 35 metres tall, and its light can be seen from 30 miles away. "
         "During storms, waves often reach the lantern, although the tower has never been breached.",
     ],
     "Kites": [

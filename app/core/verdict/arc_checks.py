@@ -66,8 +66,9 @@ ARC_CHECKS: tuple[Check, ...] = (
         "slot_figure",
         "the same slot of the same word given another figure in the passage (a date: any "
         "of 'in', 'after', 'from … to' … of the word; a year the parse hangs on a verb's "
-        "object dates the verb; a figure in brackets beside a word), or a name the claim "
-        "hangs on a figure hung on another figure, unless the claim gives it that figure too",
+        "object dates the verb; a figure or a range in brackets beside a word), or a name the "
+        "claim hangs on a figure hung on another figure, unless the claim gives it that "
+        "figure too",
         "the passage gives 1830 'in …' of 'took', not 1850",
         Effect.FLAGS,
         "en",
@@ -104,6 +105,19 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "The most frequently reported problems involved pain or discomfort (7.6%) and "
                 "anxiety or depression (8.8%).",
                 "flagged",
+            ),
+            _E(  # a range in brackets is one figure, compared whole
+                "During the 20th century, historians John Gallagher (1920–1980) and Ronald "
+                "Robinson (1919–1999) constructed a framework for understanding imperialism [1].",
+                "During the 20th century, historians John Gallagher (1919–1980) and Ronald "
+                "Robinson (1920–1999) constructed a framework for understanding imperialism.",
+                "flagged",
+            ),
+            _E(  # a range is read whole, with its century ("1883–84" is 1883 to 1884)
+                "In 1883–84 Germany started to build a colonial empire in Africa [1].",
+                "However, in 1883–84 Germany began to build a colonial empire in Africa and the "
+                "South Pacific.",
+                "backed",
             ),
             _E(  # a name hung on a figure
                 "The prevalence of poor health was 8% in Czechs [1].",

@@ -399,7 +399,8 @@ def _contradiction(
                 )
     if arc.head.kind == "number" and arc.dep.kind in ("name", "noun"):
         return _held_by_figure(arc, pool)
-    if not arc.dep.specific or arc.head.kind not in _PREDICATES:
+    bracketed = arc.role == "appos" and arc.dep.kind == "number"  # "Gallagher (1919–1980)"
+    if not arc.dep.specific or (arc.head.kind not in _PREDICATES and not bracketed):
         return None  # a name's own modifiers ("Maria de la Queillerie, wife of …") vary freely
     for s in pool:
         for other in s.arcs:

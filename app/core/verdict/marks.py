@@ -357,7 +357,7 @@ def _reversed(plain: str, passage_sentences: list[str]) -> Finding | None:
     return Finding("order", f"the passage puts {then} before {first}")
 
 
-_FIGURE = re.compile(r"\d[\d,.]*")
+_FIGURE = re.compile(r"\d[\d,.]*(?:[–—]\d[\d,.]*)?")  # a range ("1919–1980") is one
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
 

@@ -52,6 +52,7 @@ _SUBJ_DEPS = frozenset({"nsubj", "csubj", "nsubj:xsubj"})
 _OBJ_DEPS = frozenset({"dobj", "nsubjpass", "csubjpass", "dative", "oprd", "attr", "acomp"})
 _CODE_CHARS = frozenset("/#()=<>{}[]`?_")
 MAX_HOPS = 3  # words this close in a tree are linked, when no arc names the link
+_RANGE = re.compile(r"^(\d[\d,.]*)[–—-](\d[\d,.]*)$")  # "1919–1980", one token
 # A qualified or camel-cased identifier ("Devise::TestHelpers", "ControllerHelpers").
 _IDENTIFIER = re.compile(r"::|[a-z][A-Z]")
 
@@ -128,7 +129,7 @@ def same(a: Word, b: Word) -> bool:
     """Whether two words name the same thing: equal keys, a shared part of a name, a figure of
     the same value, or one name the initials of the other."""
     if a.kind == "number" or b.kind == "number":
-        return a.kind == b.kind and figures.same_value(a.key, b.key)
+        return a.kind == b.kind and _same_figure(a.key, b.key)
     if a.key == b.key or (a.parts & b.keys) or (b.parts & a.keys):
         return True
     return _initials(a, b) or _initials(b, a)
@@ -205,7 +206,7 @@ def _word(t: Token, inside: set[int]) -> Word | None:
     if t.pos_ == "NUM" or t.text[:1].isdigit():
         if _scaled_by_head(t) or _member_one(t):
             return None
-        value = _figure(t)
+        value = _figure(t) or _range(t.text)
         if value is not None:
             return Word(value, t.text, "number", t.i, _negated(t))
     if t.pos_ == "AUX":  # a copula with nothing to hand its subject to: "X is in Paris"
@@ -260,6 +261,41 @@ def _figure(t: Token) -> str | None:
         if factor is not None and nxt.head.i != nxt.i and not list(nxt.children):
             return figures.scaled(value, factor)  # a scale word the parse left unattached
     return value
+
+
+def _range(text: str) -> str | None:
+    """The two values of a range written as one token ("1919–1980", "1862–90"), as one key:
+    a range is compared whole."""
+    m = _RANGE.match(text)
+    if m is None:
+        return None
+    low, high = figures.value_of(m.group(1)), figures.value_of(m.group(2))
+    if low is None or high is None:
+        return None
+    if float(high) < float(low) and len(high) < len(low):  # "1862–90": the century is the start's
+        high = low[: len(low) - len(high)] + high
+    return f"{low}–{high}"
+
+
+def _bounds(key: str) -> tuple[float, float] | None:
+    """The ends of a range's key ("1919–1980"), or None for a single figure."""
+    low, dash, high = key.partition("–")
+    return (float(low), float(high)) if dash else None
+
+
+def _same_figure(a: str, b: str) -> bool:
+    """Two figures' keys are one value; a range is the same range, or holds the single figure
+    ("in 1884" of "in 1883–84")."""
+    ends_a, ends_b = _bounds(a), _bounds(b)
+    if ends_a is not None and ends_b is not None:
+        return ends_a == ends_b
+    ends, single = (ends_a, b) if ends_a is not None else (ends_b, a)
+    if ends is None:
+        return figures.same_value(a, b)
+    try:
+        return ends[0] <= float(single) <= ends[1]
+    except ValueError:
+        return False
 
 
 def _unit_suffix(t: Token) -> bool:

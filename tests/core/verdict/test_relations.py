@@ -69,6 +69,21 @@ def test_a_percentage_holds_the_slot_of_its_sign() -> None:
     assert {("accounted", "prep:for", "90"), ("90", "prep:of", "production")} <= found
 
 
+def test_a_range_is_one_figure_compared_whole() -> None:
+    """ "1862–90" is one token: one figure, its end in the start's century; a range is the same
+    range, or holds a single figure, never another range."""
+    words = {w.text: w for w in reading("Otto von Bismarck (1862–90) opposed colonies.").words}
+    assert words["1862–90"].kind == "number" and words["1862–90"].key == "1862–1890"
+
+    def figure(key: str) -> Word:
+        return Word(key, key, "number", 0)
+
+    assert same(figure("1883–1884"), figure("1884")) and same(figure("1884"), figure("1883–1884"))
+    assert not same(figure("1883–1884"), figure("1885"))
+    assert not same(figure("1919–1980"), figure("1920–1980"))
+    assert same(figure("1919–1980"), figure("1919–1980"))
+
+
 def test_words_are_the_same_by_stem_name_part_initials_or_value() -> None:
     def word(key: str, text: str, kind: str, parts: frozenset[str] = frozenset()) -> Word:
         return Word(key, text, kind, 0, parts=parts)
