@@ -399,7 +399,8 @@ def _contradiction(
                 )
     if arc.head.kind == "number" and arc.dep.kind in ("name", "noun"):
         return _held_by_figure(arc, pool)
-    bracketed = arc.role == "appos" and arc.dep.kind == "number"  # "Gallagher (1919–1980)"
+    # a figure in brackets beside a word ("Gallagher (1919–1980)", "pain (7.6%)") is its slot
+    bracketed = arc.role == "appos" and arc.dep.kind == "number"
     if not arc.dep.specific or (arc.head.kind not in _PREDICATES and not bracketed):
         return None  # a name's own modifiers ("Maria de la Queillerie, wife of …") vary freely
     for s in pool:
@@ -442,9 +443,8 @@ def _contradiction(
                     f"{' to '.join(d.text for d in dates)}, not {arc.dep.text}",
                 )
     together = any(s.find(arc.dep) and s.find(arc.head) for s in pool)
-    # a figure in brackets hangs wherever the parse puts the brackets ("(OR = 2.0; 95% CI = …)"):
-    # only another figure in its slot contradicts it
-    bracketed = arc.role == "appos"
+    # but the parse hangs brackets anywhere ("(OR = 2.0; 95% CI = …)"): only another figure in
+    # its slot contradicts a figure in brackets
     telling = arc.dep.kind == "number" and _telling(arc.dep) and not _year(arc.dep)
     if telling and together and not bracketed:
         return Finding(
