@@ -7,8 +7,9 @@ shape, figures, citations and code; ``en`` for the ones that read English words,
 lists are in ``lang/en.py``) and gives examples, which ``tests/core/verdict/test_checks.py``
 runs one by one: the claim against the passage, with the outcome the check must produce.
 What a row is lives in ``rows``; the rows that compare a sentence's figures are in
-``figure_checks``, the rows that read its parse in ``arc_checks``, the rows that set the level
-of the whole answer in ``answer_checks``.
+``figure_checks``, the rows that read its parse in ``arc_checks``, the rows that read it
+against the question's premise in ``premise_checks``, the rows that set the level of the whole
+answer in ``answer_checks``.
 
 ``eval answers --replay FILE --ablate`` switches each check off in turn (``off``) and prints
 what the verdict then gets right on the given answers, so a rule that changes nothing is seen
@@ -24,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from app.core.verdict.answer_checks import ANSWER_CHECKS
 from app.core.verdict.arc_checks import ARC_CHECKS
 from app.core.verdict.figure_checks import FIGURE_CHECKS
+from app.core.verdict.premise_checks import PREMISE_CHECKS
 from app.core.verdict.rows import Check, Effect, Example, Finding
 
 __all__ = ["BY_NAME", "CHECKS", "Check", "Effect", "Example", "Finding", "off", "on"]
@@ -427,6 +429,8 @@ CHECKS: tuple[Check, ...] = (
     ),
     # -- what the sentence asserts (the parse's arcs: ``arc_checks``) -----------------------
     *ARC_CHECKS,
+    # -- what it takes from the question (``premise_checks``) -------------------------------
+    *PREMISE_CHECKS,
     # -- a grounding model, where the settings name one --------------------------------------
     Check(
         "repl",

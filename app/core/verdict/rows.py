@@ -1,7 +1,8 @@
 """What a row of the verdict's check table is: a check, its effect, its examples, a finding.
 
 The table itself is ``checks.CHECKS`` (the rows that read a sentence's parse are in
-``arc_checks``); the checks report what they find as ``Finding``s named by their row.
+``arc_checks``, those that read it against the question's premise in ``premise_checks``); the
+checks report what they find as ``Finding``s named by their row.
 """
 
 from __future__ import annotations
