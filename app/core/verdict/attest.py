@@ -160,7 +160,7 @@ def _apart(
     by a pronoun."""
     by_head: dict[int, list[int]] = {}
     for n, arc in enumerate(claim.arcs):
-        holder = arc.role in CORE and arc.dep.kind in _PREDICATES  # a common noun's slot
+        holder = arc.role in CORE and arc.dep.kind == "noun"  # a common noun's slot
         if (arc.dep.specific or holder) and _slot(arc) and n in where and n not in paraphrased:
             by_head.setdefault(arc.head.i, []).append(n)
     out: list[Finding] = []

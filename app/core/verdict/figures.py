@@ -26,6 +26,8 @@ _FIGURE = re.compile(
 )
 _SCALE_SUFFIX = {"k": 10**3, "m": 10**6, "mn": 10**6, "b": 10**9, "bn": 10**9, "tn": 10**12}
 SUFFIXES = _SCALE_SUFFIX  # a scale letter written against its figure ("$1,305M")
+# A range written as one token ("1919–1980", "1862–90", "2021-22"): one figure, read whole.
+RANGE = re.compile(r"\d[\d,.]*[–—-]\d[\d,.]*")
 TABLE_SCALES = (10**3, 10**6, 10**9)
 
 

@@ -32,7 +32,7 @@ from app.core.verdict.contrast import crossed
 from app.core.verdict.copies import clauses_copied, find_copy
 from app.core.verdict.declines import declines, gap
 from app.core.verdict.facts import Facts, conflicts, facts, merge, opposed_about
-from app.core.verdict.figures import computed, same_value, scale_word
+from app.core.verdict.figures import RANGE, computed, same_value, scale_word
 from app.core.verdict.kinds import (
     NOT_A_CLAIM,
     in_code_block,
@@ -357,7 +357,7 @@ def _reversed(plain: str, passage_sentences: list[str]) -> Finding | None:
     return Finding("order", f"the passage puts {then} before {first}")
 
 
-_FIGURE = re.compile(r"\d[\d,.]*(?:[–—]\d[\d,.]*)?")  # a range ("1919–1980") is one
+_FIGURE = re.compile(rf"{RANGE.pattern}|\d[\d,.]*")  # a range ("1919–1980") is one
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
 

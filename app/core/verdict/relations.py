@@ -52,7 +52,6 @@ _SUBJ_DEPS = frozenset({"nsubj", "csubj", "nsubj:xsubj"})
 _OBJ_DEPS = frozenset({"dobj", "nsubjpass", "csubjpass", "dative", "oprd", "attr", "acomp"})
 _CODE_CHARS = frozenset("/#()=<>{}[]`?_")
 MAX_HOPS = 3  # words this close in a tree are linked, when no arc names the link
-_RANGE = re.compile(r"^(\d[\d,.]*)[–—-](\d[\d,.]*)$")  # "1919–1980", one token
 # A qualified or camel-cased identifier ("Devise::TestHelpers", "ControllerHelpers").
 _IDENTIFIER = re.compile(r"::|[a-z][A-Z]")
 
@@ -266,10 +265,10 @@ def _figure(t: Token) -> str | None:
 def _range(text: str) -> str | None:
     """The two values of a range written as one token ("1919–1980", "1862–90"), as one key:
     a range is compared whole."""
-    m = _RANGE.match(text)
-    if m is None:
+    if not figures.RANGE.fullmatch(text):
         return None
-    low, high = figures.value_of(m.group(1)), figures.value_of(m.group(2))
+    start, end = re.split("[–—-]", text, maxsplit=1)
+    low, high = figures.value_of(start), figures.value_of(end)
     if low is None or high is None:
         return None
     if float(high) < float(low) and len(high) < len(low):  # "1862–90": the century is the start's
