@@ -203,6 +203,30 @@ ARC_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "other_kind",
+        "a figure the claim says of a noun with one modifier, which the passage says of the "
+        "same noun with another modifier in the figure's clause, giving the claim's modifier "
+        "to another instance of the noun elsewhere ('gas turbines' for the passage's 'steam "
+        "turbines')",
+        "the passage gives 60 to petrol trucks, not to diesel trucks",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "In 2010 diesel trucks made up 60% of the fleet [1].",
+                "In 2010 about 60% of the fleet was made up of petrol trucks, though the later "
+                "purchase of many diesel truck models cut this share to 45% for petrol trucks.",
+                "flagged",
+            ),
+            _E(
+                "In 2010 petrol trucks made up 60% of the fleet [1].",
+                "In 2010 about 60% of the fleet was made up of petrol trucks, though the later "
+                "purchase of many diesel truck models cut this share to 45% for petrol trucks.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "in_relation",
         "a claim taking a name or figure from another sentence of its passage than the one "
         "closest to it, every arc holding a name or figure from elsewhere attested there, none "

@@ -16,12 +16,13 @@ the sources it cites (or of every source). Each of its arcs is looked for in eve
   word with another name (``filler``) or figure (``slot_figure``; a date fills one slot of a
   word, whatever its preposition), or holds the figure and its word but attaches the figure to
   another word (``figure_elsewhere``), or gives a counted word of the claim a slot of another
-  word while the claim's word has that slot filled otherwise (``taken``); an attested arc is
-  contradicted when every sentence attesting it negates the word the claim affirms, or the
-  reverse (``arc_negation``): the word it hangs from, or the noun it ends in, which the claim
-  may deny by setting it against another ("rather than its inducibility"); and so is a verb
-  that holds none of the claim's attested arcs ("it has been proven that …"), by the
-  sentences about the claim.
+  word while the claim's word has that slot filled otherwise (``taken``), or gives the claim's
+  figure to another kind of its noun ("steam turbines" for "gas turbines": ``other_kind``); an
+  attested arc is contradicted when every sentence attesting it negates the word the claim
+  affirms, or the reverse (``arc_negation``): the word it hangs from, or the noun it ends in,
+  which the claim may deny by setting it against another ("rather than its inducibility"); and
+  so is a verb that holds none of the claim's attested arcs ("it has been proven that …"), by
+  the sentences about the claim.
 
 What a passage says elsewhere in another sentence is no contradiction: passages state several
 things. ``unattested`` lists the arcs giving a word a name or figure that no sentence attests
@@ -75,6 +76,7 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
             own_verb.add(n)
     paraphrased &= set(attested)
     out: list[Finding] = _apart(claim, where, paraphrased)
+    out += _other_kind(claim, pool)
     out += _bare_negation(claim, attested)
     muddled = _muddled(claim)
     for n, arc in enumerate(claim.arcs):
@@ -185,6 +187,54 @@ def _apart(
             )
         )
     return out
+
+
+def _other_kind(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
+    """A figure the claim says of a noun with one modifier ("gas turbines accounted for 90%")
+    that a passage sentence says of the same noun with another modifier, in the figure's own
+    clause ("90% … was by use of steam turbines"), while it gives the claim's modifier to
+    another instance of the noun, in another clause ("large gas turbine units"): both kinds
+    are the passage's, the figure is the other kind's.
+
+    The figure's clause is the nearest verb above it in each tree; a sentence holding the
+    claim's kind of the noun in that clause, too, says nothing against it."""
+    out: list[Finding] = []
+    figures = [w for w in claim.words if w.kind == "number" and _telling(w)]
+    for mod in claim.arcs:
+        noun = mod.head
+        if not (mod.role == "mod" and noun.kind == "noun" and mod.dep.kind in ("noun", "adj")):
+            continue
+        for figure in (f for f in figures if claim.clause(f.i) == claim.clause(noun.i)):
+            for s in pool:
+                said = [w for w in s.words if w.kind == "number" and same(figure, w)]
+                if len(said) != 1:
+                    continue
+                here = s.clause(said[0].i)
+                near = [w for w in s.find(noun) if s.clause(w.i) == here]
+                far = [w for w in s.find(noun) if s.clause(w.i) != here]
+                kinds = {w.i: _modifiers(w, s) for w in near + far}
+                others = {m.key for w in near for m in kinds[w.i] if m.kind == mod.dep.kind}
+                if (
+                    near
+                    and not any(same(m, mod.dep) for w in near for m in kinds[w.i])
+                    and others - {mod.dep.key}
+                    and any(same(m, mod.dep) for w in far for m in kinds[w.i])
+                ):
+                    other = next(iter(sorted(others - {mod.dep.key})))
+                    shown = next(m.text for w in near for m in kinds[w.i] if m.key == other)
+                    out.append(
+                        Finding(
+                            "other_kind",
+                            f"the passage gives {figure.text} to {shown} {noun.text}, not to "
+                            f"{mod.dep.text} {noun.text}",
+                        )
+                    )
+    return list(dict.fromkeys(out))
+
+
+def _modifiers(word: Word, s: Reading) -> list[Word]:
+    """The words ``s`` sets before ``word`` to say which kind of it: "steam turbines"."""
+    return [a.dep for a in s.arcs if a.head.i == word.i and a.role == "mod"]
 
 
 def _slot(arc: Arc) -> bool:

@@ -114,6 +114,14 @@ class Reading:
                 return up_a[node] + steps_b
         return 99
 
+    def clause(self, i: int) -> int:
+        """The verb whose clause token ``i`` is in: the nearest verb above it (itself, if a
+        verb), or the root of its tree."""
+        verbs = {w.i for w in self.words if w.kind == "verb"}
+        up = self._ancestors(i)  # token -> steps up from i
+        above = [n for n in up if n in verbs]
+        return min(above, key=up.__getitem__) if above else max(up, key=up.__getitem__)
+
     def _ancestors(self, i: int) -> dict[int, int]:
         out = {i: 0}
         steps = 0
