@@ -227,6 +227,31 @@ ARC_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "merged",
+        "two things a passage sentence lists side by side in one slot of one word, made one "
+        "by the claim, the one a modifier of the other ('a 10BASE5 radio' for 'such as radio "
+        "or 10BASE5')",
+        "the passage lists 'fibre' and 'copper' side by side, not a 'fibre copper'",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "A fibre copper cable is a wired medium, so the signal travels at nearly the "
+                "speed of light [1].",
+                "Over a wired medium (such as copper or fibre), the signal travels at nearly the "
+                "speed of light.",
+                "flagged",
+            ),
+            _E(
+                "Over copper or fibre, both wired media, the signal travels at nearly the speed "
+                "of light [1].",
+                "Over a wired medium (such as copper or fibre), the signal travels at nearly the "
+                "speed of light.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "in_relation",
         "a claim taking a name or figure from another sentence of its passage than the one "
         "closest to it, every arc holding a name or figure from elsewhere attested there, none "

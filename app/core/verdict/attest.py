@@ -17,7 +17,8 @@ the sources it cites (or of every source). Each of its arcs is looked for in eve
   word, whatever its preposition), or holds the figure and its word but attaches the figure to
   another word (``figure_elsewhere``), or gives a counted word of the claim a slot of another
   word while the claim's word has that slot filled otherwise (``taken``), or gives the claim's
-  figure to another kind of its noun ("steam turbines" for "gas turbines": ``other_kind``); an
+  figure to another kind of its noun ("steam turbines" for "gas turbines": ``other_kind``), or
+  makes one thing of two the passage lists side by side ("a 10BASE5 radio": ``merged``); an
   attested arc is contradicted when every sentence attesting it negates the word the claim
   affirms, or the reverse (``arc_negation``): the word it hangs from, or the noun it ends in,
   which the claim may deny by setting it against another ("rather than its inducibility"); and
@@ -77,6 +78,7 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
     paraphrased &= set(attested)
     out: list[Finding] = _apart(claim, where, paraphrased)
     out += _other_kind(claim, pool)
+    out += _merged(claim, pool)
     out += _bare_negation(claim, attested)
     muddled = _muddled(claim)
     for n, arc in enumerate(claim.arcs):
@@ -230,6 +232,46 @@ def _other_kind(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
                         )
                     )
     return list(dict.fromkeys(out))
+
+
+def _merged(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
+    """Two things a passage sentence lists side by side, one slot of one word ("a shared
+    medium, such as radio or 10BASE5"), that the claim makes one, the one a modifier of the
+    other ("a 10BASE5 radio"), where no sentence puts them so."""
+    out: list[Finding] = []
+    for arc in claim.arcs:
+        if not (arc.role == "mod" and all(_common_noun(w) for w in (arc.head, arc.dep))):
+            continue
+        if any(_modifies(arc, s) for s in pool):
+            continue
+        for s in (s for s in pool if "`" not in s.text):  # prose: code lists no things
+            by_slot: dict[tuple[int, str], list[Word]] = {}
+            for a in s.arcs:
+                by_slot.setdefault((a.head.i, a.role), []).append(a.dep)
+            if any(
+                any(same(arc.head, w) for w in members) and any(same(arc.dep, w) for w in members)
+                for members in by_slot.values()
+                if len(members) > 1
+            ):
+                out.append(
+                    Finding(
+                        "merged",
+                        f"the passage lists '{arc.dep.text}' and '{arc.head.text}' side by "
+                        f"side, not a '{arc.dep.text} {arc.head.text}'",
+                    )
+                )
+                break
+    return out
+
+
+def _common_noun(w: Word) -> bool:
+    """A common noun written as a word ("radio", "10BASE5"), not a name, a flag ("-u")."""
+    return w.kind == "noun" and w.text.isalnum()
+
+
+def _modifies(arc: Arc, s: Reading) -> bool:
+    """Whether ``s`` sets the arc's modifier on its word, as the claim does."""
+    return any(a.role == "mod" and same(a.head, arc.head) and same(a.dep, arc.dep) for a in s.arcs)
 
 
 def _modifiers(word: Word, s: Reading) -> list[Word]:
