@@ -220,8 +220,9 @@ ANSWER_CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "premise_negation",
-        "a “why” question whose statement is negated (“why must they not have …”) "
-        "where no sentence of the passages backing the answer negates its verb, nor any verb "
+        "a question whose statement is negated (“why must they not have …”, “when was it "
+        "not established?”) where no sentence of the passages backing the answer negates its "
+        "verb (a word of refusal governing it counts: “the refusal to allow”), nor any verb "
         "in a sentence naming its subject: the answer explains what they do not say",
         "the question asks why something does “not have”, but no passage backing the "
         "answer says so",
@@ -252,6 +253,20 @@ ANSWER_CHECKS: tuple[Check, ...] = (
                 "establishing a Constitution for Europe never came into force.",
                 "supported",
                 question="Why didn't the European Constitution ever take effect?",
+            ),
+            _E(  # a date for what the passage never says was not done
+                "It was not opened until 1882, when the city council built the reading room [1].",
+                "In 1882 the city council built the public reading room on the square.",
+                "unsupported",
+                question="When was the public reading room not opened?",
+            ),
+            _E(  # the negation worded as a refusal
+                "The council refused to allow merchants from other towns to trade in the "
+                "market [1].",
+                "The council's refusal to allow merchants from other towns to trade in the "
+                "market kept prices high.",
+                "supported",
+                question="Who was not allowed to trade in the market?",
             ),
         ),
     ),

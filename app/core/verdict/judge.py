@@ -255,6 +255,9 @@ def _judge(
                 if said_words
                 else f"The question asks why something does “{asked_words}”, but no passage "
                 "backing the answer says so"
+                if asked(question).kind == "reason"
+                else f"The question takes it that something is “{asked_words}”, but no "
+                "passage backing the answer says so"
             )
             reason += ": the answer takes the question's premise for what your files say."
             return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)

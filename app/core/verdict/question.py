@@ -41,6 +41,7 @@ from app.core.text import STOPWORDS, fold, stem, strip_citations
 from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.facts import alike, facts
 from app.core.verdict.lang import en
+from app.core.verdict.relations import negated
 from app.core.verdict.terms import claim_terms
 from app.core.verdict.tokens import Token, tokens
 
@@ -465,13 +466,17 @@ def unnegated(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
     answer explaining it from them explains something they do not say, taking the question's
     premise. (The verb as the question writes it with its negation, "not have"; "", as the
     passages say nothing of it), or None."""
-    if asked(question).kind != "reason":
-        return None
     from app.core.verdict.parse import parse
 
     doc = parse(question)
-    # the negation on the verb "why" asks about ("If it is not useful, explain why": no such)
-    asks = {t.head.i for t in doc if t.lower_ in en.REASON_WORDS} if doc is not None else set()
+    if doc is None:
+        return None
+    # the negation on the verb "why" asks about ("If it is not useful, explain why": no such),
+    # or on the question's own verb ("When was the directorate not established?")
+    if asked(question).kind == "reason":
+        asks = {t.head.i for t in doc if t.lower_ in en.REASON_WORDS}
+    else:
+        asks = {t.i for t in doc if t.dep_ == "ROOT"}
     negation = next((t for t in doc or () if t.dep_ == "neg" and t.head.i in asks), None)
     if negation is None:
         return None
@@ -490,8 +495,8 @@ def unnegated(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
         passage = parse(text)
         if passage is None:
             return None
-        if any(t.dep_ == "neg" and t.head.lemma_ == verb.lemma_ for t in passage):
-            return None
+        if any(t.lemma_ == verb.lemma_ and negated(t) for t in passage):
+            return None  # "not allowed": "the crown's refusal to allow"
         for sent in passage.sents:
             if subject & {t.lemma_.lower() for t in sent} and any(t.dep_ == "neg" for t in sent):
                 return None

@@ -215,9 +215,9 @@ def _word(t: Token, inside: set[int]) -> Word | None:
             return None
         value = _figure(t) or _range(t.text)
         if value is not None:
-            return Word(value, t.text, "number", t.i, _negated(t))
+            return Word(value, t.text, "number", t.i, negated(t))
     if t.pos_ == "AUX":  # a copula with nothing to hand its subject to: "X is in Paris"
-        return Word("be", t.text, "verb", t.i, _negated(t))
+        return Word("be", t.text, "verb", t.i, negated(t))
     if _unit_suffix(t):
         return None
     if t.pos_ != "VERB" and (low in en.STOPWORDS or low in en.ANSWER_FILLER):
@@ -233,12 +233,12 @@ def _word(t: Token, inside: set[int]) -> Word | None:
         kind = "name"  # "the `Devise::TestHelpers`", "TestHelpers": code names one thing
     key = _key(t)
     if kind != "name":
-        return Word(key, t.text, kind, t.i, _negated(t))
+        return Word(key, t.text, kind, t.i, negated(t))
     chain = [c for c in _name_chain(t) if c.i in inside]
     parts = frozenset({_key(c) for c in chain} - {""})
     text = " ".join(c.text for c in sorted([*chain, t], key=lambda c: c.i))
     tail = " ".join(c.text for c in _name_tail(t) if c.i in inside)
-    return Word(key, text, kind, t.i, _negated(t), parts, tail)
+    return Word(key, text, kind, t.i, negated(t), parts, tail)
 
 
 def _figure(t: Token) -> str | None:
@@ -368,7 +368,7 @@ def _is_name_part(t: Token, words: dict[int, Word]) -> bool:
     )
 
 
-def _negated(t: Token) -> bool:
+def negated(t: Token) -> bool:
     """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), or on an adverb
     of it ("will no longer be triggered"), a 'no' determining it ("no troops"), a word of
     refusal governing it ("the crown's refusal to allow", "barred from settling":
