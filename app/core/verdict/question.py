@@ -461,10 +461,11 @@ def dated_elsewhere(question: str, evidence: Sequence[str]) -> tuple[str, str] |
 
 
 def unnegated(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
-    """The verb of a negated "why" question ("Why must capitalist countries not have an
-    imperialist policy?") that no sentence of the passages backing the answer negates: an
-    answer explaining it from them explains something they do not say, taking the question's
-    premise. (The verb as the question writes it with its negation, "not have"; "", as the
+    """The verb of a negated question ("Why must capitalist countries not have an imperialist
+    policy?", "When was the directorate not established?") that no sentence of the passages
+    backing the answer negates (a word of refusal governing it counts: "the refusal to
+    allow"): an answer explaining or dating it from them says something they do not say,
+    taking the question's premise. (The verb as the question writes it with its negation, "not have"; "", as the
     passages say nothing of it), or None."""
     from app.core.verdict.parse import parse
 
