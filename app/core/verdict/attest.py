@@ -239,8 +239,13 @@ def _merged(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
     medium, such as radio or 10BASE5"), that the claim makes one, the one a modifier of the
     other ("a 10BASE5 radio"), where no sentence puts them so."""
     out: list[Finding] = []
+    # a word with a list of modifiers may be a list of nouns read as one ("electricity, coal
+    # and nuclear energy"; "the notch and rounded corners"): no claim of one thing
+    listing = {a.head.i for a in claim.arcs if a.role == "mod" and a.shared}
     for arc in claim.arcs:
         if not (arc.role == "mod" and all(_common_noun(w) for w in (arc.head, arc.dep))):
+            continue
+        if arc.head.i in listing:
             continue
         if any(_modifies(arc, s) for s in pool):
             continue
