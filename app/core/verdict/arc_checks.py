@@ -365,6 +365,11 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "The plan, which the committee had debated for months, was never approved.",
                 "flagged",
             ),
+            _E(  # "not only" denies nothing: they, and more
+                "It is not only the old bridges that need repair: the new tunnel needs it too [1].",
+                "The old bridges need repair, and so does the new tunnel.",
+                "backed",
+            ),
             _E(
                 "Vaccination works because it exploits the specificity of the immune system "
                 "rather than its inducibility [1].",

@@ -292,6 +292,11 @@ CHECKS: tuple[Check, ...] = (
                 "The museum is open on Mondays.",
                 "flagged",
             ),
+            _E(  # "with or without" allows both: no negation
+                "Tickets can be booked with or without an account, by phone or online [1].",
+                "Tickets can be booked online or by phone, and an account is optional.",
+                "backed",
+            ),
             _E(
                 "The museum is open on Mondays [1].",
                 "The museum is not open on Mondays.",

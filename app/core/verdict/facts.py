@@ -406,8 +406,11 @@ def _negates(toks: list[Token], i: int) -> bool:
 
 
 def _negation_exempt(toks: list[Token], i: int) -> bool:
+    """A negation that negates nothing: "not only", "no doubt" (``NOT_NEGATING_AFTER``), and
+    "with or without alpha", which allows both."""
     nxt = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
-    return nxt in _NOT_NEGATING
+    before = " ".join(t.word.lower() for t in toks[max(0, i - 2) : i])
+    return nxt in _NOT_NEGATING or (toks[i].word.lower() == "without" and before == "with or")
 
 
 def _clause_word(toks: list[Token], i: int) -> str | None:

@@ -386,6 +386,9 @@ def negated(t: Token) -> bool:
         low = c.lower_
         if c.dep_ == "neg" and t.pos_ in ("NOUN", "PROPN") and c.i > t.i:
             continue  # "the starting directory, not the one you're in": the other is denied
+        after = c.doc[c.i + 1].lower_ if c.i + 1 < len(c.doc) else ""
+        if c.dep_ == "neg" and after in en.NOT_NEGATING_AFTER:
+            continue  # "not only Smartphone instances": they too, not they not
         if c.dep_ == "neg" or (c.dep_ in ("advmod", "neg") and low in en.NEGATORS):
             return True
         if c.dep_ == "det" and low in en.NEGATING_DETERMINERS:
