@@ -465,8 +465,8 @@ def unnegated(question: str, evidence: Sequence[str]) -> tuple[str, str] | None:
     policy?", "When was the directorate not established?") that no sentence of the passages
     backing the answer negates (a word of refusal governing it counts: "the refusal to
     allow"): an answer explaining or dating it from them says something they do not say,
-    taking the question's premise. (The verb as the question writes it with its negation, "not have"; "", as the
-    passages say nothing of it), or None."""
+    taking the question's premise. (The verb as the question writes it with its negation,
+    "not have"; "", as the passages say nothing of it), or None."""
     from app.core.verdict.parse import parse
 
     doc = parse(question)
