@@ -130,6 +130,13 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "held by its main rival grew to 25% over the same period.",
                 "flagged",
             ),
+            _E(  # a range spelled "from … to …" is one figure, whichever end the parse reads
+                "Estimates of how many settlers moved to the coastal towns range from 20,000 "
+                "to 60,000 [1].",
+                "After the war, settlers (with estimates ranging from 20,000 to 60,000) moved "
+                "to the coastal towns.",
+                "backed",
+            ),
         ),
     ),
     Check(

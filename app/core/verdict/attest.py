@@ -319,7 +319,7 @@ def _linked_at(arc: Arc, s: Reading) -> set[int]:
     at: set[int] = set()
     for other in s.arcs:
         if same(arc.head, other.head) and same(arc.dep, other.dep):
-            if compatible(arc.role, other.role):
+            if compatible(arc.role, other.role) or _one_range(arc, other):
                 at.add(other.head.i)
         elif same(arc.head, other.dep) and same(arc.dep, other.head):
             at.add(other.dep.i)  # the same link written the other way round
@@ -342,7 +342,19 @@ def _conflicting(arc: Arc, other: Arc) -> bool:
         same(arc.head, other.head)
         and same(arc.dep, other.dep)
         and not compatible(arc.role, other.role)
+        and not _one_range(arc, other)
     )
+
+
+_RANGE_ENDS = frozenset({"prep:from", "prep:to", "prep:between"})
+
+
+def _one_range(arc: Arc, other: Arc) -> bool:
+    """A figure the claim gives a range's end ("range from 200,000 to 1,000,000": "to …")
+    that the other gives the whole range, in whichever end's slot ("from 200,000 to
+    1,000,000", read as one range)."""
+    ranged = "–" in arc.dep.key or "–" in other.dep.key
+    return ranged and arc.role in _RANGE_ENDS and other.role in _RANGE_ENDS
 
 
 def _competing(arc: Arc, other: Arc) -> bool:

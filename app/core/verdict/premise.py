@@ -256,4 +256,12 @@ def counted_other(group: frozenset[str], claim: Facts, span: Facts) -> Finding |
                 f"the passage counts {number} {span.spelled.get(word, word)}, not the "
                 "question's group",
             )
+    counting = {number for number, _ in (*claim.counted, *span.counted)}
+    bare = (claim.numbers & span.numbers) - counting  # "5,000 to 30,000 were killed"
+    if bare and not group & (claim.stems | span.stems):
+        return Finding(
+            "counted_other",
+            "neither the answer nor the passage says whom the count is of: not the "
+            "question's group",
+        )
     return None

@@ -16,7 +16,8 @@ PREMISE_CHECKS: tuple[Check, ...] = (
     Check(
         "counted_other",
         "a count the claim gives for the named group a 'how many' question asks about, which "
-        "the passage backing it counts in another named group the claim does not name",
+        "the passage backing it counts in another named group the claim does not name, or "
+        "counts bare, neither naming the question's group ('5,000 to 30,000 were killed')",
         "the passage counts 3,000 Protestants, not the question's group",
         Effect.FLAGS,
         "en",
@@ -34,6 +35,18 @@ PREMISE_CHECKS: tuple[Check, ...] = (
                 "in Paris by Catholic mobs.",
                 "backed",
                 question="How many Protestants died during the massacre?",
+            ),
+            _E(  # a bare count, of whom neither says
+                "Between 400 and 900 were killed [1].",
+                "The height of the unrest was the riot of 1831, when 400 to 900 were killed.",
+                "flagged",
+                question="How many Prussian soldiers died after the weavers retaliated?",
+            ),
+            _E(
+                "Between 400 and 900 were killed [1].",
+                "The height of the unrest was the riot of 1831, when 400 to 900 were killed.",
+                "backed",
+                question="How many people were killed in the riot of 1831?",
             ),
         ),
     ),

@@ -215,7 +215,8 @@ def _word(t: Token, inside: set[int]) -> Word | None:
             return None
         value = _figure(t) or _range(t.text)
         if value is not None:
-            return Word(value, t.text, "number", t.i, negated(t))
+            value, text = _spelled_range(t, value)
+            return Word(value, text, "number", t.i, negated(t))
     if t.pos_ == "AUX":  # a copula with nothing to hand its subject to: "X is in Paris"
         return Word("be", t.text, "verb", t.i, negated(t))
     if _unit_suffix(t):
@@ -282,6 +283,18 @@ def _range(text: str) -> str | None:
     if float(high) < float(low) and len(high) < len(low):  # "1862–90": the century is the start's
         high = low[: len(low) - len(high)] + high
     return f"{low}–{high}"
+
+
+def _spelled_range(t: Token, value: str) -> tuple[str, str]:
+    """A figure's key and text, made a range's when the parse hangs the range's start on it
+    by a "to" between them ("estimates ranging from 200,000 to 1,000,000": "200,000" a
+    modifier of "1,000,000"), so the range is compared whole, as when written as one token."""
+    for c in t.children:
+        low = figures.value_of(c.text) if c.dep_ == "quantmod" and c.i < t.i else None
+        between = [w.lower_ for w in t.doc[c.i + 1 : t.i]]
+        if low is not None and between in (["to"], ["-"], ["–"]) and float(low) < float(value):
+            return f"{low}–{value}", t.doc[c.i : t.i + 1].text
+    return value, t.text
 
 
 def _bounds(key: str) -> tuple[float, float] | None:
