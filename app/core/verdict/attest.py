@@ -245,10 +245,11 @@ def _merged(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
     for arc in claim.arcs:
         if not (arc.role == "mod" and all(_common_noun(w) for w in (arc.head, arc.dep))):
             continue
-        if arc.head.i in listing:
-            continue
-        if any(_modifies(arc, s) for s in pool):
-            continue
+        if arc.head.i in listing or arc.head.i != arc.dep.i + 1 or same(arc.head, arc.dep):
+            continue  # only a two-word compound of two words, "10BASE5 radio"
+        written = f"{arc.dep.text}{arc.head.text}".lower()
+        if any(_modifies(arc, s) or written in "".join(s.text.lower().split()) for s in pool):
+            continue  # the passage's own words ("PI3K"), however its parse reads them
         for s in (s for s in pool if "`" not in s.text):  # prose: code lists no things
             by_slot: dict[tuple[int, str], list[Word]] = {}
             for a in s.arcs:
