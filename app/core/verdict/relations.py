@@ -292,9 +292,17 @@ def _spelled_range(t: Token, value: str) -> tuple[str, str]:
     for c in t.children:
         low = figures.value_of(c.text) if c.dep_ == "quantmod" and c.i < t.i else None
         between = [w.lower_ for w in t.doc[c.i + 1 : t.i]]
-        if low is not None and between in (["to"], ["-"], ["–"]) and float(low) < float(value):
+        if low is not None and between in (["to"], ["-"], ["–"]) and _below(low, value):
             return f"{low}–{value}", t.doc[c.i : t.i + 1].text
     return value, t.text
+
+
+def _below(low: str, high: str) -> bool:
+    """Whether figure key ``low`` is a smaller value than ``high`` (a range's key is neither)."""
+    try:
+        return float(low) < float(high)
+    except ValueError:
+        return False
 
 
 def _bounds(key: str) -> tuple[float, float] | None:
