@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.core.verdict import figures
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.relations import CORE, MAX_HOPS, SUBJ, Arc, Reading, Word, same
@@ -201,19 +202,20 @@ def _other_kind(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
     The figure's clause is the nearest verb above it in each tree; a sentence holding the
     claim's kind of the noun in that clause, too, says nothing against it."""
     out: list[Finding] = []
-    figures = [w for w in claim.words if w.kind == "number" and _telling(w)]
+    telling = [w for w in claim.words if w.kind == "number" and _telling(w)]
     for mod in claim.arcs:
         noun = mod.head
         if not (mod.role == "mod" and noun.kind == "noun" and mod.dep.kind in ("noun", "adj")):
             continue
-        for figure in (f for f in figures if claim.clause(f.i) == claim.clause(noun.i)):
+        for figure in (f for f in telling if claim.clause(f.i) == claim.clause(noun.i)):
             for s in pool:
                 said = [w for w in s.words if w.kind == "number" and same(figure, w)]
                 if len(said) != 1:
                     continue
                 here = s.clause(said[0].i)
-                near = [w for w in s.find(noun) if s.clause(w.i) == here]
-                far = [w for w in s.find(noun) if s.clause(w.i) != here]
+                instances = s.find(noun)
+                near = [w for w in instances if s.clause(w.i) == here]
+                far = [w for w in instances if s.clause(w.i) != here]
                 kinds = {w.i: _modifiers(w, s) for w in near + far}
                 others = {m.key for w in near for m in kinds[w.i] if m.kind == mod.dep.kind}
                 if (
@@ -354,8 +356,8 @@ def _one_range(arc: Arc, other: Arc) -> bool:
     """A figure the claim gives a range's end ("range from 200,000 to 1,000,000": "to …")
     that the other gives the whole range, in whichever end's slot ("from 200,000 to
     1,000,000", read as one range)."""
-    ranged = "–" in arc.dep.key or "–" in other.dep.key
-    return ranged and arc.role in _RANGE_ENDS and other.role in _RANGE_ENDS
+    ranged = figures.bounds(arc.dep.key) or figures.bounds(other.dep.key)
+    return bool(ranged) and arc.role in _RANGE_ENDS and other.role in _RANGE_ENDS
 
 
 def _competing(arc: Arc, other: Arc) -> bool:

@@ -9,6 +9,10 @@ equal, when one rounds the other to the digits it gives, or when a bare figure i
 read at a table's scale (thousands, millions, billions) — unless the passage states its scale
 ("in thousands"), which then is the only one allowed.
 
+A range ("1919–1980", "from 200,000 to 1,000,000") is one figure, its key the two values
+joined by an en dash; it is the same figure as the range with the same ends, or as a single
+figure inside it.
+
 Values are kept as strings of digits (``key``), so they can stand in word sets beside stems.
 """
 
@@ -60,6 +64,50 @@ def scaled(number: str, factor: int) -> str:
 def scale_word(word: str) -> int | None:
     """The factor of a scale word ("thousand", "million", "billion", "bn"), or None."""
     return en.SCALE_WORDS.get(word.lower())
+
+
+def range_of(text: str) -> str | None:
+    """The key of a range written as one token ("1919–1980", "1862–90": "1862–1890"), or None:
+    a range is compared whole."""
+    if not RANGE.fullmatch(text):
+        return None
+    start, end = re.split("[–—-]", text, maxsplit=1)
+    low, high = value_of(start), value_of(end)
+    if low is None or high is None:
+        return None
+    if float(high) < float(low) and len(high) < len(low):  # "1862–90": the century is the start's
+        high = low[: len(low) - len(high)] + high
+    return f"{low}–{high}"
+
+
+def range_key(low: str, high: str) -> str | None:
+    """The key of the range from value ``low`` to ``high`` ("200,000 to 1,000,000"), or None
+    when they make none (the first not the smaller, or either a range already)."""
+    try:
+        return f"{low}–{high}" if float(low) < float(high) else None
+    except ValueError:
+        return None
+
+
+def bounds(key: str) -> tuple[float, float] | None:
+    """The ends of a range's key ("1919–1980"), or None for a single figure."""
+    low, dash, high = key.partition("–")
+    return (float(low), float(high)) if dash else None
+
+
+def same_figure(a: str, b: str) -> bool:
+    """Two figures' keys are one value; a range is the same range, or holds the single figure
+    ("in 1884" of "in 1883–84")."""
+    ends_a, ends_b = bounds(a), bounds(b)
+    if ends_a is not None and ends_b is not None:
+        return ends_a == ends_b
+    ends, single = (ends_a, b) if ends_a is not None else (ends_b, a)
+    if ends is None:
+        return same_value(a, b)
+    try:
+        return ends[0] <= float(single) <= ends[1]
+    except ValueError:
+        return False
 
 
 def same_value(a: str, b: str, *, table_scale: int | None = None) -> bool:

@@ -136,7 +136,7 @@ def same(a: Word, b: Word) -> bool:
     """Whether two words name the same thing: equal keys, a shared part of a name, a figure of
     the same value, or one name the initials of the other."""
     if a.kind == "number" or b.kind == "number":
-        return a.kind == b.kind and _same_figure(a.key, b.key)
+        return a.kind == b.kind and figures.same_figure(a.key, b.key)
     if a.key == b.key or (a.parts & b.keys) or (b.parts & a.keys):
         return True
     return _initials(a, b) or _initials(b, a)
@@ -213,7 +213,7 @@ def _word(t: Token, inside: set[int]) -> Word | None:
     if t.pos_ == "NUM" or t.text[:1].isdigit():
         if _scaled_by_head(t) or _member_one(t):
             return None
-        value = _figure(t) or _range(t.text)
+        value = _figure(t) or figures.range_of(t.text)
         if value is not None:
             value, text = _spelled_range(t, value)
             return Word(value, text, "number", t.i, negated(t))
@@ -271,20 +271,6 @@ def _figure(t: Token) -> str | None:
     return value
 
 
-def _range(text: str) -> str | None:
-    """The two values of a range written as one token ("1919–1980", "1862–90"), as one key:
-    a range is compared whole."""
-    if not figures.RANGE.fullmatch(text):
-        return None
-    start, end = re.split("[–—-]", text, maxsplit=1)
-    low, high = figures.value_of(start), figures.value_of(end)
-    if low is None or high is None:
-        return None
-    if float(high) < float(low) and len(high) < len(low):  # "1862–90": the century is the start's
-        high = low[: len(low) - len(high)] + high
-    return f"{low}–{high}"
-
-
 def _spelled_range(t: Token, value: str) -> tuple[str, str]:
     """A figure's key and text, made a range's when the parse hangs the range's start on it
     by a "to" between them ("estimates ranging from 200,000 to 1,000,000": "200,000" a
@@ -292,38 +278,10 @@ def _spelled_range(t: Token, value: str) -> tuple[str, str]:
     for c in t.children:
         low = figures.value_of(c.text) if c.dep_ == "quantmod" and c.i < t.i else None
         between = [w.lower_ for w in t.doc[c.i + 1 : t.i]]
-        if low is not None and between in (["to"], ["-"], ["–"]) and _below(low, value):
-            return f"{low}–{value}", t.doc[c.i : t.i + 1].text
+        key = figures.range_key(low, value) if low is not None else None
+        if key is not None and between in (["to"], ["-"], ["–"]):
+            return key, t.doc[c.i : t.i + 1].text
     return value, t.text
-
-
-def _below(low: str, high: str) -> bool:
-    """Whether figure key ``low`` is a smaller value than ``high`` (a range's key is neither)."""
-    try:
-        return float(low) < float(high)
-    except ValueError:
-        return False
-
-
-def _bounds(key: str) -> tuple[float, float] | None:
-    """The ends of a range's key ("1919–1980"), or None for a single figure."""
-    low, dash, high = key.partition("–")
-    return (float(low), float(high)) if dash else None
-
-
-def _same_figure(a: str, b: str) -> bool:
-    """Two figures' keys are one value; a range is the same range, or holds the single figure
-    ("in 1884" of "in 1883–84")."""
-    ends_a, ends_b = _bounds(a), _bounds(b)
-    if ends_a is not None and ends_b is not None:
-        return ends_a == ends_b
-    ends, single = (ends_a, b) if ends_a is not None else (ends_b, a)
-    if ends is None:
-        return figures.same_value(a, b)
-    try:
-        return ends[0] <= float(single) <= ends[1]
-    except ValueError:
-        return False
 
 
 def _unit_suffix(t: Token) -> bool:
