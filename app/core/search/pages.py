@@ -108,6 +108,9 @@ SYNONYMS = (
     (r"\bnet ar\b|accounts receivable", "receivables accounts receivable"),
     (r"\brevenues?\b|topline|top line", "revenues net sales total"),
     (r"\bd&a\b", "depreciation amortization"),
+    (r"\bceo\b", "chief executive officer"),
+    (r"\bcfo\b", "chief financial officer"),
+    (r"\bcoo\b", "chief operating officer"),
 )
 _SYNONYMS = [(re.compile(q, re.IGNORECASE), w) for q, w in SYNONYMS]
 

@@ -15,6 +15,7 @@ from app.core.text import stem
 from app.core.verdict.lang import en
 
 _CLAIM_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_ORDINAL = frozenset({"st", "nd", "rd", "th"})
 _DOTTED = re.compile(r"\b(?:[A-Z]\.){2,}")  # "U.N.": initials, which name a name
 _CONNECTIVE = re.compile(  # any white space between the words: PDFs set no-break spaces
     r"\b(?:" + "|".join(p.replace(" ", r"\s+") for p in en.CONNECTIVES) + r")\b",
@@ -44,6 +45,8 @@ def claim_terms(text: str, lemmas: dict[str, str] | None = None) -> set[str]:
         tok = m.group().lower()
         if len(tok) <= 2 and _contracted(text, m.start()):
             continue  # a contraction's tail ("you're", "we've", "they'll"): no word of its own
+        if tok in _ORDINAL and m.start() and text[m.start() - 1].isdigit():
+            continue  # "1000th" is the figure 1000, not a word "th"
         if tok[0].isdigit():
             terms.add(tok.replace(",", ""))
         elif tok not in en.STOPWORDS and tok not in en.ANSWER_FILLER and len(tok) > 1:

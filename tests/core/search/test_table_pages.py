@@ -94,6 +94,8 @@ def test_named_statements_and_line_item_words() -> None:
     assert not pages.named_statements("How do I undo the last git commit?")
     words = pages.question_stems("FY2018 capex")
     assert "2018" in words and "purchas" in words and "properti" in words
+    officer = pages.question_stems("Has the new CEO been a CEO before?")  # a filing spells it out
+    assert {"chief", "execut", "offic"} <= set(officer)
 
 
 def test_a_table_of_small_figures_is_not_a_contents_page() -> None:

@@ -44,3 +44,18 @@ def test_a_contractions_tail_is_no_word() -> None:
 
 def test_dotted_initials_are_one_term() -> None:
     assert "un" in claim_terms("the U.N. charter")
+
+
+def test_an_ordinals_suffix_is_no_word() -> None:
+    """ "every 1000th item" is the figure 1000: no term "th" for a passage's `% 1000` to lack."""
+    assert claim_terms("every 1000th item and the 2nd run") == {"1000", "2", stem("item"), "run"}
+    assert "th" not in claim_terms("the 19th century")
+
+
+def test_hedges_and_quantifiers_say_nothing_a_passage_must_hold() -> None:
+    """An answer's "it seems", "still", "every", "something like" paraphrase a passage without
+    asserting anything of their own: a passage need not hold them."""
+    assert claim_terms("It seems you can still use something like every flag either way.") == {
+        stem("use"),
+        stem("flag"),
+    }
