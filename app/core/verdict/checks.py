@@ -221,8 +221,8 @@ CHECKS: tuple[Check, ...] = (
     *FIGURE_CHECKS,
     Check(
         "name",
-        "a name the passage does not give in any spelling (initials, a demonym, the "
-        "passage's own topic, its file name or heading count)",
+        "a name the passage does not give in any spelling (initials, a demonym, a long name "
+        "one letter off, the passage's own topic, its file name or heading count)",
         "the passage does not name Quillfeather",
         Effect.FLAGS,
         "any",
@@ -233,6 +233,7 @@ CHECKS: tuple[Check, ...] = (
                 "flagged",
             ),
             _E("The EU signed the treaty [1].", "The European Union signed the treaty.", "backed"),
+            _E("Liu Heima served Ögedei Khan [1].", "Liu Heima served Ogödei Khan.", "backed"),
             _E(  # initials through "on" and "of", in a sentence resting on two
                 "The Commission may take proceedings under the TFEU, and the European Court of "
                 "Justice is the highest court able to interpret EU law [1].",

@@ -20,7 +20,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from app.core.text import stem
+from app.core.text import fold, stem
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import figure_years, year_swapped
 from app.core.verdict.figures import computed
@@ -274,10 +274,28 @@ def alike(name: str, known: frozenset[str] | set[str]) -> bool:
     return bool(_ALIKE.get(name, frozenset()) & known)
 
 
+def spelled_alike(a: str, b: str) -> bool:
+    """Two spellings of one long name: the same letters without accents, one edit apart
+    after the same first letter ("Celeron", "Céloron"; "Ögedei", "Ogödei"; but "Prussia" is
+    not "Russia", nor "Gambia" "Zambia")."""
+    if len(a) < 6 or abs(len(a) - len(b)) > 1:
+        return False
+    a, b = fold(a), fold(b)
+    if a == b:
+        return True
+    if a[:1] != b[:1]:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
 def _known_name(name: str, claim: Facts, span: Facts, known: frozenset[str] | set[str]) -> bool:
     """Whether the span names ``name`` another way: by its initials ("EU"), by the words its
-    initials stand for, as the people or country it is ("French", "France")."""
-    if alike(name, known):
+    initials stand for, as the people or country it is ("French", "France"), or spelled
+    another way ("Ögedei", "Ogödei")."""
+    if alike(name, known) or any(spelled_alike(name, k) for k in known):
         return True
     bare = name[:-1] if name.endswith("s") and len(name) > 2 else name
     if any(initials in (name, bare) for initials, _ in span.runs):

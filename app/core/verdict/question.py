@@ -39,7 +39,7 @@ from typing import TypeVar
 
 from app.core.text import STOPWORDS, fold, stem, strip_citations
 from app.core.verdict.dated import EVENT_YEAR
-from app.core.verdict.facts import alike, facts
+from app.core.verdict.facts import alike, facts, spelled_alike
 from app.core.verdict.lang import en
 from app.core.verdict.relations import negated
 from app.core.verdict.terms import claim_terms
@@ -235,7 +235,7 @@ def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[s
         low = word.lower()
         if f" {low} " in said.words or t.stem in known or word in out or t in joined:
             continue
-        if alike(t.stem, known) or any(_near(low, w) for w in said.words.split()):
+        if alike(t.stem, known) or any(spelled_alike(low, w) for w in said.words.split()):
             continue
         if len(low) >= 5 and any(w.startswith(low) for w in said.words.split()):
             continue  # the name inside a longer word ("New World": "worldwide")
@@ -307,20 +307,6 @@ def _kind_phrase(question: str) -> frozenset[str]:
             break
         run.append(w)
     return frozenset(run)
-
-
-def _near(a: str, b: str) -> bool:
-    """Two spellings of one long name: the same letters without accents, one edit apart
-    ("Celeron", "Céloron")."""
-    if len(a) < 6 or abs(len(a) - len(b)) > 1:
-        return False
-    a, b = fold(a), fold(b)
-    if a == b:
-        return True
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
-    short, long = (a, b) if len(a) < len(b) else (b, a)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 _UNITS = frozenset(stem(w) for w in en.VALUE_UNITS)
