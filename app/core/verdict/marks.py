@@ -239,14 +239,16 @@ def _choose(
 
     When the closest spans contradict a fact, another span may back the claim instead, but
     only one that covers it nearly as well (``_RIVAL_SHARE``, and at least ``floor``): a span
-    that merely shares the sentence's common words is no witness.
+    that merely shares the sentence's common words is no witness. Against a span that says
+    the opposite word of the same things, only one that covers it at least as well.
     """
     chosen = _pick(claim.weights, pool, extra, threshold)
     score = _score(claim.weights, chosen)
     problems = _problems(claim, chosen)
     if score >= threshold and not problems:
         return chosen, []
-    other = _consistent(claim, pool, max(threshold, floor, _RIVAL_SHARE * score))
+    share = 1.0 if any(f.check == "opposite" for f in problems) else _RIVAL_SHARE
+    other = _consistent(claim, pool, max(threshold, floor, share * score))
     return (other, []) if other else (chosen, problems)
 
 

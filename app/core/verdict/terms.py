@@ -2,7 +2,8 @@
 
 ``claim_terms`` stems a text's content words (the Porter rule the lexical index uses, so search
 and the checks agree on what a word is) and keeps figures whole; it leaves out stopwords, the
-words an answer uses about its sources (``lang.en.ANSWER_FILLER``) and connectives ("In
+words an answer uses about its sources (``lang.en.ANSWER_FILLER``), the hedges and quantifiers
+a paraphrase adds (``lang.en.PARAPHRASE_FILLER``), an ordinal's suffix and connectives ("In
 addition, …" does not back an answer that the thing asked about is called "addition").
 Dotted initials ("U.N.") are one term, "un", as "UN" is.
 """
@@ -49,7 +50,9 @@ def claim_terms(text: str, lemmas: dict[str, str] | None = None) -> set[str]:
             continue  # "1000th" is the figure 1000, not a word "th"
         if tok[0].isdigit():
             terms.add(tok.replace(",", ""))
-        elif tok not in en.STOPWORDS and tok not in en.ANSWER_FILLER and len(tok) > 1:
+        elif len(tok) > 1 and not (
+            tok in en.STOPWORDS or tok in en.ANSWER_FILLER or tok in en.PARAPHRASE_FILLER
+        ):
             terms.add(stem(lemmas.get(tok, tok) if lemmas else tok))
     return terms
 

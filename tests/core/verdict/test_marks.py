@@ -422,3 +422,28 @@ def test_a_sentence_around_the_code_of_a_note_sent_in_two_short_parts_is_backed_
     )
     marks = mark_sentences(claim, [Passage(1, _NOTE_HEAD), Passage(2, rest)])
     assert marks[0].supported is backed
+
+
+MIX_NOTE = (
+    "You can even point `mix test` to a specific line number in that file like so:\n\n"
+    "```bash\n$ mix test test/module/file_test.exs:45\n```\n\n"
+    "Behind the scenes, `mix test` is using tags to build a list of exclusions and inclusions "
+    "that result in only the test at line 45 running. Here is an equivalent of the above "
+    "command:\n\n"
+    "```bash\n$ mix test test/module/file_test.exs --exclude test --include line:45\n```\n\n"
+    "This will exclude every test. It will then re-include the test that corresponds to "
+    "having a tag `line:45`."
+)
+
+
+def test_an_opposite_is_overruled_only_by_a_span_covering_the_claim_as_well() -> None:
+    """The command written with include and exclude swapped: a looser sentence that merely
+    mentions "exclusions and inclusions" does not back it against the command it reverses."""
+    swapped = (
+        "Under the hood this is equivalent to `mix test test/module/file_test.exs --include "
+        "test --exclude line:45`: it includes every test and then excludes all but the one "
+        "tagged `line:45` [1]."
+    )
+    (mark,) = mark_sentences(swapped, [Passage(1, MIX_NOTE)])
+    assert not mark.supported and "opposite" in mark.checks
+    assert "not 'include'" in mark.reason

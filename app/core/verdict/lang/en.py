@@ -23,13 +23,17 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Words an answer uses about its sources and itself, and the hedges and quantifiers a paraphrase
-# adds ("it seems", "still", "every", "something like"): never what a claim is about.
+# Words an answer uses about its sources and itself: never what a claim is about.
 ANSWER_FILLER = _words(
     "also may might must shall one ones s t however therefore thus yes according source sources"
     " passage passages document documents summary overall conclusion additionally furthermore"
     " moreover finally unfortunately specifically answer answers"
-    " every either several something anything everything seem seems still like way inside"
+)
+# The hedges and quantifiers a paraphrase adds ("it seems", "still", "every", "something
+# like"): no term a passage must hold to back the claim, though the checks that read a
+# sentence's words in order still see them.
+PARAPHRASE_FILLER = _words(
+    "every either several something anything everything seem seems still like way inside"
     " simply basically actually really whose"
 )
 # Phrases that link sentences, or say nothing themselves.
