@@ -379,7 +379,8 @@ CHECKS: tuple[Check, ...] = (
         "crossed",
         "a sentence that names one side of a contrast its passage sentence draws (“A …, "
         "while B …”) and not the other, but holds words only the other side says: it gives "
-        "one thing what the passage says of the other",
+        "one thing what the passage says of the other (each side of a claim that draws the "
+        "contrast itself with “whereas” is read so)",
         "[1] says this of circuit switching, not of packet switching",
         Effect.FLAGS,
         "en",
@@ -398,6 +399,20 @@ CHECKS: tuple[Check, ...] = (
                 "Circuit switching is characterized by a fee per unit of connection time, even "
                 "when no data is transferred, while packet switching may be characterized by "
                 "a fee per unit of information transmitted.",
+                "backed",
+            ),
+            _E(  # both sides swapped in a claim that draws the contrast itself
+                "Gas turbines are cooled by river water pumped through a condenser, whereas "
+                "steam turbines use forced air from the compressor [1].",
+                "Gas turbines are cooled by forced air from the compressor, while steam "
+                "turbines are cooled by river water pumped through a condenser.",
+                "flagged",
+            ),
+            _E(
+                "Gas turbines are cooled by forced air from the compressor, whereas steam "
+                "turbines use river water pumped through a condenser [1].",
+                "Gas turbines are cooled by forced air from the compressor, while steam "
+                "turbines are cooled by river water pumped through a condenser.",
                 "backed",
             ),
             _E(

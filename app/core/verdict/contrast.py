@@ -9,22 +9,24 @@ of its figures or names, yet says of packet switching what the passage says of c
 switching.
 
 ``crossed`` reads the passage sentence's two sides: a clause opened by a contrasting
-subordinator after a comma (", while", ", whereas": ``lang.en.CONTRAST_MARKS``; "fell straight
+subordinator ("whereas", or "while" after a comma: ``lang.en.CONTRAST_MARKS``; "fell straight
 down while the ship moved" is a time), and the clause it is set against, each with its
 subject. A claim that names one side's subject and not the other's, but holds words that only
-the other side says, and sets nothing against anything itself ("unlike", "rather than":
-``lang.en.CONTRASTING``), has crossed the sides.
+the other side says, has crossed the sides. A claim that sets things against each other itself
+("unlike", "rather than": ``lang.en.CONTRASTING``) may hold both sides' words; when it does so
+with "whereas" or ", while", each of its own sides is read as a claim of its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from app.core.verdict.lang import en
 from app.core.verdict.terms import claim_terms, lemma_terms
 
 if TYPE_CHECKING:
-    from spacy.tokens import Token
+    from spacy.tokens import Doc, Token
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 CROSSED_WORDS = 2  # words only the other side says that a claim must hold to have crossed
@@ -32,19 +34,40 @@ CROSSED_WORDS = 2  # words only the other side says that a claim must hold to ha
 
 def crossed(claim: str, sentence: str) -> tuple[str, str] | None:
     """(the subject the claim names, the subject whose words it took) when ``claim`` gives
-    one side of a contrast in ``sentence`` what the sentence says of the other; else None."""
+    one side of a contrast in ``sentence`` what the sentence says of the other; else None.
+    A claim that sets two things against each other itself with ", while" or ", whereas" is
+    read side by side: each of its sides may have crossed ("circuit switching is billed per
+    unit of information, whereas packet switching is billed per unit of connection time")."""
     from app.core.verdict.parse import parse
 
-    if en.CONTRASTING.search(claim) or not any(w in sentence.lower() for w in en.CONTRAST_MARKS):
+    if not any(w in sentence.lower() for w in en.CONTRAST_MARKS):
         return None
-    doc = parse(sentence)
+    parts = [claim]
+    if en.CONTRASTING.search(claim):
+        mine = parse(claim)
+        parts = [
+            " ".join(t.text for t in words)
+            for sides in (_contrasts(mine) if mine is not None else ())
+            for words, _ in sides
+        ]
+    doc = parse(sentence) if parts else None
     if doc is None:
         return None
-    said = lemma_terms(claim)
+    for sides in _contrasts(doc):
+        for part in parts:
+            found = _crossed_sides(lemma_terms(part), sides)
+            if found is not None:
+                return found
+    return None
+
+
+def _contrasts(doc: Doc) -> Iterator[tuple[tuple[list[Token], Token], ...]]:
+    """The two sides of each contrast ``doc`` draws with ", while" or "whereas": the clause
+    the subordinator opens and the rest of the sentence, each with its subject."""
     for mark in doc:
         if mark.lower_ not in en.CONTRAST_MARKS or mark.dep_ != "mark":
             continue
-        if mark.i == 0 or doc[mark.i - 1].text != ",":
+        if mark.lower_ == "while" and (mark.i == 0 or doc[mark.i - 1].text != ","):
             continue  # "fall straight down while the ship moved": a time, not a contrast
         inner = mark.head
         outer = inner.head
@@ -54,14 +77,10 @@ def crossed(claim: str, sentence: str) -> tuple[str, str] | None:
         if outer_subject is None or inner_subject is None:
             continue
         inside = {t.i for t in inner.subtree}
-        sides = (
+        yield (
             ([t for t in doc if t.i not in inside], outer_subject),  # the rest of it
             (list(inner.subtree), inner_subject),
         )
-        found = _crossed_sides(said, sides)
-        if found is not None:
-            return found
-    return None
 
 
 def _subject(verb: Token) -> Token | None:
