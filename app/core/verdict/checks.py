@@ -215,6 +215,16 @@ CHECKS: tuple[Check, ...] = (
                 "can use the time zone it returns to tell which time zone a user is in.",
                 "backed",
             ),
+            _E(  # the figures in the code block's output line are the note's example
+                "Pressing `g CTRL-g` shows the line, word and byte counts of the file "
+                "and where the cursor sits, e.g. `Word 397 of 1451` [1].",
+                "You can display counts for the current file including line count, word "
+                "count, and byte count by hitting `g CTRL-g`. This also displays the line, "
+                "word, and byte that your cursor is currently at. The output looks like "
+                "this:\n\n```\nCol 1 of 0; Line 108 of 337; Word 397 of 1451; Byte 4571 of "
+                "18077\n```\n\nSee the help for more details.",
+                "backed",
+            ),
         ),
     ),
     # -- what a backed-looking sentence may still get wrong (word facts) -----------------

@@ -572,6 +572,11 @@ def _in_relation(
 SPREAD_SENTENCES = 12
 
 
+def _fenced(sp: Span) -> bool:
+    """Whether the span is a fenced code block of its passage, or inside one."""
+    return sp.text.lstrip().startswith(("```", "~~~")) or in_code_block(sp.passage, sp.start)
+
+
 def _spread(
     mark: SentenceMark,
     claim: _Claim,
@@ -601,7 +606,9 @@ def _spread(
     if len(parts) > 1 and len(pools) == len(parts):
         pools.append([sp for part in parts for sp in part])
     for pool in pools:
-        if len(pool) <= 2 or any(_tabular(sp.text) for sp in pool):
+        # a table's rows spread anything over its figures; a code block's output line with
+        # figures ("Line 108 of 337; Word 397 of 1451") is the note's example, not a table
+        if len(pool) <= 2 or any(_tabular(sp.text) and not _fenced(sp) for sp in pool):
             continue
         held = "".join("".join(p.split()) for p in dict.fromkeys(sp.passage for sp in pool))
         if not all(c in held for c in code):
