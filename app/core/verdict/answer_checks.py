@@ -113,7 +113,8 @@ ANSWER_CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "something_else",
-        "a name the question asks about that neither the answer nor its backing passages mention",
+        "a name the question asks about that neither the answer nor its backing passages mention "
+        "(a people's word, “British”, says whose, not what about)",
         "The answer is about something else: neither it nor the passages backing it mention "
         "“D'Olier”, which the question asks about.",
         Effect.LEVEL,
@@ -130,6 +131,13 @@ ANSWER_CHECKS: tuple[Check, ...] = (
                 "Congregations were founded in Stockholm and Hamburg.",
                 "supported",
                 "What other Northern European cities had congregations?",
+            ),
+            _E(  # a people's word says whose the fort is, not what the question is about
+                "Trent began building it in early 1754 [1].",
+                "Governor Dinwiddie sent William Trent to the forks of the Ohio, where he began "
+                "building a fort in early 1754.",
+                "supported",
+                "When did the British begin to build the fort under William Trent?",
             ),
             _E(  # a filing's file name spells the company's two words as one
                 "He also serves on the board of the Minnesota Orchestra [1].",

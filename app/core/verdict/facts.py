@@ -269,6 +269,20 @@ def _demonyms() -> dict[str, frozenset[str]]:
 _ALIKE = _demonyms()
 
 
+@functools.lru_cache(maxsize=1)
+def _peoples() -> frozenset[str]:
+    """The stems of the words for a country's people or things (every word of a
+    ``DEMONYMS`` line after the country's own name): "british", "french"."""
+    from app.core.verdict.lang.en import DEMONYMS
+
+    return frozenset(stem(w.lower()) for line in DEMONYMS for w in line.split()[1:])
+
+
+def of_a_people(name: str) -> bool:
+    """Whether ``name`` (a stem) says whose something is ("British", "French"), not a place."""
+    return name in _peoples()
+
+
 def alike(name: str, known: frozenset[str] | set[str]) -> bool:
     """Whether ``known`` names the place or people ``name`` names ("French" for "France")."""
     return bool(_ALIKE.get(name, frozenset()) & known)

@@ -39,7 +39,7 @@ from typing import TypeVar
 
 from app.core.text import STOPWORDS, fold, stem, strip_citations
 from app.core.verdict.dated import EVENT_YEAR
-from app.core.verdict.facts import alike, facts, spelled_alike
+from app.core.verdict.facts import alike, facts, of_a_people, spelled_alike
 from app.core.verdict.lang import en
 from app.core.verdict.relations import negated
 from app.core.verdict.terms import claim_terms
@@ -237,6 +237,8 @@ def missing_names(question: str, answer: str, evidence: Sequence[str]) -> list[s
             continue
         if alike(t.stem, known) or any(spelled_alike(low, w) for w in said.words.split()):
             continue
+        if of_a_people(t.stem):
+            continue  # "When did British begin to build the fort?": whose, not what about
         if len(low) >= 5 and any(w.startswith(low) for w in said.words.split()):
             continue  # the name inside a longer word ("New World": "worldwide")
         out.append(word)
