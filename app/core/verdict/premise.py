@@ -37,6 +37,7 @@ from app.core.verdict.relations import Arc, Reading
 from app.core.verdict.terms import lemma_terms
 
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+_LIGHT = frozenset(stem(w) for w in en.LIGHT_VERBS)
 # The slots a question's wh-word asks a verb to fill ("where": its place, "who": an argument).
 _ASKED_SLOTS = {
     "place": frozenset({"prep:in", "prep:at", "prep:on", "prep:into", "prep:near"}),
@@ -58,6 +59,11 @@ def premise(
         return None
     for arc in unattested(claim, pool):
         if arc.dep.kind != "name":
+            continue
+        # a light verb says little itself: what the question makes of it is in its noun or
+        # particle ("gains made by the British Empire", "who makes up the Bureau"), which the
+        # passage may say with another verb ("gained", "consists of")
+        if arc.head.kind == "verb" and arc.head.keys & _LIGHT:
             continue
         if (
             arc.head.kind == "verb"

@@ -186,6 +186,15 @@ PREMISE_CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="Which monasteries took part in the Norman renaissance of art?",
             ),
+            _E(  # a light verb: "made up of" is the passage's "consists of"
+                "Under the Standing Orders the Bureau is made up of the Presiding Officer and "
+                "one representative of each party with five or more seats [1].",
+                "Under the Standing Orders of the Parliament the Bureau consists of the "
+                "Presiding Officer and one representative from each political party with five "
+                "or more seats.",
+                "backed",
+                question="Who makes up the Parliamentary Bureau?",
+            ),
             _E(  # the claim's verb is the passage's noun: "opened" for "upon its opening"
                 "The Queen presented the mace when the Assembly officially opened in July "
                 "1999 [1].",

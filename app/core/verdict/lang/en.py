@@ -59,6 +59,9 @@ CONNECTIVES = (
     "taken place",
     "taking place",
 )
+# Verbs that say little by themselves ("make gains", "take part", "have a role"): the meaning
+# is in the noun or particle with them. As lemmas.
+LIGHT_VERBS = _words("make take have give")
 # A word that negates the word it modifies ("never", "not"), and determiners that negate
 # their noun ("no troops", "neither side").
 NEGATORS = _words("not n't never no nowhere neither nor")
