@@ -278,6 +278,13 @@ def _peoples() -> frozenset[str]:
     return frozenset(stem(w.lower()) for line in DEMONYMS for w in line.split()[1:])
 
 
+def with_peoples(terms: set[str]) -> set[str]:
+    """``terms`` with the other words of each country or people among them: a passage that
+    says "France" holds what a claim's "French" says, for coverage as for the name check."""
+    found = [_ALIKE[t] for t in terms if t in _ALIKE]
+    return terms.union(*found) if found else terms
+
+
 def of_a_people(name: str) -> bool:
     """Whether ``name`` (a stem) says whose something is ("British", "French"), not a place."""
     return name in _peoples()

@@ -22,7 +22,7 @@ from typing import Protocol
 from app.core.text import STOPWORDS, sentence_spans, toc_lines
 from app.core.verdict.checks import on
 from app.core.verdict.dated import EVENT_YEAR
-from app.core.verdict.facts import Facts, facts
+from app.core.verdict.facts import Facts, facts, with_peoples
 from app.core.verdict.figures import stated_scale
 from app.core.verdict.kinds import is_planted
 from app.core.verdict.terms import lemma_terms
@@ -97,7 +97,7 @@ def source_spans(sources: Sequence[Passage]) -> dict[int, list[Span]]:
     for src in sources:
         text = src.text
         bounds = sentence_spans(text)
-        sents = [(s, e, lemma_terms(text[s:e])) for s, e in bounds]
+        sents = [(s, e, with_peoples(lemma_terms(text[s:e]))) for s, e in bounds]
         ctx = [bounds[max(0, i - 2)][0] for i in range(len(bounds))]
         spans = [Span(src.n, text, s, e, t, ctx[i], True) for i, (s, e, t) in enumerate(sents)]
         spans += [

@@ -14,6 +14,7 @@ from app.core.verdict.facts import (
     facts,
     merge,
     opposed_about,
+    with_peoples,
 )
 from app.core.verdict.marks import mark_sentences
 from app.core.verdict.tokens import tokens
@@ -89,6 +90,12 @@ def test_a_name_the_span_lacks_is_flagged_unless_it_is_said_another_way() -> Non
     assert found("The French army won.", "The army of France won.") == []  # a demonym
     assert found("The EU agreed to the plan.", "The European Union agreed to the plan.") == []
     assert alike("french", {"franc"}) and not alike("french", {"spain"})
+
+
+def test_a_passage_naming_a_country_holds_the_words_for_its_people() -> None:
+    """What coverage reads of a passage sentence: "France" holds a claim's "French"."""
+    assert {"franc", "french", "war"} <= with_peoples({"franc", "war"})
+    assert with_peoples({"war", "societi"}) == {"war", "societi"}
 
 
 def test_a_long_name_transliterated_another_way_is_the_same_name() -> None:
