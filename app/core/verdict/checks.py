@@ -386,6 +386,33 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "caption",
+        "a sentence that gives a note's code the caption the note gives another block of its "
+        "code (“To update just the access time:” above `touch -a`): it swaps which code does "
+        "what",
+        "[1] says this of `touch -m README.md`, not of `touch -a README.md`",
+        Effect.FLAGS,
+        "any",
+        (
+            _E(
+                "Use `touch -a README.md` to update just the modify time, and `touch -m "
+                "README.md` to update just the access time [1].",
+                "You can update these values individually.\n\nTo update just the access "
+                "time:\n\n```bash\n$ touch -a README.md\n```\n\nTo update just the modify "
+                "time:\n\n```bash\n$ touch -m README.md\n```",
+                "flagged",
+            ),
+            _E(
+                "Use `touch -a README.md` to update just the access time, and `touch -m "
+                "README.md` to update just the modify time [1].",
+                "You can update these values individually.\n\nTo update just the access "
+                "time:\n\n```bash\n$ touch -a README.md\n```\n\nTo update just the modify "
+                "time:\n\n```bash\n$ touch -m README.md\n```",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "crossed",
         "a sentence that names one side of a contrast its passage sentence draws (“A …, "
         "while B …”) and not the other, but holds words only the other side says: it gives "

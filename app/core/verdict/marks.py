@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from app.core.text import citations, link_words, sentence_spans, strip_citations
 from app.core.verdict.attest import contradictions, linked
+from app.core.verdict.captions import swapped_caption
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.code import INLINE_CODE, code_source, inline_code_finding
 from app.core.verdict.contrast import crossed
@@ -128,6 +129,8 @@ def mark_sentences(
                 _opposed_elsewhere(mark, plain, spans)
             if mark.supported and on("crossed"):
                 _crossed(mark, plain, by_n)
+            if mark.supported and on("caption"):
+                _swapped_caption(mark, text, by_n)
             if mark.supported and asked:
                 holding = [held[n] for n in mark.sources if n in held] or list(held.values())
                 said = echoed(plain, asked, frozenset().union(*holding))
@@ -510,6 +513,16 @@ def _crossed(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> None:
         found = crossed(plain, by_n[n].text[start:end])
         if found is not None:
             mark.unback("crossed", f"[{n}] says this of {found[1]}, not of {found[0]}")
+            return
+
+
+def _swapped_caption(mark: SentenceMark, text: str, by_n: dict[int, Passage]) -> None:
+    """Unback a backed claim that gives a cited note's code the caption the note gives another
+    block of its code (``captions.swapped_caption``)."""
+    for n in mark.sources or list(by_n):
+        found = swapped_caption(text, by_n[n].text)
+        if found is not None:
+            mark.unback("caption", f"[{n}] says this of `{found[1]}`, not of `{found[0]}`")
             return
 
 
