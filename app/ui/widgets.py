@@ -6,7 +6,7 @@ import html
 import re
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QFontMetrics, QKeyEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QFontMetrics, QKeyEvent, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -102,11 +102,26 @@ class ElidedLabel(QLabel):
             return elide_name(text, self.fontMetrics(), max(width, 0))
         return self.fontMetrics().elidedText(text, self.mode, max(width, 0))
 
-    def paintEvent(self, event: QPaintEvent) -> None:
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._sync_tip()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._sync_tip()
+
+    def _sync_tip(self) -> str:
+        """The whole text as the tooltip when it is elided at the current width (set when
+        the text or the width changes, not only when painted: a label not yet repainted
+        still explains itself on hover); the text as drawn."""
         shown = self.shown_text()
         tip = tooltip(self.text()) if shown != self.text() else ""
         if tip != self.toolTip():
             self.setToolTip(tip)
+        return shown
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        shown = self._sync_tip()
         painter = QPainter(self)
         self.style().drawItemText(
             painter,

@@ -93,3 +93,17 @@ def test_a_long_name_is_cut_in_its_middle_and_its_page_kept(qapp: Any) -> None:
     title.resize(180, 30)
     shown = title.shown_text()
     assert shown.endswith("  ·  page 2") and "…" in shown and shown.startswith("[2]")
+
+
+def test_an_elided_label_explains_itself_before_it_is_painted(qapp: Any) -> None:
+    """The whole text is the tooltip as soon as the label is too narrow for it, not only
+    after a repaint (a busy machine may hover before one)."""
+    from app.ui.widgets import ElidedLabel
+
+    label = ElidedLabel()
+    label.show()  # no events are processed after this: nothing paints it
+    label.resize(120, 30)
+    label.setText("Computing vectors for 12,345 of 67,890 passages in a long folder name")
+    assert "Computing vectors" in label.toolTip()
+    label.resize(4000, 30)
+    assert label.toolTip() == ""  # all of it fits: nothing to explain
