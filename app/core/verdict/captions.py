@@ -27,7 +27,8 @@ _CAPTIONED = re.compile(
     re.DOTALL,
 )
 _PROMPT = re.compile(r"^\s*[$❯#>]\s+")  # a shell prompt before a command
-# Where a sentence's clauses part: a semicolon, or a comma before "and", "while", "whereas".
+# Where a sentence's clauses part: a semicolon, a comma before "and", "but", "while" or
+# "whereas", or "while" and "whereas" themselves.
 _CLAUSES = re.compile(r";|,\s*(?:and|while|whereas|but)\b|\s(?:while|whereas)\s", re.IGNORECASE)
 
 

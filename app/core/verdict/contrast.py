@@ -35,7 +35,7 @@ CROSSED_WORDS = 2  # words only the other side says that a claim must hold to ha
 def crossed(claim: str, sentence: str) -> tuple[str, str] | None:
     """(the subject the claim names, the subject whose words it took) when ``claim`` gives
     one side of a contrast in ``sentence`` what the sentence says of the other; else None.
-    A claim that sets two things against each other itself with ", while" or ", whereas" is
+    A claim that sets two things against each other itself with "whereas" or ", while" is
     read side by side: each of its sides may have crossed ("circuit switching is billed per
     unit of information, whereas packet switching is billed per unit of connection time")."""
     from app.core.verdict.parse import parse
