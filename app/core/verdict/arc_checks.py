@@ -148,6 +148,14 @@ ARC_CHECKS: tuple[Check, ...] = (
         Effect.FLAGS,
         "en",
         (
+            _E(  # a cleft with an appositive: "who" stands for Marin, not the forces
+                "It was Marin, the commander of the French forces, who invited Washington to "
+                "dine with him [1].",
+                "Jacques Legardeur de Saint-Pierre, who succeeded Marin as commander of the "
+                "French forces after the latter died on October 29, invited Washington to dine "
+                "with him.",
+                "flagged",
+            ),
             _E(
                 "Roughly 500,000 Huguenots were killed [1].",
                 "While three-quarters were killed or submitted, roughly 500,000 Huguenots had "

@@ -511,7 +511,20 @@ def relative_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
             if c.lower_ in en.RELATIVE_PRONOUNS:
                 role = SUBJ if c.dep_ in _SUBJ_DEPS else OBJ if c.dep_ in _OBJ_DEPS else ""
                 if role:
-                    yield t.i - start, role, t.head.i - start
+                    yield t.i - start, role, _antecedent(t.head, c).i - start
+
+
+def _antecedent(noun: Token, pronoun: Token) -> Token:
+    """The noun a relative "who" stands for: the parse's, unless that noun ends an appositive
+    the pronoun follows ("It was Marin, the commander of the French forces, who invited …":
+    Marin, not the forces)."""
+    if pronoun.lower_ != "who" or pronoun.i < 2 or pronoun.doc[pronoun.i - 1].text != ",":
+        return noun
+    for a in (noun, *noun.ancestors):
+        if a.dep_ == "appos":
+            ends = max(x.i for x in a.subtree if x.i < pronoun.i - 1)
+            return a.head if ends == pronoun.i - 2 else noun
+    return noun
 
 
 def shared_subject_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
