@@ -14,8 +14,8 @@ caption says, gives that code the other's caption.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
 
 from app.core.verdict.code import INLINE_CODE
 from app.core.verdict.terms import claim_terms
@@ -37,7 +37,7 @@ def swapped_caption(sentence: str, passage: str) -> tuple[str, str] | None:
     ``sentence`` gives one block of ``passage`` the caption of another; else None."""
     if "```" not in passage or "`" not in sentence:
         return None
-    blocks = list(_captioned(passage))
+    blocks = _captioned(passage)
     if len(blocks) < 2:
         return None
     for clause in _CLAUSES.split(sentence):
@@ -58,14 +58,17 @@ def swapped_caption(sentence: str, passage: str) -> tuple[str, str] | None:
     return None
 
 
-def _captioned(passage: str) -> Iterator[tuple[str, frozenset[str]]]:
+@functools.lru_cache(maxsize=256)
+def _captioned(passage: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """Each fenced block's code (its lines without prompts, white space collapsed) with the
-    terms of its caption."""
+    terms of its caption; read once per passage, however many sentences cite it."""
+    out = []
     for m in _CAPTIONED.finditer(passage):
         code = " ".join(_bare(_PROMPT.sub("", line)) for line in m["code"].splitlines())
         caption = frozenset(claim_terms(m["caption"]))
         if code.strip() and caption:
-            yield code, caption
+            out.append((code, caption))
+    return tuple(out)
 
 
 def _bare(code: str) -> str:
