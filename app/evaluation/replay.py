@@ -288,6 +288,8 @@ def row_of(line: ReplayLine, outcome: AskOutcome, replier: Replier) -> ReplayRow
             "kind": m.kind,
             "supported": m.supported,
             "reason": m.reason,
+            "checks": list(m.checks),
+            "score": m.score,
             "cites": list(m.sources),
             "backed_by": m.backed_by,
         }

@@ -200,6 +200,13 @@ CHECKS: tuple[Check, ...] = (
             ),
             _E("The EU signed the treaty [1].", "The European Union signed the treaty.", "backed"),
             _E("Liu Heima served Ögedei Khan [1].", "Liu Heima served Ogödei Khan.", "backed"),
+            _E(  # a name written as one word with the word beside it
+                "The trigger calls a PL/pgSQL function that copies each inserted row into "
+                "the mirror table [1].",
+                "The trigger calls a function, in language plpgsql, that copies each inserted "
+                "row into the mirror table.",
+                "backed",
+            ),
             _E(  # initials through "on" and "of", in a sentence resting on two
                 "The Commission may take proceedings under the TFEU, and the European Court of "
                 "Justice is the highest court able to interpret EU law [1].",

@@ -37,6 +37,7 @@ from app.core.verdict.lang.en import NUMBER_WORDS as _NUMBER_WORDS
 from app.core.verdict.lang.en import ONE_AS_MEMBER_AFTER as _ONE_AS_MEMBER_AFTER
 from app.core.verdict.lang.en import ONE_AS_PRONOUN_BEFORE as _ONE_AS_PRONOUN_BEFORE
 from app.core.verdict.lang.en import ONE_COUNTED_AFTER as _ONE_COUNTED_AFTER
+from app.core.verdict.lang.en import ONE_SAID_AS as _ONE_SAID_AS
 from app.core.verdict.lang.en import OPPOSITES as _OPPOSITES
 from app.core.verdict.lang.en import ORDINAL_IDIOMS as _NOT_FIGURES
 from app.core.verdict.lang.en import ORDINAL_SUFFIXES as _ORDINAL_SUFFIX
@@ -44,6 +45,7 @@ from app.core.verdict.lang.en import PRONOUNS as _PRONOUNS
 from app.core.verdict.lang.en import SCALE_WORDS as _MULTIPLIERS
 from app.core.verdict.tokens import Token, tokens
 
+_ONE_STEMS = frozenset(stem(w) for w in _ONE_SAID_AS)
 _SCOPE = 3  # content words after a negation that it governs
 _FRAME = 2  # words either side of a negation compared in order
 _POLAR_REACH = 3  # a negation this many words before an opposite-pair word flips it
@@ -314,10 +316,15 @@ def spelled_alike(a: str, b: str) -> bool:
 
 def _known_name(name: str, claim: Facts, span: Facts, known: frozenset[str] | set[str]) -> bool:
     """Whether the span names ``name`` another way: by its initials ("EU"), by the words its
-    initials stand for, as the people or country it is ("French", "France"), or spelled
-    another way ("Ögedei", "Ogödei")."""
+    initials stand for, as the people or country it is ("French", "France"), spelled
+    another way ("Ögedei", "Ogödei"), or written as one word with the word beside it
+    ("PL/pgSQL" for "plpgsql")."""
     if alike(name, known) or any(spelled_alike(name, k) for k in known):
         return True
+    words = claim.words.split()
+    for a, b in zip(words, words[1:]):
+        if name in (stem(a), stem(b)) and stem(a + b) in known:
+            return True
     bare = name[:-1] if name.endswith("s") and len(name) > 2 else name
     if any(initials in (name, bare) for initials, _ in span.runs):
         return True  # "MSPs" for "members of the Scottish Parliament"
@@ -574,7 +581,7 @@ def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list
     million" is backed by "1,577,000,000", by a bare "1,577" (a table's figures in millions,
     unless the passage states another scale) and by "1,577.3 million" rounded, never by "1,577
     billion"."""
-    from app.core.verdict.figures import same_value
+    from app.core.verdict.figures import restates, same_value
 
     stated = {n for n, _ in span.scaled}  # "1,577 billion": a figure with its own scale
     values = {v for _, v in span.scaled}  # and its value, which no table's scale multiplies
@@ -602,7 +609,19 @@ def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list
                 continue
         elif n in span.numbers or (n[:1].isdigit() and any(same_value(n, m) for m in plain)):
             continue
+        elif n == "1" and span.stems & _ONE_STEMS:  # "one statement": "a single statement"
+            continue
         out.append(n)
+    if out and on("restated"):  # "$3,142,308 thousand (about $3.1 billion)": one value
+        scaled = {v for values in groups.values() for v in values}
+        backed_values = [
+            v for n in claim.numbers - scaled if n not in out for v in groups.get(n, {n})
+        ]
+        out = [
+            n
+            for n in out
+            if not all(any(restates(v, b) for b in backed_values) for v in groups.get(n, {n}))
+        ]
     if out and on("computed") and claim.computes:
         out = computed(out, [n for n in claim.numbers if n[:1].isdigit() and n not in out])
     return out

@@ -32,6 +32,11 @@ FIGURE_CHECKS: tuple[Check, ...] = (
                 "Two of the three expeditions were successful.",
                 "flagged",
             ),
+            _E(  # "a single statement" gives the figure 1
+                "One statement can insert several rows [1].",
+                "Multiple rows can be inserted in a single statement.",
+                "backed",
+            ),
             _E(  # after a copula, "one" says what the subject is, not how many there were
                 "Ada Byron was one English mathematician who wrote about the engine [1].",
                 "Two English mathematicians, Ada Byron and Charles Babbage, wrote about the "
@@ -60,10 +65,32 @@ FIGURE_CHECKS: tuple[Check, ...] = (
                 "held $1.3 million.",
                 "backed",
             ),
+            _E(  # a second figure rounding none of the sentence's (``restated``)
+                "Las Vegas Strip Resorts earned $3,142,308 thousand, about $3.5 billion [1].",
+                "Net revenues (in thousands): Las Vegas Strip Resorts 3,142,308; Regional "
+                "Operations 1,294,630.",
+                "flagged",
+            ),
             _E(
                 "The quarterly dividend in 2022 was $0.55 per share [1].",
                 "During 2022, 2021 and 2020 the quarterly dividend was $0.55, $0.50 and $0.50 "
                 "per share, respectively.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
+        "restated",
+        "a figure that says another figure of the same sentence again, rounded "
+        '("$3,142,308 thousand (about $3.1 billion)"): checked through the figure it rounds',
+        "matches [1]",
+        Effect.BACKS,
+        "any",
+        (
+            _E(
+                "Las Vegas Strip Resorts earned $3,142,308 thousand (about $3.1 billion) [1].",
+                "Net revenues (in thousands): Las Vegas Strip Resorts 3,142,308; Regional "
+                "Operations 1,294,630.",
                 "backed",
             ),
         ),

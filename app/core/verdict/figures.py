@@ -126,14 +126,25 @@ def same_value(a: str, b: str, *, table_scale: int | None = None) -> bool:
     return any(x == y * s or _rounds(a, y * s) for s in scales if s)
 
 
-def _rounds(claim: str, value: float) -> bool:
+def restates(a: str, b: str) -> bool:
+    """Whether figure ``a`` is figure ``b`` (both of one claim, each at its own scale)
+    rounded to ``a``'s last significant digit, however coarse: "$3,142,308 thousand (about
+    $3.1 billion)" says one value twice. (Against a passage, ``same_value`` asks for three
+    significant digits: a coarse figure rounds too many of a table's.)"""
+    try:
+        return float(a) != float(b) and _rounds(a, float(b), least=1)
+    except ValueError:
+        return False
+
+
+def _rounds(claim: str, value: float, *, least: int = 3) -> bool:
     """Whether ``claim`` is ``value`` rounded to the claim's last significant digit, with at
-    least three significant digits kept ("5466000000" for 5,466,312,000)."""
+    least ``least`` significant digits kept ("5466000000" for 5,466,312,000)."""
     x = float(claim)
     if x == 0 or value == 0 or (x < 0) != (value < 0):
         return False
     digits = claim.lstrip("-").replace(".", "").rstrip("0")
-    if len(digits) < 3:
+    if len(digits) < least:
         return False
     if "." in claim:
         step = 10 ** -(len(claim.split(".")[1]))

@@ -133,6 +133,8 @@ NEGATIVE_QUANTIFIERS = _words("none neither nothing nobody no")
 PRONOUNS = _words("he she it they him her them his hers its their theirs this these those")
 # An ordinal in these phrases says when or how, not which of a count: "at first as a fiefdom".
 ORDINAL_IDIOMS = frozenset({"at first"})  # (two words: the one before and the ordinal)
+# A passage's "a single statement" says a claim's "one statement": the figure 1.
+ONE_SAID_AS = _words("single")
 # "only one of the three": after these, "one" is a count, the figure 1.
 ONE_COUNTED_AFTER = _words("only just exactly")
 # "the one you're in", "one of them": after these, "one" is a pronoun, not the figure 1.
