@@ -17,6 +17,7 @@ Opposites count like a negation: a sentence saying "passed", "increased", "after
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -321,8 +322,7 @@ def _known_name(name: str, claim: Facts, span: Facts, known: frozenset[str] | se
     ("PL/pgSQL" for "plpgsql")."""
     if alike(name, known) or any(spelled_alike(name, k) for k in known):
         return True
-    words = claim.words.split()
-    for a, b in zip(words, words[1:]):
+    for a, b in itertools.pairwise(claim.words.split()):
         if name in (stem(a), stem(b)) and stem(a + b) in known:
             return True
     bare = name[:-1] if name.endswith("s") and len(name) > 2 else name
@@ -607,15 +607,17 @@ def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list
         if scales is not None:
             if all(backed(n, scaled) for scaled in scales):
                 continue
-        elif n in span.numbers or (n[:1].isdigit() and any(same_value(n, m) for m in plain)):
-            continue
-        elif n == "1" and span.stems & _ONE_STEMS:  # "one statement": "a single statement"
+        elif (
+            n in span.numbers
+            or (n[:1].isdigit() and any(same_value(n, m) for m in plain))
+            or (n == "1" and span.stems & _ONE_STEMS)  # "one statement": "a single statement"
+        ):
             continue
         out.append(n)
     if out and on("restated"):  # "$3,142,308 thousand (about $3.1 billion)": one value
-        scaled = {v for values in groups.values() for v in values}
+        values = {v for scales in groups.values() for v in scales}
         backed_values = [
-            v for n in claim.numbers - scaled if n not in out for v in groups.get(n, {n})
+            v for n in claim.numbers - values if n not in out for v in groups.get(n, {n})
         ]
         out = [
             n
