@@ -243,7 +243,8 @@ CHECKS: tuple[Check, ...] = (
         "negation",
         "a 'not' the passage does not say, or one it says that the claim drops, about the "
         "same words ('precludes', 'obviates' and 'without' deny what follows them, 'refused "
-        "to' and 'the refusal to' the verb they govern)",
+        "to' and 'the refusal to' the verb they govern, 'unable to' and 'impossible to' say "
+        "'cannot')",
         "the passage says the opposite ('not' about 'open')",
         Effect.FLAGS,
         "en",
@@ -264,6 +265,17 @@ CHECKS: tuple[Check, ...] = (
             _E(
                 "The museum is not open on Mondays [1].",
                 "The museum is open on Mondays.",
+                "flagged",
+            ),
+            _E(  # "impossible to model" says "can't be modeled"
+                "Beyond two weeks the weather can't be modeled [1].",
+                "Beyond two weeks it is impossible to model the weather.",
+                "backed",
+            ),
+            _E(
+                "The Scottish Parliament can legislate on reserved matters [1].",
+                "The Scottish Parliament is unable to legislate on reserved matters, which "
+                "are dealt with at Westminster.",
                 "flagged",
             ),
             _E(  # "with or without" allows both: no negation

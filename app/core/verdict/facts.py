@@ -44,6 +44,7 @@ from app.core.verdict.lang.en import ORDINAL_IDIOMS as _NOT_FIGURES
 from app.core.verdict.lang.en import ORDINAL_SUFFIXES as _ORDINAL_SUFFIX
 from app.core.verdict.lang.en import PRONOUNS as _PRONOUNS
 from app.core.verdict.lang.en import SCALE_WORDS as _MULTIPLIERS
+from app.core.verdict.lang.en import UNABLE as _UNABLE
 from app.core.verdict.tokens import Token, tokens
 
 _ONE_STEMS = frozenset(stem(w) for w in _ONE_SAID_AS)
@@ -442,12 +443,14 @@ def _scaled(number: str, word: str) -> str | None:
 
 
 def _negates(toks: list[Token], i: int) -> bool:
-    """Whether word ``i`` negates what follows: a negation ("not", "never"), or the second
-    word of a pair that sets a thing against another ("rather than the death of Ali", "instead
-    of valves": ``DENYING``)."""
+    """Whether word ``i`` negates what follows: a negation ("not", "never"), "unable to",
+    "impossible to" (``UNABLE``), or the second word of a pair that sets a thing against
+    another ("rather than the death of Ali", "instead of valves": ``DENYING``)."""
     low = toks[i].word.lower()
     if low in _NEGATIONS:
         return not _negation_exempt(toks, i)
+    if low in _UNABLE:  # "unable to legislate", not "impossible that they collapse"
+        return i + 1 < len(toks) and toks[i + 1].word.lower() in ("to", "of")
     return i > 0 and _DENYING.get(toks[i - 1].word.lower()) == low
 
 

@@ -80,7 +80,10 @@ _PLANTED = re.compile(
     r"|system|sources?|context)\b"
     r"|^\W*(?:system|assistant|user|ai|model|chatbot)\s*:"
     rf"|\b(?:you are|you're|act as|pretend (?:to be|you are)) (?:now )?(?:an?|the) {_MODEL}\b"
-    rf"|\b(?:if you are|attention|note to|dear|hey|to) (?:an? |the |any )?{_MODEL}s?\b"
+    rf"|\b(?:if you are|attention|note to|dear|hey) (?:an? |the |any )?{_MODEL}s?\b"
+    # "To any AI reading this": an address opens its sentence; "impossible to model the
+    # weather", "the data fed to the model" address no one
+    rf"|^\W*to (?:an? |the |any )?{_MODEL}s?\b"
     rf"|\b{_MODEL}s?\b[^.!?\n]{{0,30}}\b(?:must|should|shall|will|needs? to|are to|is to)"
     r"\s+(?:always\s+)?(?:say|answer|reply|respond|tell|state|write|output|ignore|include"
     r"|mention|claim|recommend)\b"

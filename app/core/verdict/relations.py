@@ -351,14 +351,17 @@ def negated(t: Token) -> bool:
     """A 'not'/'never' on the word (or on the auxiliary or copula it leans on), or on an adverb
     of it ("will no longer be triggered"), a 'no' determining it ("no troops"), a word of
     refusal governing it ("the crown's refusal to allow", "barred from settling":
-    ``en.REFUSING``), a verb of precluding taking it as object ("precludes the need":
-    ``en.PRECLUDING``), "without" ("without replacing them"), or the word set against another
-    and so denied (``_denied``)."""
+    ``en.REFUSING``), "unable to" or "impossible to" before it (``_unable``), a verb of
+    precluding taking it as object ("precludes the need": ``en.PRECLUDING``), "without"
+    ("without replacing them"), or the word set against another and so denied
+    (``_denied``)."""
     if _denied(t) or (t.dep_ == "pcomp" and t.head.lower_ == "without"):
         return True  # "without completely replacing them": not replacing them
     governor = t.head.head if t.dep_ == "pcomp" and t.head.lower_ == "from" else t.head
     if t.dep_ in ("xcomp", "acl", "pcomp") and governor.lemma_.lower() in en.REFUSING:
         return True
+    if t.dep_ in ("xcomp", "pcomp") and _unable(t):
+        return True  # "is unable to legislate": cannot legislate
     if t.dep_ == "dobj" and t.head.lemma_.lower() in en.PRECLUDING:
         return True  # "precludes the need for a dedicated path": no need for one
     for c in (*t.children, *(t.head.children if t.dep_ in ("attr", "acomp") else ())):
@@ -375,6 +378,18 @@ def negated(t: Token) -> bool:
         if c.dep_ == "advmod" and any(g.lower_ in en.NEGATORS for g in c.children):
             return True  # "will no longer be triggered"
     return False
+
+
+def _unable(t: Token) -> bool:
+    """Whether "unable", "impossible" or "incapable" governs ``t`` (``en.UNABLE``): "unable
+    to legislate" (the adjective's complement), "it is impossible to model the weather" (the
+    copula's, beside the adjective), "incapable of flying" (through "of")."""
+    head = t.head.head if t.dep_ == "pcomp" else t.head
+    if head.lower_ in en.UNABLE:
+        return True
+    return t.dep_ == "xcomp" and any(
+        c.dep_ == "acomp" and c.lower_ in en.UNABLE and c.i < t.i for c in head.children
+    )
 
 
 def _denied(t: Token) -> bool:

@@ -120,6 +120,9 @@ NEGATING_WORDS = _words(
     "not never no none nobody nothing neither nor without"
     " refuse refuses refused refusing refusal forbid forbids forbade forbidden"
 ) | {verb + ending for verb in PRECLUDING for ending in ("", "s", "d")}
+# Adjectives that say "cannot" of the verb after "to" or "of": "unable to legislate" is
+# "cannot legislate", "impossible to model" is "can't be modeled" (not "impossible that").
+UNABLE = _words("unable impossible incapable")
 # Words that deny the verb they govern ("refused to allow", "the refusal to allow", "barred
 # from settling", "stop responding"), as lemmas: that verb is negated.
 REFUSING = _words("refuse refusal forbid prohibit bar ban prevent stop cease")
