@@ -523,7 +523,6 @@ def conflicts(
     if by_count and on("computed") and claim.computes:  # "$17,606M", the sum of two "…M"
         given = [n for n in claim.numbers if n[:1].isdigit() and n not in missing + by_count]
         by_count = computed(by_count, given)
-    missing += by_count
     # written with a scale the span gives the figure at another: "$23.3 billion" for its
     # "23.3 million"
     rescaled = [n for n in missing if n in span.numbers and n in {m for m, _ in claim.scaled}]
@@ -541,6 +540,13 @@ def conflicts(
         )
     if rescaled and on("figure"):
         out.append(Finding("figure", f"the passage gives {', '.join(rescaled)} at another scale"))
+    if by_count and on("count_swapped"):  # in the span, so never "elsewhere" in the passage
+        out.append(
+            Finding(
+                "count_swapped",
+                f"the passage gives {', '.join(by_count)}, but as the count of something else",
+            )
+        )
     if on("figure_year"):
         out += year_swapped(claim.dated, span.dated)
     if elsewhere and on("figure_place"):

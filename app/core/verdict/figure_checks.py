@@ -96,6 +96,28 @@ FIGURE_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "count_swapped",
+        "a figure the sentence the claim rests on gives, but as the count of another thing "
+        '("3 Han Tumens" where it says 4 Han Tumens and 3 Khitan ones)',
+        "the passage gives 3, 4, but as the count of something else",
+        Effect.FLAGS,
+        "any",
+        (
+            _E(
+                "There were 3 Han Tumens and 4 Khitan Tumens in the army [1].",
+                "Many Han and Khitan officers defected and commanded the 3 Tumens of the "
+                "vanguard. There were 4 Han Tumens and 3 Khitan Tumens in the army.",
+                "flagged",
+            ),
+            _E(
+                "There were 4 Han Tumens and 3 Khitan Tumens in the army [1].",
+                "Many Han and Khitan officers defected and commanded the 3 Tumens of the "
+                "vanguard. There were 4 Han Tumens and 3 Khitan Tumens in the army.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "computed",
         "a figure the passage does not give, worked out from figures it does (a sum, a "
         "difference, a ratio, a percentage or its change), where the sentence says it computes",
