@@ -59,6 +59,58 @@ def find_copy(sentence: str, passage: str) -> tuple[int, int] | None:
     return offsets[lo][0], offsets[hi - 1][1]
 
 
+# A figure ("0.47", "1,000", "1·14") or a word, for reading a sentence with its figures masked.
+_FIGURE_OR_WORD = re.compile(r"\d+(?:[.,·]\d+)*|[^\W\d_]+")
+_FIGURE = "#"
+
+
+def _masked(text: str) -> tuple[list[str], list[str]]:
+    """The words of ``text`` lower case with each figure as ``_FIGURE``, and its figures'
+    values in order."""
+    words, figures = [], []
+    for m in _FIGURE_OR_WORD.finditer(text):
+        token = m.group()
+        if token[0].isdigit():
+            words.append(_FIGURE)
+            figures.append(token.replace(",", "").replace("·", "."))
+        else:
+            words.append(token.lower())
+    return words, figures
+
+
+def figures_moved(sentence: str, passage: str) -> tuple[str, str] | None:
+    """(the sentence's figure, the passage's) where ``sentence`` is a passage sentence word for
+    word, or nearly, but with figures in each other's places: "83% had peripheral
+    neuropathy, 27% had autonomic neuropathy, and 33% had cardiomyopathy" where the passage
+    gives autonomic neuropathy 33% and cardiomyopathy 27%. Every figure is the passage's, so
+    no figure is missing; the words around each say it belongs to another thing. A figure
+    that is in no such place of the passage is left to the figure checks."""
+    said, said_figures = _masked(sentence)
+    have, have_figures = _masked(passage)
+    n = len(said)
+    if n < _NEAR_MIN_WORDS or len(said_figures) < 2:
+        return None
+    matcher = difflib.SequenceMatcher(None, have, said, autojunk=False)
+    blocks = [b for b in matcher.get_matching_blocks() if b.size >= 2]
+    if not blocks or sum(b.size for b in blocks) < _NEAR_SHARE * n:
+        return None
+    lo, hi = blocks[0].a, blocks[-1].a + blocks[-1].size
+    if hi - lo > n * _NEAR_STRETCH:
+        return None
+    # the place of each figure among the figures: the i-th "#" of each sequence
+    said_at = {j: k for k, j in enumerate(j for j, w in enumerate(said) if w == _FIGURE)}
+    have_at = {i: k for k, i in enumerate(i for i, w in enumerate(have) if w == _FIGURE)}
+    region = {have_figures[have_at[i]] for i in range(lo, hi) if i in have_at}
+    for b in blocks:
+        for k in range(b.size):
+            if said[b.b + k] != _FIGURE:
+                continue
+            mine, theirs = said_figures[said_at[b.b + k]], have_figures[have_at[b.a + k]]
+            if mine != theirs and mine in region:
+                return mine, theirs
+    return None
+
+
 _CLAUSE = re.compile(r"[,;:—–()]")
 _MIN_CLAUSE_WORDS = 3
 

@@ -39,8 +39,9 @@ from typing import TypeVar
 
 from app.core.text import STOPWORDS, fold, stem, strip_citations
 from app.core.verdict.dated import EVENT_YEAR
-from app.core.verdict.facts import alike, facts, of_a_people, spelled_alike
+from app.core.verdict.facts import facts
 from app.core.verdict.lang import en
+from app.core.verdict.names import alike, of_a_people, spelled_alike
 from app.core.verdict.relations import negated
 from app.core.verdict.terms import claim_terms
 from app.core.verdict.tokens import Token, tokens

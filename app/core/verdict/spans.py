@@ -22,9 +22,10 @@ from typing import Protocol
 from app.core.text import STOPWORDS, sentence_spans, toc_lines
 from app.core.verdict.checks import on
 from app.core.verdict.dated import EVENT_YEAR
-from app.core.verdict.facts import Facts, facts, with_peoples
+from app.core.verdict.facts import Facts, facts
 from app.core.verdict.figures import stated_scale
 from app.core.verdict.kinds import is_planted
+from app.core.verdict.names import with_peoples
 from app.core.verdict.terms import lemma_terms
 from app.core.verdict.tokens import tokens
 

@@ -7,16 +7,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.core.verdict.facts import (
-    Facts,
-    alike,
-    conflicts,
-    facts,
-    merge,
-    opposed_about,
-    with_peoples,
-)
+from app.core.verdict.facts import Facts, conflicts, facts, merge, opposed_about
 from app.core.verdict.marks import mark_sentences
+from app.core.verdict.names import alike, with_peoples
 from app.core.verdict.tokens import tokens
 
 
