@@ -6,7 +6,10 @@ lines; a sentence of three passage sentences). Words are compared lower case, wi
 punctuation or whitespace; "nearly" allows a word or two in ten to differ, but not a figure:
 the passage may hold the copy's figure elsewhere in the sentence ("fell to 18% …, while its
 rival grew to 25%"), where the presence of the figure proves nothing, so a copy with its
-figure changed is read as any other sentence. The caller still compares the facts.
+figure changed is read as any other sentence. The caller still compares the facts. A copy
+whose figures are all the passage's sentence's but stand in each other's places
+(``figures_moved``) gives each figure to another thing, unless whole groups of them moved
+together, as parallel clauses told in another order do.
 
 Code is held to more: a line of code in an answer is backed only where a passage holds it
 character for character (whitespace aside, ``find_code``): a changed key or operator makes
@@ -100,7 +103,9 @@ def figures_moved(sentence: str, passage: str) -> tuple[str, str] | None:
     # the place of each figure among the figures: the i-th "#" of each sequence
     said_at = {j: k for k, j in enumerate(j for j, w in enumerate(said) if w == _FIGURE)}
     have_at = {i: k for k, i in enumerate(i for i, w in enumerate(have) if w == _FIGURE)}
-    region = {have_figures[have_at[i]] for i in range(lo, hi) if i in have_at}
+    region = [have_figures[have_at[i]] for i in range(lo, hi) if i in have_at]
+    if _groups_moved(said_figures, region):
+        return None
     for b in blocks:
         for k in range(b.size):
             if said[b.b + k] != _FIGURE:
@@ -109,6 +114,23 @@ def figures_moved(sentence: str, passage: str) -> tuple[str, str] | None:
             if mine != theirs and mine in region:
                 return mine, theirs
     return None
+
+
+def _groups_moved(said: list[str], have: list[str]) -> bool:
+    """Whether the figures ``said`` are the figures ``have`` in groups of two or more moved
+    whole, as parallel clauses are told in another order: "5% in 2019 and 7% in 2020" as
+    "7% in 2020 and 5% in 2019" (the same words around the figures, the same facts)."""
+    n = len(have)
+    if len(said) != n:
+        return False
+    for size in range(2, n // 2 + 1):
+        if n % size == 0 and sorted(_chunks(said, size)) == sorted(_chunks(have, size)):
+            return True
+    return False
+
+
+def _chunks(figures: list[str], size: int) -> list[tuple[str, ...]]:
+    return [tuple(figures[i : i + size]) for i in range(0, len(figures), size)]
 
 
 _CLAUSE = re.compile(r"[,;:—–()]")

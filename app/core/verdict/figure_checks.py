@@ -118,6 +118,37 @@ FIGURE_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "figure_order",
+        "a sentence of a source, copied word for word or nearly, with its figures in each "
+        'other\'s places ("27% had autonomic neuropathy, and 33% had cardiomyopathy" where '
+        "the source gives 33% and 27%): every figure is the source's, each now says another "
+        "thing's",
+        "[1] gives 33 where this gives 27",
+        Effect.FLAGS,
+        "any",
+        (
+            _E(
+                "At diagnosis, 83% of the patients had peripheral neuropathy, 27% had "
+                "autonomic neuropathy, and 33% had cardiomyopathy [1].",
+                "We followed 52 patients. At diagnosis, 83% of the patients had peripheral "
+                "neuropathy, 33% had autonomic neuropathy, and 27% had cardiomyopathy.",
+                "flagged",
+            ),
+            _E(  # the clauses moved with their figures: the same facts
+                "At diagnosis, 83% of the patients had peripheral neuropathy, 27% had "
+                "cardiomyopathy, and 33% had autonomic neuropathy [1].",
+                "We followed 52 patients. At diagnosis, 83% of the patients had peripheral "
+                "neuropathy, 33% had autonomic neuropathy, and 27% had cardiomyopathy.",
+                "backed",
+            ),
+            _E(  # parallel clauses told in the other order, each figure with its year
+                "Sales in the region rose 7% in 2020 and 5% in 2019, the company said [1].",
+                "Sales in the region rose 5% in 2019 and 7% in 2020, the company said.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "computed",
         "a figure the passage does not give, worked out from figures it does (a sum, a "
         "difference, a ratio, a percentage or its change), where the sentence says it computes",

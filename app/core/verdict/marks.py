@@ -30,7 +30,7 @@ from app.core.verdict.captions import swapped_caption
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.code import INLINE_CODE, code_source, inline_code_finding
 from app.core.verdict.contrast import crossed
-from app.core.verdict.copies import clauses_copied, find_copy
+from app.core.verdict.copies import clauses_copied, figures_moved, find_copy
 from app.core.verdict.declines import declines, gap
 from app.core.verdict.facts import Facts, conflicts, facts, merge, opposed_about
 from app.core.verdict.figures import RANGE, computed, same_value, scale_word
@@ -129,6 +129,8 @@ def mark_sentences(
                 _opposed_elsewhere(mark, plain, spans)
             if mark.supported and on("crossed"):
                 _crossed(mark, plain, by_n)
+            if mark.supported and on("figure_order"):
+                _moved(mark, plain, by_n)
             if mark.supported and on("caption"):
                 _swapped_caption(mark, text, by_n)
             if mark.supported and asked:
@@ -513,6 +515,16 @@ def _crossed(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> None:
         found = crossed(plain, by_n[n].text[start:end])
         if found is not None:
             mark.unback("crossed", f"[{n}] says this of {found[1]}, not of {found[0]}")
+            return
+
+
+def _moved(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> None:
+    """Unback a backed claim that copies a sentence of a source it rests on or cites with
+    the sentence's figures in each other's places (``copies.figures_moved``)."""
+    for n in dict.fromkeys([*(n for n, _, _ in mark.support_spans), *mark.sources]):
+        found = figures_moved(plain, by_n[n].text)
+        if found is not None:
+            mark.unback("figure_order", f"[{n}] gives {found[1]} where this gives {found[0]}")
             return
 
 
