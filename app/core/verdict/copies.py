@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Sequence
 
 _WORD = re.compile(r"\w+")
 _MIN_WORDS = 3  # shorter sentences are left to the span alignment
@@ -67,7 +68,8 @@ _FIGURE_OR_WORD = re.compile(r"\d+(?:[.,·]\d+)*|[^\W\d_]+")
 _FIGURE = "#"
 
 
-def _masked(text: str) -> tuple[list[str], list[str]]:
+@functools.lru_cache(maxsize=256)
+def _masked(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The words of ``text`` lower case with each figure as ``_FIGURE``, and its figures'
     values in order."""
     words, figures = [], []
@@ -78,7 +80,7 @@ def _masked(text: str) -> tuple[list[str], list[str]]:
             figures.append(token.replace(",", "").replace("·", "."))
         else:
             words.append(token.lower())
-    return words, figures
+    return tuple(words), tuple(figures)
 
 
 def figures_moved(sentence: str, passage: str) -> tuple[str, str] | None:
@@ -116,7 +118,7 @@ def figures_moved(sentence: str, passage: str) -> tuple[str, str] | None:
     return None
 
 
-def _groups_moved(said: list[str], have: list[str]) -> bool:
+def _groups_moved(said: Sequence[str], have: Sequence[str]) -> bool:
     """Whether the figures ``said`` are the figures ``have`` in groups of two or more moved
     whole, as parallel clauses are told in another order: "5% in 2019 and 7% in 2020" as
     "7% in 2020 and 5% in 2019" (the same words around the figures, the same facts)."""
@@ -129,7 +131,7 @@ def _groups_moved(said: list[str], have: list[str]) -> bool:
     return False
 
 
-def _chunks(figures: list[str], size: int) -> list[tuple[str, ...]]:
+def _chunks(figures: Sequence[str], size: int) -> list[tuple[str, ...]]:
     return [tuple(figures[i : i + size]) for i in range(0, len(figures), size)]
 
 
