@@ -14,11 +14,26 @@ _E = Example
 ARC_CHECKS: tuple[Check, ...] = (
     Check(
         "role",
-        "the claim's words in the passage, but in swapped roles (who did what to whom)",
+        "the claim's words in the passage, but in swapped roles (who did what to whom); a verb "
+        "used without an object ('file marks persist') says of its subject what the passive "
+        "says of its object ('marks are persisted')",
         "in the passage Rollo is the subject of 'swore', not 'to …' of it",
         Effect.FLAGS,
         "en",
-        (_E("Charles swore fealty to Rollo [1].", "Rollo swore fealty to Charles.", "flagged"),),
+        (
+            _E("Charles swore fealty to Rollo [1].", "Rollo swore fealty to Charles.", "flagged"),
+            _E(
+                "England conquered the Normans in 1066 [1].",
+                "England was conquered by the Normans in 1066.",
+                "flagged",
+            ),
+            _E(  # one argument: nothing to swap
+                "Written to the viminfo file, file marks persist across Vim sessions [1].",
+                "File marks are written to the viminfo file. This means that your file marks "
+                "are persisted across vim sessions.",
+                "backed",
+            ),
+        ),
     ),
     Check(
         "filler",

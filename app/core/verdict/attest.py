@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from app.core.verdict import figures
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import EVENT_YEAR
-from app.core.verdict.relations import CORE, MAX_HOPS, SUBJ, Arc, Reading, Word, same
+from app.core.verdict.relations import CORE, MAX_HOPS, OBJ, SUBJ, Arc, Reading, Word, same
 
 # Roles that say who acted on whom: a filler moved between two of them changes the claim.
 _AGENTIVE_PREPS = frozenset({"prep:to", "prep:by", "prep:against", "prep:from"})
@@ -64,7 +64,7 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
             attested.setdefault(n, []).append(s)
             paraphrased.add(n)
         for n, arc in enumerate(claim.arcs):
-            at = _linked_at(arc, s)
+            at = _linked_at(arc, s, _objects(claim.arcs))
             if at:
                 attested.setdefault(n, []).append(s)
                 where.setdefault(n, {})[k] = at
@@ -316,13 +316,18 @@ def linked(arc: Arc, s: Reading) -> bool:
     return bool(_linked_at(arc, s))
 
 
-def _linked_at(arc: Arc, s: Reading) -> set[int]:
+def _linked_at(arc: Arc, s: Reading, objects: frozenset[int] | None = None) -> set[int]:
     """The words of sentence ``s`` (their token indices) at which it attests ``arc``: the
-    passage word that is the claim's head, or that holds the link the other way round."""
+    passage word that is the claim's head, or that holds the link the other way round.
+    ``objects``, when given, are the claim's words that have an object (``_ergative``)."""
     at: set[int] = set()
     for other in s.arcs:
         if same(arc.head, other.head) and same(arc.dep, other.dep):
-            if compatible(arc.role, other.role) or _one_range(arc, other):
+            if (
+                compatible(arc.role, other.role)
+                or _one_range(arc, other)
+                or (objects is not None and _ergative(arc, other, s, objects))
+            ):
                 at.add(other.head.i)
         elif same(arc.head, other.dep) and same(arc.dep, other.head):
             at.add(other.dep.i)  # the same link written the other way round
@@ -337,6 +342,24 @@ def _linked_at(arc: Arc, s: Reading) -> set[int]:
     ):
         return at
     return {h.i for h in heads for d in deps if h.i != d.i and s.hops(h.i, d.i) <= MAX_HOPS}
+
+
+def _objects(arcs: Sequence[Arc]) -> frozenset[int]:
+    """The words (token indices) that have an object among ``arcs``."""
+    return frozenset(a.head.i for a in arcs if a.role == OBJ)
+
+
+def _ergative(arc: Arc, other: Arc, s: Reading, objects: frozenset[int]) -> bool:
+    """One thing the subject of a verb used without an object on one side ("file marks
+    persist", "new windows open") and the object of the same verb on the other ("marks are
+    persisted", "opening windows"): the same thing said of it, for with one argument there is
+    nothing to swap. ``objects`` are the claim's words that have an object; a verb with both
+    ("the Normans conquered England") keeps its roles."""
+    if arc.role == SUBJ and other.role == OBJ:
+        return arc.head.i not in objects
+    if arc.role == OBJ and other.role == SUBJ:
+        return not any(o.role == OBJ and o.head.i == other.head.i for o in s.arcs)
+    return False
 
 
 def _conflicting(arc: Arc, other: Arc) -> bool:
@@ -477,9 +500,10 @@ def _contradiction(
     passage that says "left to float" of something else). A slot the passage fills otherwise
     is no contradiction where the claim (``said``: all its arcs) fills the same slot so too
     ("six years in North America, seven years in the European reckoning")."""
+    objects = _objects(said)
     for s in pool:
         for other in s.arcs:
-            if _conflicting(arc, other):
+            if _conflicting(arc, other) and not _ergative(arc, other, s, objects):
                 return Finding(
                     "role",
                     f"in the passage {_named(arc.dep)} is {_role_words(other.role)} "
