@@ -33,7 +33,7 @@ from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.facts import Facts, facts
 from app.core.verdict.lang import en
-from app.core.verdict.relations import Arc, Reading
+from app.core.verdict.relations import OBJ, Arc, Reading
 from app.core.verdict.terms import lemma_terms
 
 _WORDS = re.compile(r"[^\W\d_]{2,}")
@@ -62,8 +62,9 @@ def premise(
             continue
         # a light verb says little itself: what the question makes of it is in its noun or
         # particle ("gains made by the British Empire", "who makes up the Bureau"), which the
-        # passage may say with another verb ("gained", "consists of")
-        if arc.head.kind == "verb" and arc.head.keys & _LIGHT:
+        # passage may say with another verb ("gained", "consists of"); not when it makes a
+        # name something ("Edward was made earl by Harthacnut"): then it says who did what
+        if arc.head.kind == "verb" and arc.head.keys & _LIGHT and not _makes_into(arc, claim):
             continue
         if (
             arc.head.kind == "verb"
@@ -95,6 +96,13 @@ def premise(
             said = f"'{arc.head.text}' of {arc.dep.text}"
             return Finding("unattested", f"the passage never says {said}, as the question assumes")
     return None
+
+
+def _makes_into(arc: Arc, claim: Reading) -> bool:
+    """Whether ``arc``'s verb takes a name and a word for what the name is made ("made
+    Edward earl", "made him king"): both objects of the verb, one a name and one not."""
+    objects = [a.dep for a in claim.arcs if a.head.i == arc.head.i and a.role == OBJ]
+    return any(d.kind == "name" for d in objects) and any(d.kind != "name" for d in objects)
 
 
 def echoed(plain: str, asked: set[str], sourced: frozenset[str]) -> Finding | None:

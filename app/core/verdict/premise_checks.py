@@ -195,6 +195,13 @@ PREMISE_CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="Who makes up the Parliamentary Bureau?",
             ),
+            _E(  # "made … earl": a light verb that makes a name something says who did what
+                "Edward the Confessor was made earl by his half-brother Harthacnut [1].",
+                "Edward the Confessor returned in 1041 at the invitation of his half-brother "
+                "Harthacnut. He made Ralph the Timid earl of Hereford.",
+                "flagged",
+                question="Who made Edward the Confessor earl?",
+            ),
             _E(  # the claim's verb is the passage's noun: "opened" for "upon its opening"
                 "The Queen presented the mace when the Assembly officially opened in July "
                 "1999 [1].",
