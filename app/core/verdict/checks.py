@@ -386,6 +386,15 @@ CHECKS: tuple[Check, ...] = (
                 "a fee per unit of information transmitted.",
                 "backed",
             ),
+            _E(  # "packets" as the units counted does not name packet switching
+                "Circuit switching charges a fee per unit of information transmitted, such as "
+                "characters, packets or messages [1].",
+                "Circuit switching is characterized by a fee per unit of connection time, even "
+                "when no data is transferred, while packet switching may be characterized by "
+                "a fee per unit of information transmitted, such as characters, packets, or "
+                "messages.",
+                "flagged",
+            ),
             _E(  # both sides swapped in a claim that draws the contrast itself
                 "Gas turbines are cooled by river water pumped through a condenser, whereas "
                 "steam turbines use forced air from the compressor [1].",

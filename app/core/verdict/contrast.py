@@ -19,9 +19,11 @@ with "whereas" or ", while", each of its own sides is read as a claim of its own
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from app.core.text import stem
 from app.core.verdict.lang import en
 from app.core.verdict.terms import claim_terms, lemma_terms
 
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+_WORD = re.compile(r"[^\W_]+")
 CROSSED_WORDS = 2  # words only the other side says that a claim must hold to have crossed
 
 
@@ -55,7 +58,7 @@ def crossed(claim: str, sentence: str) -> tuple[str, str] | None:
         return None
     for sides in _contrasts(doc):
         for part in parts:
-            found = _crossed_sides(lemma_terms(part), sides)
+            found = _crossed_sides(lemma_terms(part), sides, _stems(part))
             if found is not None:
                 return found
     return None
@@ -89,22 +92,32 @@ def _subject(verb: Token) -> Token | None:
 
 
 def _crossed_sides(
-    said: set[str], sides: tuple[tuple[list[Token], Token], ...]
+    said: set[str], sides: tuple[tuple[list[Token], Token], ...], stems: str = ""
 ) -> tuple[str, str] | None:
     """(this side's subject, the other's) where ``said`` (the claim's terms) names this side's
-    subject and not the other's, but holds words only the other side says."""
+    subject and not the other's, but holds words only the other side says. A word of the
+    other side's subject that the claim says outside its phrase ("per unit of information,
+    such as packets" beside "packet switching") does not name it: ``stems`` (the claim's
+    words, ``_stems``) must hold the phrase."""
     terms = [claim_terms(" ".join(t.text for t in words)) for words, _ in sides]
     named = [claim_terms(" ".join(t.text for t in subject.subtree)) for _, subject in sides]
     # the words that tell the subjects apart ("circuit", "packet"; not the shared "switching"),
     # which the other side does not mention at all
     own = [named[0] - terms[1], named[1] - terms[0]]
     for this, other in ((0, 1), (1, 0)):
-        if not (said & own[this]) or said & own[other]:
+        if not (said & own[this]):
+            continue
+        if said & own[other] and (not stems or _stems(_phrase(sides[other][1])) in stems):
             continue
         only_other = terms[other] - terms[this] - own[other]
         if len(said & only_other) >= CROSSED_WORDS:
             return _phrase(sides[this][1]), _phrase(sides[other][1])
     return None
+
+
+def _stems(text: str) -> str:
+    """``text``'s words as stems, space-separated and space-framed, to find a phrase in."""
+    return " " + " ".join(stem(w) for w in _WORD.findall(text.lower())) + " "
 
 
 def _phrase(subject: Token) -> str:
