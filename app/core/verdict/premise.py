@@ -33,7 +33,7 @@ from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.facts import Facts, facts
 from app.core.verdict.lang import en
-from app.core.verdict.relations import OBJ, Arc, Reading
+from app.core.verdict.relations import MAX_HOPS, OBJ, Arc, Reading
 from app.core.verdict.terms import lemma_terms
 
 _WORDS = re.compile(r"[^\W\d_]{2,}")
@@ -84,7 +84,7 @@ def premise(
         # for "monasteries taking part in this renaissance of Norman art"), and so is a verb
         # the passage says as a noun ("when the Parliament officially opened" for "upon its
         # official opening"): a sentence that holds both words relates them
-        if any(_related_loosely(arc, s) for s in pool):
+        if any(_related_loosely(arc, s) or _reached(arc, s) for s in pool):
             continue
         # a word neither the question nor a passage says ("ended up in New Orleans" for
         # "went to") is the claim's paraphrase, not a premise: the relation checks read it
@@ -197,6 +197,15 @@ def _related_loosely(arc: Arc, s: Reading) -> bool:
     if not found or not s.find(arc.dep):
         return False
     return arc.head.kind == "noun" or all(w.kind == "noun" for w in found)
+
+
+def _reached(arc: Arc, s: Reading) -> bool:
+    """Whether sentence ``s`` relates ``arc``'s words through one word more than an arc's
+    reach: "barred from New France" is the passage's "barred from settling in New France",
+    the claim leaving out the verb between (``MAX_HOPS`` + 1 tokens along the tree)."""
+    return any(
+        s.hops(h.i, d.i) <= MAX_HOPS + 1 for h in s.find(arc.head) for d in s.find(arc.dep)
+    )
 
 
 def _main_verb(plain: str) -> str | None:

@@ -195,6 +195,15 @@ PREMISE_CHECKS: tuple[Check, ...] = (
                 "backed",
                 question="Who makes up the Parliamentary Bureau?",
             ),
+            _E(  # the verb between left out: "barred from settling in New France"
+                "Huguenots led by Jessé de Forest, barred from New France, sailed to North "
+                "America in 1624 and settled in the Dutch colony of New Netherland instead [1].",
+                "Barred by the government from settling in New France, Huguenots led by Jessé "
+                "de Forest sailed to North America in 1624 and settled instead in the Dutch "
+                "colony of New Netherland, later part of New York.",
+                "backed",
+                question="What persons were not allowed to settle in New France?",
+            ),
             _E(  # "made … earl": a light verb that makes a name something says who did what
                 "Edward the Confessor was made earl by his half-brother Harthacnut [1].",
                 "Edward the Confessor returned in 1041 at the invitation of his half-brother "
