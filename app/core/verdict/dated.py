@@ -28,20 +28,27 @@ def figure_years(words: Sequence[str], breaks: Sequence[bool]) -> frozenset[tupl
     after the figure, a word other than ``en.FIGURE_TO_YEAR``'s ("$11.69 billion was double
     its 2016 revenue" dates nothing), and a year taken by the figure before it is not given
     again ("$11.69 billion in 2017 from $8.83 billion a year earlier" dates only 11.69). A
-    clause without a year, or a "respectively" (the years listed apart from their figures),
-    pairs nothing."""
+    clause without a year pairs nothing. With "respectively", the years listed apart from
+    their figures are paired in order with them, when there are as many of each ("During
+    2022, 2021 and 2020 the dividend was $0.55, $0.50 and $0.50, respectively"). A quarter's
+    or half year's name ("Q2", "H1") is no figure: "$0.50 in Q2 2022" is for 2022."""
+    words, breaks = _periods_joined(words, breaks)
+    kinds = ["year" if YEAR.match(w) else "figure" if w[0].isdigit() else "" for w in words]
     if any(w.lower() == "respectively" for w in words):
-        return frozenset()
+        years = [w for w, k in zip(words, kinds, strict=True) if k == "year"]
+        figures = [w.replace(",", "") for w, k in zip(words, kinds, strict=True) if k == "figure"]
+        if len(years) != len(figures) or len(years) < 2:
+            return frozenset()
+        return frozenset(zip(figures, years, strict=True))
     clause, clauses = 0, []
     for broke in breaks:
         clause += broke
         clauses.append(clause)
-    kinds = ["year" if YEAR.match(w) else "figure" if w[0].isdigit() else "" for w in words]
     taken: dict[int, int] = {}  # figure's index -> its year's index
     for i, kind in enumerate(kinds):  # the year right after: "$8.83 billion in 2016"
         if kind == "figure":
             j = _next_year(kinds, clauses, i, 1)
-            between = {w.lower() for w in words[i + 1 : j]} if j is not None else set()
+            between = {w.lower() for w in words[i + 1 : j]} - _PERIODS if j is not None else set()
             if j is not None and between <= FIGURE_TO_YEAR:
                 taken[i] = j
     for i, kind in enumerate(kinds):  # else the year right before: "2017 revenue was $8.83"
@@ -50,6 +57,23 @@ def figure_years(words: Sequence[str], breaks: Sequence[bool]) -> frozenset[tupl
             if j is not None and j not in taken.values():
                 taken[i] = j
     return frozenset((words[i].replace(",", ""), words[j]) for i, j in taken.items())
+
+
+_PERIODS = frozenset({"q1", "q2", "q3", "q4", "h1", "h2"})
+
+
+def _periods_joined(words: Sequence[str], breaks: Sequence[bool]) -> tuple[list[str], list[bool]]:
+    """``words`` with a quarter's or half year's letter and number as one word ("Q", "2" ->
+    "Q2"), and the ``breaks`` before each."""
+    out_words: list[str] = []
+    out_breaks: list[bool] = []
+    for w, broke in zip(words, breaks, strict=True):
+        if out_words and out_words[-1] in ("Q", "H") and w in ("1", "2", "3", "4") and not broke:
+            out_words[-1] += w
+            continue
+        out_words.append(w)
+        out_breaks.append(broke)
+    return out_words, out_breaks
 
 
 def _next_year(kinds: list[str], clauses: list[int], i: int, step: int) -> int | None:

@@ -218,9 +218,23 @@ FIGURE_CHECKS: tuple[Check, ...] = (
                 "Netflix's revenue grew to $11.69 billion in 2017, up from $8.83 billion in 2016.",
                 "backed",
             ),
-            _E(  # "respectively": the years are listed apart from their figures
+            _E(  # "respectively": the years listed apart from their figures, in order
                 "Revenue was $11.69 billion in 2017 [1].",
                 "Revenue in 2017 and 2016 was $11.69 billion and $8.83 billion, respectively.",
+                "backed",
+            ),
+            _E(  # the second year's figure for the first; "Q2" names a quarter, no figure
+                "Northwind's quarterly cash dividend in Q2 2022 was $0.50 per share [1].",
+                "Northwind's common stock is listed on the New York Stock Exchange. During "
+                "2022, 2021 and 2020, the quarterly cash dividend was $0.55, $0.50 and $0.50 "
+                "per share, respectively.",
+                "flagged",
+            ),
+            _E(
+                "Northwind's quarterly cash dividend in Q2 2022 was $0.55 per share [1].",
+                "Northwind's common stock is listed on the New York Stock Exchange. During "
+                "2022, 2021 and 2020, the quarterly cash dividend was $0.55, $0.50 and $0.50 "
+                "per share, respectively.",
                 "backed",
             ),
         ),

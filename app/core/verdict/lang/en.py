@@ -294,7 +294,9 @@ VALUE_UNITS = _words(
 # The words that may stand between a figure and the year it is for: its unit or scale, and
 # "$8.83 billion in 2016", "$2.1 million for fiscal 2019" (``dated`` pairs them; a verb
 # between leaves it open).
-FIGURE_TO_YEAR = VALUE_UNITS | _words("in for during of at by as the fiscal fy year calendar")
+FIGURE_TO_YEAR = VALUE_UNITS | _words(
+    "in for during of at by as the fiscal fy year calendar share shares"
+)
 # Verbs of working an answer out: "so the DPO can't be finished" says the question cannot be
 # answered from what was found (``declines``).
 WORKING_OUT = _words("compute calculate determine derive finish complete answer work")
