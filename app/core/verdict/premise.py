@@ -200,10 +200,15 @@ def _related_loosely(arc: Arc, s: Reading) -> bool:
 
 
 def _reached(arc: Arc, s: Reading) -> bool:
-    """Whether sentence ``s`` relates ``arc``'s words through one word more than an arc's
-    reach: "barred from New France" is the passage's "barred from settling in New France",
-    the claim leaving out the verb between (``MAX_HOPS`` + 1 tokens along the tree)."""
-    return any(s.hops(h.i, d.i) <= MAX_HOPS + 1 for h in s.find(arc.head) for d in s.find(arc.dep))
+    """Whether sentence ``s`` relates ``arc``'s words through a verb the claim leaves out, one
+    word more than an arc reaches: "barred from New France" is the passage's "barred from
+    settling in New France" (``MAX_HOPS`` + 1 tokens along the tree, a verb among them)."""
+    verbs = {w.i for w in s.words if w.kind == "verb"}
+    return any(
+        s.hops(h.i, d.i) <= MAX_HOPS + 1 and verbs & s.between(h.i, d.i)
+        for h in s.find(arc.head)
+        for d in s.find(arc.dep)
+    )
 
 
 def _main_verb(plain: str) -> str | None:

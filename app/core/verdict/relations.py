@@ -114,6 +114,17 @@ class Reading:
                 return up_a[node] + steps_b
         return 99
 
+    def between(self, a: int, b: int) -> set[int]:
+        """The tokens on the tree's path from ``a`` to ``b``, the two left out (none when
+        unconnected)."""
+        up_a, up_b = self._ancestors(a), self._ancestors(b)
+        common = next((n for n in up_b if n in up_a), None)
+        if common is None:
+            return set()
+        path = {n for n, k in up_a.items() if k <= up_a[common]}
+        path |= {n for n, k in up_b.items() if k <= up_b[common]}
+        return path - {a, b}
+
     def clause(self, i: int) -> int:
         """The verb whose clause token ``i`` is in: the nearest verb above it (itself, if a
         verb), or the root of its tree."""

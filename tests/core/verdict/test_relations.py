@@ -111,6 +111,15 @@ def test_words_close_in_the_tree_are_few_hops_apart() -> None:
     assert charles.text == "Charles"
 
 
+def test_the_words_between_two_words_are_those_on_the_tree_path() -> None:
+    r = reading("Rollo swore fealty to Charles.")
+    w = {x.text: x for x in r.words}
+    between = r.between(w["Rollo"].i, w["Charles"].i)
+    assert w["swore"].i in between and w["Rollo"].i not in between
+    assert w["fealty"].i not in between  # a branch off the path
+    assert r.between(w["Rollo"].i, w["swore"].i) == set()
+
+
 def test_two_main_clauses_joined_by_a_comma_and_a_conjunction_are_cut_apart() -> None:
     assert main_clauses("The Normans conquered England in 1066, and their duke became king.") == [
         "The Normans conquered England in 1066",
