@@ -59,12 +59,13 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
     attested: dict[int, list[Reading]] = {}
     where: dict[int, dict[int, set[int]]] = {}  # arc -> sentence -> the words attesting it
     paraphrased: set[int] = set()
+    objects = _objects(claim.arcs)
     for k, s in enumerate(pool):
         for n in _paraphrased(claim, s):
             attested.setdefault(n, []).append(s)
             paraphrased.add(n)
         for n, arc in enumerate(claim.arcs):
-            at = _linked_at(arc, s, _objects(claim.arcs))
+            at = _linked_at(arc, s, objects)
             if at:
                 attested.setdefault(n, []).append(s)
                 where.setdefault(n, {})[k] = at

@@ -59,7 +59,14 @@ def figure_years(words: Sequence[str], breaks: Sequence[bool]) -> frozenset[tupl
     return frozenset((words[i].replace(",", ""), words[j]) for i, j in taken.items())
 
 
-_PERIODS = frozenset({"q1", "q2", "q3", "q4", "h1", "h2"})
+# A quarter's or half year's letter and number, written together: a period's name, no figure.
+_PERIOD_PARTS = frozenset({("Q", n) for n in "1234"} | {("H", n) for n in "12"})
+_PERIODS = frozenset((letter + n).lower() for letter, n in _PERIOD_PARTS)
+
+
+def period_name(letter: str, number: str) -> bool:
+    """Whether ``letter`` and ``number`` written together name a period ("Q2", "H1")."""
+    return (letter, number) in _PERIOD_PARTS
 
 
 def _periods_joined(words: Sequence[str], breaks: Sequence[bool]) -> tuple[list[str], list[bool]]:
@@ -68,7 +75,7 @@ def _periods_joined(words: Sequence[str], breaks: Sequence[bool]) -> tuple[list[
     out_words: list[str] = []
     out_breaks: list[bool] = []
     for w, broke in zip(words, breaks, strict=True):
-        if out_words and out_words[-1] in ("Q", "H") and w in ("1", "2", "3", "4") and not broke:
+        if out_words and period_name(out_words[-1], w) and not broke:
             out_words[-1] += w
             continue
         out_words.append(w)

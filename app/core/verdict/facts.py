@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from app.core.text import stem
 from app.core.verdict.checks import Finding, on
-from app.core.verdict.dated import figure_years, year_swapped
+from app.core.verdict.dated import figure_years, period_name, year_swapped
 from app.core.verdict.figures import computed
 from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
 from app.core.verdict.lang.en import CONCEDED as _CONCEDED
@@ -48,7 +48,6 @@ from app.core.verdict.names import known_name, runs
 from app.core.verdict.tokens import Token, tokens
 
 _ONE_STEMS = frozenset(stem(w) for w in _ONE_SAID_AS)
-_PERIOD_NUMBERS = frozenset("1234")  # of a quarter ("Q2") or a half year ("H1")
 _SCOPE = 3  # content words after a negation that it governs
 _FRAME = 2  # words either side of a negation compared in order
 _POLAR_REACH = 3  # a negation this many words before an opposite-pair word flips it
@@ -130,7 +129,7 @@ def facts(text: str) -> Facts:
             number = None
         if number is not None and i and f"{toks[i - 1].word.lower()} {low}" in _NOT_FIGURES:
             number = None  # "at first as a fiefdom": at the start, not the first of a count
-        if number in _PERIOD_NUMBERS and i and toks[i - 1].glued and toks[i - 1].word in ("Q", "H"):
+        if number is not None and i and toks[i - 1].glued and period_name(toks[i - 1].word, low):
             number = None  # "Q2", "H1": a period's name, which a filing writes as its months
         if number is not None:
             numbers.add(number)
