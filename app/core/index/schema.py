@@ -30,9 +30,11 @@ SCHEMA_VERSION = 7
 # What each passage's vector is made of. 1: the passage alone; 2: its context line and the
 # passage (``ingest.context``); 3: a PDF page's own title joins its heading path
 # (``context.page_title``); 4: tables kept whole (a PDF row on one line, leaders and page
-# furniture left out; column heads in the heading path of a long table's parts). A file whose
-# rows are older is rebuilt by the next sync.
-INDEX_FORMAT = 4
+# furniture left out; column heads in the heading path of a long table's parts); 5: a PDF
+# row whose amounts' currency signs MuPDF sets on the figure before them ("14,189    $") is a
+# table's row, and years beside each other at the top of a page are column heads, not page
+# numbers. A file whose rows are older is rebuilt by the next sync.
+INDEX_FORMAT = 5
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

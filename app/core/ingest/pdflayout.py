@@ -12,8 +12,10 @@ first lines. The rest of the page keeps MuPDF's order.
 Two kinds of ink are not text: dot leaders ("Net income . . . . . 244,230": the leader is
 cut, the two sides become two cells) and page furniture (a page number, "Table of Contents"
 alone in the top or bottom margin, and a filing's running "PART II", "Item 7" in the top
-band). A row whose text follows its figures ("bessel_i | 194 | elt | 165": the two columns of
-an index) is not a table's row: its lines keep MuPDF's order.
+band; a year is a page number only alone on its row, for a table at the top of a page sets
+its column heads there). A figure's cell ends before a currency sign set after it: the sign
+is the next column's ("14,189    $"). A row whose text follows its figures ("bessel_i | 194 |
+elt | 165": the two columns of an index) is not a table's row: its lines keep MuPDF's order.
 
 A page's layout is computed from its lines alone (their text and boxes), so the text
 (``pdftext.pdf_page_text``) and the glyph boxes (``pdftext.pdf_page_chars``) built from the
@@ -38,6 +40,10 @@ MAX_HEAD_ROWS = 3  # rows of column heads taken above a table's first row of fig
 MARGIN = 0.1  # of the page height: the top and bottom bands where furniture is set
 
 _LEADER = re.compile(r"[ \t]*[.·•_…](?:[ \t]*[.·•_…]){3,}[ \t]*")
+# A figure's last character, the white space after it and a currency sign ending the cell:
+# MuPDF often sets the sign of the next column's amount on the line of the figure before it
+# ("Net sales", "$", "14,189    $", "14,082"), which made the row read as text, not a table's.
+_NEXT_SIGN = re.compile(r"[\d)%]\s+[$€£¥]$")
 _FIGURE = re.compile(
     r"^[(\[]?[-–—+]?[$€£¥]?[ ]?[(]?[-–—+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)[ ]?(?:%|bps|x)?[)\]]?"
     r"[*†]?$|^[-–—]+$|^[$€£¥%]$|^n/?[am]$",
@@ -47,6 +53,7 @@ _PERIOD = re.compile(
     r"^(?:\(?(?:19|20)\d\d\)?|FY\s?\d{2,4}|Q[1-4]\s?\d{0,4}|H[12]\s?\d{0,4}"
     r"|[A-Z][a-z]+\.? \d{1,2},?(?: (?:19|20)\d\d)?)$"  # "December 31," "Nov. 27, 2015"
 )
+_YEAR = re.compile(r"^(?:19|20)\d\d$")  # a year alone: a page number only if alone on its row
 _FURNITURE = re.compile(
     r"^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7}|[A-Z]{1,2}-\d{1,3})(?:\s+of\s+\d{1,4})?$"
     r"|^table of contents$|^\d{1,4}\s*[|·•]\s*.{0,60}$|^.{0,60}\s*[|·•]\s*\d{1,4}$"
@@ -78,12 +85,17 @@ class Layout:
 
 
 def cells_of(text: str) -> list[tuple[int, int]]:
-    """A line's character ranges once dot leaders are cut out, spaces trimmed at the ends."""
+    """A line's character ranges once dot leaders are cut out, spaces trimmed at the ends; a
+    currency sign set after a figure ("14,189    $") is a cell of its own, the next column's."""
     out: list[tuple[int, int]] = []
     pos = 0
     for m in [*_LEADER.finditer(text), None]:
         end = m.start() if m is not None else len(text)
         a, b = _trim(text, pos, end)
+        sign = _NEXT_SIGN.search(text, a, b)
+        if sign is not None:
+            out.append((a, sign.start() + 1))
+            a = sign.end() - 1
         if a < b:
             out.append((a, b))
         if m is not None:
@@ -105,16 +117,20 @@ def is_head_line(line: str) -> bool:
 
 
 def _head_texts(texts: Sequence[str]) -> bool:
-    """Cells that are all periods or parenthesised units, or several short heads."""
+    """Cells that are all periods or parenthesised units, or several short heads (periods
+    among them: "2022 | 2021 | 22 vs. 21")."""
     if all(_PERIOD.match(t) or t.startswith("(") for t in texts):
         return True
-    return len(texts) >= 2 and all(len(t.split()) <= 4 and not is_figure(t) for t in texts)
+    return len(texts) >= 2 and all(
+        len(t.split()) <= 4 and (not is_figure(t) or _PERIOD.match(t)) for t in texts
+    )
 
 
 def layout(lines: Sequence[Line], page_height: float) -> Layout:
     """The page's blocks in reading order, tables set as rows (see the module)."""
     edges = _edge_lines(lines)
     dropped = {i for i, ln in enumerate(lines) if _furniture(ln, page_height, i in edges)}
+    dropped -= _year_heads(lines, dropped)
     keep = [i for i in range(len(lines)) if i not in dropped]
     cells = {i: cells_of(lines[i].text) for i in keep}
     keep = [i for i in keep if cells[i]]
@@ -150,6 +166,20 @@ def _furniture(line: Line, page_height: float, edge: bool) -> bool:
     _, y0, _, y1 = line.bbox
     banded = page_height > 0 and (y1 <= page_height * MARGIN or y0 >= page_height * (1 - MARGIN))
     return (edge or banded) and bool(_FURNITURE.match(" ".join(line.text.split())))
+
+
+def _year_heads(lines: Sequence[Line], dropped: set[int]) -> set[int]:
+    """Of the lines taken for page numbers, the years set beside another line on their row:
+    the column heads of a table at the top of a page ("2022", "2021"), not furniture."""
+    out: set[int] = set()
+    for i in dropped:
+        if _YEAR.match(lines[i].text.strip()):
+            mid = _mid(lines[i])
+            if any(
+                j != i and lines[j].bbox[1] <= mid <= lines[j].bbox[3] for j in range(len(lines))
+            ):
+                out.add(i)
+    return out
 
 
 def _edge_lines(lines: Sequence[Line]) -> set[int]:

@@ -70,6 +70,55 @@ def test_a_statement_row_is_one_line_with_its_figures(tmp_path: Path) -> None:
     assert page.text[table.start : table.end].splitlines()[-1].startswith("Property and")
 
 
+def test_the_next_columns_dollar_sign_set_after_a_figure_keeps_the_row_a_table_row(
+    tmp_path: Path,
+) -> None:
+    """Many filings set each amount's "$" on the text line of the figure before it
+    ("14,189    $", then "14,082"): such a row read as prose, so the table began at its first
+    row without a dollar sign, and its column heads and first rows were left above it."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 160), "Year ended December 31,", fontname="helv", fontsize=9)
+    page.insert_text((480, 160), "% change", fontname="helv", fontsize=9)
+    for x, head in ((330, "2022"), (410, "2021"), (480, "22 vs. 21")):
+        page.insert_text((x, 172), head, fontname="helv", fontsize=9)
+    rows = [
+        ("Net sales", "14,189", "14,082", "1%"),
+        ("Gross margin", "4,506", "5,063", "(11%)"),
+        ("Provision for income taxes", "(411)", "(491)", "16%"),
+    ]
+    y = 190
+    for label, a, b, change in rows:
+        page.insert_text((72, y), label, fontname="helv", fontsize=9)
+        page.insert_text((300, y), "$", fontname="helv", fontsize=9)
+        page.insert_text((330, y), f"{a}\u00a0 \u00a0 \u00a0 \u00a0 \u00a0 $", fontsize=9)
+        page.insert_text((410, y), b, fontname="helv", fontsize=9)
+        page.insert_text((480, y), change, fontname="helv", fontsize=9)
+        y += 12
+    page.insert_text((72, y), "Effective tax rate", fontname="helv", fontsize=9)
+    page.insert_text((330, y), "23%", fontname="helv", fontsize=9)
+    page.insert_text((410, y), "20%", fontname="helv", fontsize=9)
+    path = tmp_path / "corning.pdf"
+    doc.save(path)
+    doc.close()
+
+    page_read = load_document(path).pages[0]
+    lines = page_read.text.splitlines()
+    assert "Net sales | $ 14,189 | $ 14,082 | 1%" in lines
+    assert "Provision for income taxes | $ (411) | $ (491) | 16%" in lines
+    (table,) = page_read.tables
+    assert page_read.text[table.start : table.head_end].splitlines() == [
+        "Year ended December 31, | % change",
+        "2022 | 2021 | 22 vs. 21",
+    ]
+    last_row = page_read.text[table.start : table.end].splitlines()[-1]
+    assert last_row == "Effective tax rate | 23% | 20%"
+    with pymupdf.open(path) as pdf:
+        text, boxes = pdf_page_chars(pdf[0])
+    second = text.index("$ 14,082")  # the sign's glyph is the one drawn after 14,189
+    assert boxes[second] is not None and boxes[second][0] > 330
+
+
 def test_the_glyph_boxes_follow_the_row_order(tmp_path: Path) -> None:
     """Highlights map offsets to glyphs: each character of a row's cells is the glyph drawn
     in that cell's column, separators have no box."""
@@ -200,3 +249,29 @@ def test_csv_parts_carry_the_header_line(tmp_path: Path) -> None:
     assert chunks[0].text.startswith("account,fy2022,fy2021")
     assert all(c.heading == "account,fy2022,fy2021" for c in chunks[1:])
     assert all(c.text.splitlines()[0].startswith("account number") for c in chunks[1:])
+
+
+def test_a_tables_years_at_the_top_of_a_page_are_its_column_heads_not_page_numbers(
+    tmp_path: Path,
+) -> None:
+    """A statement continued at the top of a page sets its years in the band where page
+    numbers stand; alone on its row a number there is furniture, beside others a head."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((400, 50), "2022", fontname="helv", fontsize=9)
+    page.insert_text((470, 50), "2021", fontname="helv", fontsize=9)
+    y = 66
+    for label, a, b in ROWS:
+        page.insert_text((72, y), label, fontname="helv", fontsize=9)
+        page.insert_text((400, y), a, fontname="helv", fontsize=9)
+        page.insert_text((470, y), b, fontname="helv", fontsize=9)
+        y += 12
+    page.insert_text((300, 40), "12", fontname="helv", fontsize=9)  # the page number, alone
+    path = tmp_path / "continued.pdf"
+    doc.save(path)
+    doc.close()
+
+    page_read = load_document(path).pages[0]
+    (table,) = page_read.tables
+    assert page_read.text[table.start : table.head_end] == "2022 | 2021"
+    assert "12" not in page_read.text.splitlines()
