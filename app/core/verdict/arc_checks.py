@@ -27,6 +27,13 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "England was conquered by the Normans in 1066.",
                 "flagged",
             ),
+            _E(  # an agent on an active verb is the parse's slip: "by" is a preposition
+                "Norman mercenaries had first been encouraged to come south by the Lombards "
+                "to act against the Byzantines [1].",
+                "Norman mercenaries were first encouraged to come to the south by the "
+                "Lombards to act against the Byzantines.",
+                "backed",
+            ),
             _E(  # one argument: nothing to swap
                 "Written to the viminfo file, file marks persist across Vim sessions [1].",
                 "File marks are written to the viminfo file. This means that your file marks "
@@ -416,6 +423,12 @@ ARC_CHECKS: tuple[Check, ...] = (
             _E(  # "stop" denies the verb it governs, as "prevented from" does
                 "Smartphone instances stop responding to ring [1].",
                 "Instances of Smartphone have been prevented from responding to ring.",
+                "backed",
+            ),
+            _E(  # "stops a file from showing": the parse hangs "from" on the object
+                "Adding it there stops the notes file from showing up as untracked [1].",
+                "Once I've added that line, the notes file will no longer show up as an "
+                "untracked file.",
                 "backed",
             ),
             _E(  # "no longer" denies the verb it modifies

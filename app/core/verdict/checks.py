@@ -306,6 +306,13 @@ CHECKS: tuple[Check, ...] = (
                 "of protests.",
                 "backed",
             ),
+            _E(  # "otherwise not" and "not otherwise": one negation, the adverb moved
+                "Such motions raise items that would not otherwise be accorded official "
+                "parliamentary time [1].",
+                "Such motions are on any item which would otherwise not be accorded official "
+                "parliamentary time.",
+                "backed",
+            ),
         ),
     ),
     Check(

@@ -155,6 +155,8 @@ def facts(text: str) -> Facts:
         if _negates(toks, i):
             scope = _scope(toks, i)
             negated.update(scope)
+            if i and toks[i - 1].content and not t.after_break:
+                negated.add(toks[i - 1].stem)  # "would otherwise not be": "not otherwise"
             anchor = _clause_word(toks, i) or (scope[1] if len(scope) > 1 else None)
             if scope and anchor:
                 negations.append((anchor, scope[0]))

@@ -369,6 +369,9 @@ def negated(t: Token) -> bool:
     if _denied(t) or (t.dep_ == "pcomp" and t.head.lower_ == "without"):
         return True  # "without completely replacing them": not replacing them
     governor = t.head.head if t.dep_ == "pcomp" and t.head.lower_ == "from" else t.head
+    if governor is not t.head and governor.dep_ == "dobj":
+        governor = governor.head  # "stops a file from showing up": the parse hangs "from" on
+        # the object; it is the verb's all the same
     if t.dep_ in ("xcomp", "acl", "pcomp") and governor.lemma_.lower() in en.REFUSING:
         return True
     if t.dep_ in ("xcomp", "pcomp") and _unable(t):
@@ -469,7 +472,9 @@ def _heads(t: Token, inside: set[int]) -> Iterator[tuple[Token, str]]:
         prep = t.head
         role = f"prep:{prep.lower_}"
         holder = prep.head
-        if prep.dep_ == "agent":  # "by the kurultai": the one who acted
+        if prep.dep_ == "agent" and holder.tag_ == "VBN":  # "by the kurultai": the one
+            # who acted; the parse also hangs an agent on an active verb ("encouraged to come
+            # south by the Lombards": 'come' is no passive), where "by" is a preposition
             role = SUBJ
         elif prep.dep_ in ("prep", "dative") and prep.head.dep_ == "prep":  # "in favour of"
             holder = prep.head.head
