@@ -19,7 +19,8 @@ unit after it, and inside a table the units are its rows (lines), never sentence
 label stays with its figures. A table that fits stays whole; a long one is cut between rows
 by the same content-defined rule, never right before a row that starts with "Total" (a
 statement's section ends at its total, which belongs with the rows it sums; the word is
-English, as the filings are), and each part after the first carries the table's column
+English, as the filings are) nor right after the column heads (a part of heads alone names
+no figure), and each part after the first carries the table's column
 heads at the end of its heading path (``table_heading``), so what is embedded and searched
 with a row names the periods of its figures, while the passage itself stays exact page text.
 
@@ -282,6 +283,7 @@ def _units(
     """Yield the page's units in order: blocks, split further where over the limits; a
     table's lines one unit each, the first of a table and the first after it forced."""
     edges = sorted((t.start, t.end) for t in tables if t.start < t.end)
+    heads_end = {t.start: t.head_end for t in tables if t.head_end > t.start}
     after_table = False
     for block_start, block_end, heading, is_heading in _blocks(text, markdown):
         for start, end, inside in _around(text, edges, block_start, block_end):
@@ -295,10 +297,14 @@ def _units(
                         [line] if line is not None else _pack(text, l_start, l_end, limits)
                     )
                 ]
+                head_end = heads_end.get(start, start)
                 for i, span in enumerate(rows):
                     # a statement's section ends at its total: a part never ends right before
-                    # "Total current liabilities", so the total stays with the rows it sums
-                    held = i + 1 < len(rows) and _TOTAL_ROW.match(text, rows[i + 1][0]) is not None
+                    # "Total current liabilities", so the total stays with the rows it sums;
+                    # nor right after the column heads, which head the rows, not a part alone
+                    held = i + 1 < len(rows) and (
+                        _TOTAL_ROW.match(text, rows[i + 1][0]) is not None or span[1] <= head_end
+                    )
                     yield _unit(text, span, limits, heading, first, held=held)
                     first = False
                 after_table = end in {b for _, b in edges}

@@ -16,9 +16,10 @@ from pathlib import Path
 import docx
 import pymupdf
 
-from app.core.ingest.chunking import chunk_document
+from app.core.ingest.chunking import chunk_document, chunk_text
 from app.core.ingest.loaders import load_document
 from app.core.ingest.pdftext import pdf_page_chars, pdf_page_text
+from app.core.types import TableSpan
 
 ROWS = [
     ("Cash and cash equivalents", "2,822", "1,467"),
@@ -183,6 +184,28 @@ def test_a_part_of_a_long_table_never_ends_right_before_a_total(tmp_path: Path) 
     assert len(parts) >= 3
     after = [parts[i + 1].text.splitlines()[0] for i in range(len(parts) - 1)]
     assert not [line for line in after if line.startswith("Total")], after
+
+
+def test_a_part_of_a_table_never_holds_its_column_heads_alone() -> None:
+    """Three rows of heads above rows dense with figures: the heads fill much of a part's
+    budget, and the part used to end right after them, a passage of heads and no figures."""
+    heads = [
+        "2022 | 2021 | % change",
+        "Operating | Operating | Operating Income",
+        "(Dollars in millions) | Net Sales | % of Total | Income (Loss) | Net Sales | % of "
+        "Total | Income (Loss) | Net Sales | (Loss)",
+    ]
+    rows = [
+        f"Segment {i} | $ {i},604 | 33.9 % | $ 1,19{i} | $ 11,98{i} | 33.9 % | $ 2,46{i} | "
+        f"(3.{i})% | (51.{i})%"
+        for i in range(1, 12)
+    ]
+    text = "\n".join([*heads, *rows])
+    head_end = len("\n".join(heads))
+    chunks = chunk_text(text, path="s.pdf", page=1, tables=(TableSpan(0, len(text), head_end),))
+    assert len(chunks) >= 2
+    assert chunks[0].end > head_end  # the first part holds the heads and rows under them
+    assert chunks[0].text.splitlines()[len(heads)].startswith("Segment 1 |")
 
 
 def test_markdown_pipe_table_is_kept_whole(tmp_path: Path) -> None:
