@@ -41,7 +41,11 @@ again (words, line, meaning, found, statement) 0.655 / 0.690; with titles 0.690 
 pages apart 0.690 / 0.793; three files 0.690 / 0.828. The weights were flat around these
 (each step is one question of 29). Measured again on a newer index (0.621 / 0.759), then
 statements known by their own titles 0.724 / 0.828, and the asked report read first 0.793 /
-0.897; the held-out half (18) stayed at 0.722 / 0.778.
+0.897; the held-out half (18) stayed at 0.722 / 0.778. Over index format 5 (tables whose
+amounts' dollar signs had broken their rows read whole, with their column heads) the dev
+half came to 0.793 / 0.862, one question lost (3M's "excluding M&A", whose page had ranked
+third by a prose passage of it); "M&A" read as the acquisitions and divestitures columns of
+the segment table brought it to fourth, 0.828 / 0.897; the held-out half read 0.667 / 0.667.
 """
 
 from __future__ import annotations
@@ -108,6 +112,7 @@ SYNONYMS = (
     (r"\bnet ar\b|accounts receivable", "receivables accounts receivable"),
     (r"\brevenues?\b|topline|top line", "revenues net sales total"),
     (r"\bd&a\b", "depreciation amortization"),
+    (r"\bm&a\b", "acquisitions divestitures mergers"),
     (r"\bceo\b", "chief executive officer"),
     (r"\bcfo\b", "chief financial officer"),
     (r"\bcoo\b", "chief operating officer"),

@@ -96,6 +96,8 @@ def test_named_statements_and_line_item_words() -> None:
     assert "2018" in words and "purchas" in words and "properti" in words
     officer = pages.question_stems("Has the new CEO been a CEO before?")  # a filing spells it out
     assert {"chief", "execut", "offic"} <= set(officer)
+    deals = pages.question_stems("Excluding M&A, which segment dragged down growth?")
+    assert {"acquisit", "divestitur"} <= set(deals)  # the segment table's column heads
 
 
 def test_a_table_of_small_figures_is_not_a_contents_page() -> None:
