@@ -194,6 +194,7 @@ class Indexer:
         """Read changed files and write each atomically, drop the gone, then embed new texts."""
         started = time.perf_counter()
         report = IndexReport()
+        self.manifest.raise_formats()  # a newer format that reads only other types of file
         planned = self._plan(roots, report)
         changed, removed = planned.changed, planned.gone
         # Smallest first: most files (notes, pages) become searchable within seconds, and the

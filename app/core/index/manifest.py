@@ -448,6 +448,27 @@ class Manifest:
                 return
             hit.ocr = row is not None
 
+    def raise_formats(self) -> int:
+        """Raise in place the index format of indexed files that the formats after theirs
+        do not concern (``schema.FORMAT_CONCERNS``): a note indexed with format 4 is what
+        format 5, which reads PDF tables anew, builds. Returns how many files were raised."""
+        raised = 0
+        try:
+            with transaction(self.conn):
+                for fmt, ends in sorted(schema.FORMAT_CONCERNS.items()):
+                    one = "lower(path) LIKE ? OR lower(path) LIKE ?"  # "x.pdf", "x.pdf.gz"
+                    concerned = " OR ".join(one for _ in ends)
+                    args = [like for end in ends for like in (f"%{end}", f"%{end}.%")]
+                    cur = self.conn.execute(
+                        "UPDATE files SET format = ? WHERE status = 'indexed' AND format = ? "
+                        f"AND NOT ({concerned})",
+                        (fmt, fmt - 1, *args),
+                    )
+                    raised += max(cur.rowcount, 0)
+        except sqlite3.OperationalError:  # read-only, or a full disk: they are read again
+            return 0
+        return raised
+
     def outdated(self) -> int:
         """Indexed files whose passages an older index format built (the next sync rebuilds)."""
         try:

@@ -35,6 +35,11 @@ SCHEMA_VERSION = 7
 # table's row, and years beside each other at the top of a page are column heads, not page
 # numbers. A file whose rows are older is rebuilt by the next sync.
 INDEX_FORMAT = 5
+# The formats that change only what files of some types are read as (by how their names end,
+# a compressed one's inner name too): a file of another type indexed with the format before
+# is what this format builds, so its format is raised in place, nothing read or embedded
+# (``Manifest.raise_formats``). Formats not named here concern every file.
+FORMAT_CONCERNS: dict[int, tuple[str, ...]] = {5: (".pdf",)}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -76,6 +76,32 @@ def test_chunks_carry_their_context_and_are_keyed_by_what_is_embedded(make_engin
     assert engine.search("seaweed", k=3, mode="lexical").hits[0].path.endswith("seaweed.md")
 
 
+def test_a_format_that_reads_only_pdfs_anew_reads_no_other_file_again(make_engine, tmp_path):
+    """Format 5 reads PDF tables anew: the next sync reads the PDFs again, and raises the
+    notes' format in place, with nothing read or embedded (a person's ten thousand notes
+    need not wait for a better reading of their statements)."""
+    import pymupdf
+
+    docs = write_notes(tmp_path / "docs", count=2)
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 72), "Harbour dues rose in the spring.", fontsize=11)
+    pdf.save(docs / "Dues.PDF")
+    pdf.close()
+    engine = make_engine()
+    engine.index([str(docs)])
+    with engine.manifest.conn:
+        engine.manifest.conn.execute("UPDATE files SET format = ?", (INDEX_FORMAT - 1,))
+    assert engine.manifest.outdated() == 4
+
+    report = engine.index([str(docs)])
+    assert report.files_indexed == 1 and report.files_unchanged == 3  # the PDF alone
+    assert report.chunks_embedded == 0  # its text is what it was: its vectors are reused
+    assert engine.manifest.outdated() == 0
+    formats = {r[0] for r in engine.manifest.conn.execute("SELECT format FROM files")}
+    assert formats == {INDEX_FORMAT}
+    assert engine.search("harbour dues spring", k=1).hits[0].path.endswith("Dues.PDF")
+
+
 def downgrade_to_format_1(data: Path) -> int:
     """Make the index what format 1 left: bare-passage hashes and context-free rows."""
     db = sqlite3.connect(data / "manifest.sqlite3")
