@@ -450,10 +450,14 @@ class Manifest:
 
     def raise_formats(self) -> int:
         """Raise in place the index format of indexed files that the formats after theirs
-        do not concern (``schema.FORMAT_CONCERNS``): a note indexed with format 4 is what
-        format 5, which reads PDF tables anew, builds. Returns how many files were raised."""
+        do not concern (``schema.FORMAT_CONCERNS``): a script or a text file indexed with
+        format 4 is what format 5, which changes how tables and paged files are read, builds.
+        Returns how many files were raised; takes the write lock only when one is older."""
         raised = 0
         try:
+            older = "SELECT 1 FROM files WHERE status = 'indexed' AND format < ? LIMIT 1"
+            if self.conn.execute(older, (schema.INDEX_FORMAT,)).fetchone() is None:
+                return 0
             with transaction(self.conn):
                 for fmt, ends in sorted(schema.FORMAT_CONCERNS.items()):
                     one = "lower(path) LIKE ? OR lower(path) LIKE ?"  # "x.pdf", "x.pdf.gz"

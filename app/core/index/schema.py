@@ -25,6 +25,7 @@ import sqlite3
 from app.core.index import lexical, pending, skipped
 from app.core.ingest.context import file_label
 from app.core.ingest.failures import FailureKind
+from app.core.ingest.images import IMAGE_SUFFIXES
 
 SCHEMA_VERSION = 7
 # What each passage's vector is made of. 1: the passage alone; 2: its context line and the
@@ -32,14 +33,32 @@ SCHEMA_VERSION = 7
 # (``context.page_title``); 4: tables kept whole (a PDF row on one line, leaders and page
 # furniture left out; column heads in the heading path of a long table's parts); 5: a PDF
 # row whose amounts' currency signs MuPDF sets on the figure before them ("14,189    $") is a
-# table's row, and years beside each other at the top of a page are column heads, not page
-# numbers. A file whose rows are older is rebuilt by the next sync.
+# table's row, years beside each other at the top of a page are column heads, not page
+# numbers, and no part of a table (in any format) ends right after its column heads. A file
+# whose rows are older is rebuilt by the next sync.
 INDEX_FORMAT = 5
 # The formats that change only what files of some types are read as (by how their names end,
 # a compressed one's inner name too): a file of another type indexed with the format before
 # is what this format builds, so its format is raised in place, nothing read or embedded
-# (``Manifest.raise_formats``). Formats not named here concern every file.
-FORMAT_CONCERNS: dict[int, tuple[str, ...]] = {5: (".pdf",)}
+# (``Manifest.raise_formats``). Formats not named here concern every file. Format 5: the
+# paged formats MuPDF lays out (PDF, EPUB, images read by OCR) and the formats with tables.
+FORMAT_CONCERNS: dict[int, tuple[str, ...]] = {
+    5: (
+        ".pdf",
+        ".epub",
+        *IMAGE_SUFFIXES,
+        ".md",
+        ".markdown",
+        ".mdown",
+        ".mkd",
+        ".html",
+        ".htm",
+        ".xhtml",
+        ".docx",
+        ".csv",
+        ".tsv",
+    )
+}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -283,7 +283,6 @@ def _units(
     """Yield the page's units in order: blocks, split further where over the limits; a
     table's lines one unit each, the first of a table and the first after it forced."""
     edges = sorted((t.start, t.end) for t in tables if t.start < t.end)
-    heads_end = {t.start: t.head_end for t in tables if t.head_end > t.start}
     after_table = False
     for block_start, block_end, heading, is_heading in _blocks(text, markdown):
         for start, end, inside in _around(text, edges, block_start, block_end):
@@ -297,7 +296,9 @@ def _units(
                         [line] if line is not None else _pack(text, l_start, l_end, limits)
                     )
                 ]
-                head_end = heads_end.get(start, start)
+                # where its column heads end (the part's start is trimmed: an indented
+                # Markdown table's part starts after the table's first spaces)
+                head_end = next((t.head_end for t in tables if t.start <= start < t.end), start)
                 for i, span in enumerate(rows):
                     # a statement's section ends at its total: a part never ends right before
                     # "Total current liabilities", so the total stays with the rows it sums;

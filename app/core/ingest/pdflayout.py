@@ -40,10 +40,11 @@ MAX_HEAD_ROWS = 3  # rows of column heads taken above a table's first row of fig
 MARGIN = 0.1  # of the page height: the top and bottom bands where furniture is set
 
 _LEADER = re.compile(r"[ \t]*[.·•_…](?:[ \t]*[.·•_…]){3,}[ \t]*")
-# A figure's last character, the white space after it and a currency sign ending the cell:
-# MuPDF often sets the sign of the next column's amount on the line of the figure before it
-# ("Net sales", "$", "14,189    $", "14,082"), which made the row read as text, not a table's.
-_NEXT_SIGN = re.compile(r"[\d)%]\s+[$€£¥]$")
+# A figure's last character, a column's gap of white space and a currency sign ending the
+# cell: MuPDF often sets the sign of the next column's amount on the line of the figure before
+# it ("Net sales", "$", "14,189    $", "14,082"), which made the row read as text, not a
+# table's. One space is a sign written after its own amount ("20 €", "15 $"): left whole.
+_NEXT_SIGN = re.compile(r"[\d)%]\s{2,}[$€£¥]$")
 _FIGURE = re.compile(
     r"^[(\[]?[-–—+]?[$€£¥]?[ ]?[(]?[-–—+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)[ ]?(?:%|bps|x)?[)\]]?"
     r"[*†]?$|^[-–—]+$|^[$€£¥%]$|^n/?[am]$",
@@ -117,12 +118,15 @@ def is_head_line(line: str) -> bool:
 
 
 def _head_texts(texts: Sequence[str]) -> bool:
-    """Cells that are all periods or parenthesised units, or several short heads (periods
-    among them: "2022 | 2021 | 22 vs. 21")."""
+    """Cells that are all periods or parenthesised units, or several short heads, two
+    periods or more among them ("2022 | 2021 | 22 vs. 21"; not "Founded | 1998", a row)."""
     if all(_PERIOD.match(t) or t.startswith("(") for t in texts):
         return True
-    return len(texts) >= 2 and all(
-        len(t.split()) <= 4 and (not is_figure(t) or _PERIOD.match(t)) for t in texts
+    periods = sum(1 for t in texts if _PERIOD.match(t))
+    return (
+        len(texts) >= 2
+        and periods != 1
+        and all(len(t.split()) <= 4 and (not is_figure(t) or _PERIOD.match(t)) for t in texts)
     )
 
 

@@ -306,6 +306,11 @@ CHECKS: tuple[Check, ...] = (
                 "of protests.",
                 "backed",
             ),
+            _E(  # the word before "not" is not what it negates ("not because of …")
+                "Smith did not resign [1].",
+                "Smith resigned not because of the scandal but for his health.",
+                "flagged",
+            ),
             _E(  # "otherwise not" and "not otherwise": one negation, the adverb moved
                 "Such motions raise items that would not otherwise be accorded official "
                 "parliamentary time [1].",

@@ -30,6 +30,7 @@ from app.core.verdict.lang.en import CONCESSIVE as _CONCESSIVE
 from app.core.verdict.lang.en import DENYING as _DENYING
 from app.core.verdict.lang.en import MONTHS as _MONTHS
 from app.core.verdict.lang.en import NEGATING_WORDS as _NEGATIONS
+from app.core.verdict.lang.en import NEGATION_MOVED as _MOVED
 from app.core.verdict.lang.en import NEGATION_SCOPE_END as _SCOPE_END
 from app.core.verdict.lang.en import NEGATIVE_QUANTIFIERS as _NEGATIVE_QUANTIFIERS
 from app.core.verdict.lang.en import NOT_NEGATING_AFTER as _NOT_NEGATING
@@ -155,7 +156,7 @@ def facts(text: str) -> Facts:
         if _negates(toks, i):
             scope = _scope(toks, i)
             negated.update(scope)
-            if i and toks[i - 1].content and not t.after_break:
+            if i and toks[i - 1].word.lower() in _MOVED and not t.after_break:
                 negated.add(toks[i - 1].stem)  # "would otherwise not be": "not otherwise"
             anchor = _clause_word(toks, i) or (scope[1] if len(scope) > 1 else None)
             if scope and anchor:

@@ -76,13 +76,20 @@ def test_chunks_carry_their_context_and_are_keyed_by_what_is_embedded(make_engin
     assert engine.search("seaweed", k=3, mode="lexical").hits[0].path.endswith("seaweed.md")
 
 
-def test_a_format_that_reads_only_pdfs_anew_reads_no_other_file_again(make_engine, tmp_path):
-    """Format 5 reads PDF tables anew: the next sync reads the PDFs again, and raises the
-    notes' format in place, with nothing read or embedded (a person's ten thousand notes
+def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(
+    make_engine, tmp_path
+):
+    """Format 5 reads PDF tables anew and cuts every format's tables another way: the next
+    sync reads the PDF and the Markdown note again, and raises the text file's and the
+    script's format in place, with nothing read or embedded (a person's ten thousand scripts
     need not wait for a better reading of their statements)."""
     import pymupdf
 
-    docs = write_notes(tmp_path / "docs", count=2)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.txt").write_text("High tide at the harbour mouth comes at dawn in spring.\n")
+    (docs / "kelp.py").write_text('"""Kelp harvest: cut the fronds above the holdfast."""\n')
+    (docs / "dues.md").write_text("# Dues\n\n| Year | Dues |\n|---|---|\n| 2021 | 40 |\n")
     pdf = pymupdf.open()
     pdf.new_page().insert_text((72, 72), "Harbour dues rose in the spring.", fontsize=11)
     pdf.save(docs / "Dues.PDF")
@@ -94,8 +101,8 @@ def test_a_format_that_reads_only_pdfs_anew_reads_no_other_file_again(make_engin
     assert engine.manifest.outdated() == 4
 
     report = engine.index([str(docs)])
-    assert report.files_indexed == 1 and report.files_unchanged == 3  # the PDF alone
-    assert report.chunks_embedded == 0  # its text is what it was: its vectors are reused
+    assert report.files_indexed == 2 and report.files_unchanged == 2  # the PDF and the note
+    assert report.chunks_embedded == 0  # their texts are what they were: vectors reused
     assert engine.manifest.outdated() == 0
     formats = {r[0] for r in engine.manifest.conn.execute("SELECT format FROM files")}
     assert formats == {INDEX_FORMAT}

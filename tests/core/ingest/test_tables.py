@@ -15,7 +15,9 @@ from pathlib import Path
 
 import docx
 import pymupdf
+import pytest
 
+from app.core.ingest import pdflayout
 from app.core.ingest.chunking import chunk_document, chunk_text
 from app.core.ingest.loaders import load_document
 from app.core.ingest.pdftext import pdf_page_chars, pdf_page_text
@@ -186,7 +188,8 @@ def test_a_part_of_a_long_table_never_ends_right_before_a_total(tmp_path: Path) 
     assert not [line for line in after if line.startswith("Total")], after
 
 
-def test_a_part_of_a_table_never_holds_its_column_heads_alone() -> None:
+@pytest.mark.parametrize("indent", ["", "  "])  # a Markdown table may be indented
+def test_a_part_of_a_table_never_holds_its_column_heads_alone(indent: str) -> None:
     """Three rows of heads above rows dense with figures: the heads fill much of a part's
     budget, and the part used to end right after them, a passage of heads and no figures."""
     heads = [
@@ -200,8 +203,8 @@ def test_a_part_of_a_table_never_holds_its_column_heads_alone() -> None:
         f"(3.{i})% | (51.{i})%"
         for i in range(1, 12)
     ]
-    text = "\n".join([*heads, *rows])
-    head_end = len("\n".join(heads))
+    text = indent + "\n".join([*heads, *rows])
+    head_end = len(indent + "\n".join(heads))
     chunks = chunk_text(text, path="s.pdf", page=1, tables=(TableSpan(0, len(text), head_end),))
     assert len(chunks) >= 2
     assert chunks[0].end > head_end  # the first part holds the heads and rows under them
@@ -272,6 +275,18 @@ def test_csv_parts_carry_the_header_line(tmp_path: Path) -> None:
     assert chunks[0].text.startswith("account,fy2022,fy2021")
     assert all(c.heading == "account,fy2022,fy2021" for c in chunks[1:])
     assert all(c.text.splitlines()[0].startswith("account number") for c in chunks[1:])
+
+
+def test_a_sign_written_after_its_own_amount_and_a_dated_row_stay_as_written() -> None:
+    """One space before a sign is an amount written the European way, not a column's gap;
+    a row with one year among its cells is a row, not column heads."""
+    line = "Le billet coûte 20 €"
+    assert [line[a:b] for a, b in pdflayout.cells_of(line)] == [line]
+    gap = "14,189\u00a0 \u00a0 $"
+    assert [gap[a:b] for a, b in pdflayout.cells_of(gap)] == ["14,189", "$"]
+    assert not pdflayout.is_head_line("Founded | 1998")
+    assert not pdflayout.is_head_line("Plant A | Ohio | 1998")
+    assert pdflayout.is_head_line("2022 | 2021 | 22 vs. 21")
 
 
 def test_a_tables_years_at_the_top_of_a_page_are_its_column_heads_not_page_numbers(

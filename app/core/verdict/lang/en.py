@@ -128,6 +128,9 @@ UNABLE = _words("unable impossible incapable")
 REFUSING = _words("refuse refusal forbid prohibit bar ban prevent stop cease")
 # A negation followed by these negates no word: "not only", "not just", "no doubt".
 NOT_NEGATING_AFTER = _words("only just merely solely least doubt")
+# Adverbs that say the same before a negation as after it: "would otherwise not be" is
+# "would not otherwise be" (not so "always not" and "not always", nor "still not").
+NEGATION_MOVED = _words("otherwise")
 # Words that end a negation's scope: "not in Paris but in Lyon".
 NEGATION_SCOPE_END = _words("and but or while whereas which who that because")
 # Quantifiers that negate the clause they open: "None of the attacks succeeded".
