@@ -76,9 +76,7 @@ def test_chunks_carry_their_context_and_are_keyed_by_what_is_embedded(make_engin
     assert engine.search("seaweed", k=3, mode="lexical").hits[0].path.endswith("seaweed.md")
 
 
-def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(
-    make_engine, tmp_path
-):
+def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(make_engine, tmp_path):
     """Format 5 reads PDF tables anew and cuts every format's tables another way: the next
     sync reads the PDF and the Markdown note again, and raises the text file's and the
     script's format in place, with nothing read or embedded (a person's ten thousand scripts
