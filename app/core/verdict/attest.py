@@ -501,10 +501,9 @@ def _contradiction(
     passage that says "left to float" of something else). A slot the passage fills otherwise
     is no contradiction where the claim (``said``: all its arcs) fills the same slot so too
     ("six years in North America, seven years in the European reckoning")."""
-    objects = _objects(said)
     for s in pool:
-        for other in s.arcs:
-            if _conflicting(arc, other) and not _ergative(arc, other, s, objects):
+        for other in s.arcs:  # the claim's objects read only where roles conflict (rarely)
+            if _conflicting(arc, other) and not _ergative(arc, other, s, _objects(said)):
                 return Finding(
                     "role",
                     f"in the passage {_named(arc.dep)} is {_role_words(other.role)} "
