@@ -36,17 +36,18 @@ SCHEMA_VERSION = 7
 # table's row, years beside each other at the top of a page are column heads, not page
 # numbers, and no part of a table (in any format) ends right after its column heads. A file
 # whose rows are older is rebuilt by the next sync.
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
+# The paged formats MuPDF lays out (``ingest.pdflayout``): PDF, EPUB, images read by OCR.
+PAGED_SUFFIXES = (".pdf", ".epub", *IMAGE_SUFFIXES)
 # The formats that change only what files of some types are read as (by how their names end,
 # a compressed one's inner name too): a file of another type indexed with the format before
 # is what this format builds, so its format is raised in place, nothing read or embedded
 # (``Manifest.raise_formats``). Formats not named here concern every file. Format 5: the
-# paged formats MuPDF lays out (PDF, EPUB, images read by OCR) and the formats with tables.
+# paged formats and the formats with tables. Format 6: the paged formats (figures set side by
+# side on one line, and a "$" after a figure, are cells of their own).
 FORMAT_CONCERNS: dict[int, tuple[str, ...]] = {
     5: (
-        ".pdf",
-        ".epub",
-        *IMAGE_SUFFIXES,
+        *PAGED_SUFFIXES,
         ".md",
         ".markdown",
         ".mdown",
@@ -57,7 +58,8 @@ FORMAT_CONCERNS: dict[int, tuple[str, ...]] = {
         ".docx",
         ".csv",
         ".tsv",
-    )
+    ),
+    6: PAGED_SUFFIXES,
 }
 
 SCHEMA = """

@@ -14,8 +14,11 @@ cut, the two sides become two cells) and page furniture (a page number, "Table o
 alone in the top or bottom margin, and a filing's running "PART II", "Item 7" in the top
 band; a year is a page number only alone on its row, for a table at the top of a page sets
 its column heads there). A figure's cell ends before a currency sign set after it: the sign
-is the next column's ("14,189    $"). A row whose text follows its figures ("bessel_i | 194 |
-elt | 165": the two columns of an index) is not a table's row: its lines keep MuPDF's order.
+is the next column's ("14,189    $"; after one space too, "796 $", on a page that writes "$"
+before its amounts), and figures set side by side on one line with only white space between
+them ("1,603,451  1,499,218") are a cell each. A row whose text follows its figures
+("bessel_i | 194 | elt | 165": the two columns of an index) is not a table's row: its lines
+keep MuPDF's order.
 
 A page's layout is computed from its lines alone (their text and boxes), so the text
 (``pdftext.pdf_page_text``) and the glyph boxes (``pdftext.pdf_page_chars``) built from the
@@ -28,7 +31,7 @@ figures, which would have made indexing the corpus ~35% slower than the 1.2x bud
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 BBox = tuple[float, float, float, float]
@@ -43,11 +46,18 @@ _LEADER = re.compile(r"[ \t]*[.·•_…](?:[ \t]*[.·•_…]){3,}[ \t]*")
 # A figure's last character, a column's gap of white space and a currency sign ending the
 # cell: MuPDF often sets the sign of the next column's amount on the line of the figure before
 # it ("Net sales", "$", "14,189    $", "14,082"), which made the row read as text, not a
-# table's. One space is a sign written after its own amount ("20 €", "15 $"): left whole.
+# table's. One space is a sign written after its own amount ("20 €", "15 $"): left whole,
+# except a "$" on a page that writes its dollar signs before amounts (``_DOLLAR_FIRST``), where
+# a "$" after a figure is always the next column's ("$ 26,268 | $ (14) $ | 796 $ | 25,486").
 _NEXT_SIGN = re.compile(r"[\d)%]\s{2,}[$€£¥]$")
+_NEXT_DOLLAR = re.compile(r"[\d)%—–-]\s+\$$")
+_DOLLAR_FIRST = re.compile(r"^\s*\$\s*$|\$\s?\(?\d")  # a "$" alone, or before a figure
+# Two columns' figures MuPDF sets on one line with only white space between them
+# ("1,603,451  1,499,218", "(62.8)   (23.2)"): each is a cell when every part is a figure.
+_COLUMN_GAP = re.compile(r"\s{2,}")
 _FIGURE = re.compile(
-    r"^[(\[]?[-–—+]?[$€£¥]?[ ]?[(]?[-–—+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)[ ]?(?:%|bps|x)?[)\]]?"
-    r"[*†]?$|^[-–—]+$|^[$€£¥%]$|^n/?[am]$",
+    r"^[(\[]?[-–—+]?[$€£¥]?[ ]?[(]?[-–—+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
+    r"(?:\)?[ ]?(?:%|bps|pp|x))?[)\]]?[*†]?$|^[-–—]+$|^[$€£¥%]$|^n/?[am]$",
     re.IGNORECASE,
 )
 _PERIOD = re.compile(
@@ -85,23 +95,46 @@ class Layout:
     furniture: set[int] = field(default_factory=set)  # lines left out as page furniture
 
 
-def cells_of(text: str) -> list[tuple[int, int]]:
+def cells_of(text: str, dollar_first: bool = False) -> list[tuple[int, int]]:
     """A line's character ranges once dot leaders are cut out, spaces trimmed at the ends; a
-    currency sign set after a figure ("14,189    $") is a cell of its own, the next column's."""
+    currency sign set after a figure ("14,189    $") is a cell of its own, the next column's
+    (after one space too where the page writes "$" before amounts: ``dollar_first``), and
+    figures set side by side with white space between them are a cell each."""
     out: list[tuple[int, int]] = []
     pos = 0
     for m in [*_LEADER.finditer(text), None]:
         end = m.start() if m is not None else len(text)
         a, b = _trim(text, pos, end)
         sign = _NEXT_SIGN.search(text, a, b)
+        if sign is None and dollar_first:
+            sign = _NEXT_DOLLAR.search(text, a, b)
         if sign is not None:
-            out.append((a, sign.start() + 1))
+            out += _figure_parts(text, a, sign.start() + 1)
             a = sign.end() - 1
         if a < b:
-            out.append((a, b))
+            out += _figure_parts(text, a, b)
         if m is not None:
             pos = m.end()
     return out
+
+
+def dollar_first(texts: Iterable[str]) -> bool:
+    """The page writes its dollar signs before amounts ("$ 5,363", or a "$" alone on its line
+    before the figure's): a "$" set after a figure there is the next column's."""
+    return any(_DOLLAR_FIRST.search(t) for t in texts)
+
+
+def _figure_parts(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The range, or its parts between gaps of white space when every part is a figure."""
+    gaps = list(_COLUMN_GAP.finditer(text, a, b))
+    if not gaps:
+        return [(a, b)]
+    starts = [a, *(g.end() for g in gaps)]
+    ends = [*(g.start() for g in gaps), b]
+    parts = list(zip(starts, ends, strict=True))
+    if all(is_figure(text[s:e]) for s, e in parts):
+        return parts
+    return [(a, b)]
 
 
 def is_figure(text: str) -> bool:
@@ -136,7 +169,8 @@ def layout(lines: Sequence[Line], page_height: float) -> Layout:
     dropped = {i for i, ln in enumerate(lines) if _furniture(ln, page_height, i in edges)}
     dropped -= _year_heads(lines, dropped)
     keep = [i for i in range(len(lines)) if i not in dropped]
-    cells = {i: cells_of(lines[i].text) for i in keep}
+    signs = dollar_first(lines[i].text for i in keep)
+    cells = {i: cells_of(lines[i].text, signs) for i in keep}
     keep = [i for i in keep if cells[i]]
     rows = _rows(lines, keep)
     tables = _tables(lines, rows, cells)

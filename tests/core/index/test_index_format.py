@@ -76,11 +76,15 @@ def test_chunks_carry_their_context_and_are_keyed_by_what_is_embedded(make_engin
     assert engine.search("seaweed", k=3, mode="lexical").hits[0].path.endswith("seaweed.md")
 
 
-def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(make_engine, tmp_path):
-    """Format 5 reads PDF tables anew and cuts every format's tables another way: the next
-    sync reads the PDF and the Markdown note again, and raises the text file's and the
-    script's format in place, with nothing read or embedded (a person's ten thousand scripts
-    need not wait for a better reading of their statements)."""
+@pytest.mark.parametrize(("older", "read_again"), [(4, 2), (5, 1)])
+def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(
+    make_engine, tmp_path, older, read_again
+):
+    """Format 5 reads PDF tables anew and cuts every format's tables another way, format 6
+    reads PDF pages' figures anew: the next sync reads again the PDF (and, from format 4, the
+    Markdown note), and raises the other files' format in place, with nothing read or
+    embedded (a person's ten thousand scripts need not wait for a better reading of their
+    statements)."""
     import pymupdf
 
     docs = tmp_path / "docs"
@@ -95,11 +99,12 @@ def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(make
     engine = make_engine()
     engine.index([str(docs)])
     with engine.manifest.conn:
-        engine.manifest.conn.execute("UPDATE files SET format = ?", (INDEX_FORMAT - 1,))
+        engine.manifest.conn.execute("UPDATE files SET format = ?", (older,))
     assert engine.manifest.outdated() == 4
 
     report = engine.index([str(docs)])
-    assert report.files_indexed == 2 and report.files_unchanged == 2  # the PDF and the note
+    assert report.files_indexed == read_again  # the PDF (and the note)
+    assert report.files_unchanged == 4 - read_again
     assert report.chunks_embedded == 0  # their texts are what they were: vectors reused
     assert engine.manifest.outdated() == 0
     formats = {r[0] for r in engine.manifest.conn.execute("SELECT format FROM files")}

@@ -313,3 +313,72 @@ def test_a_tables_years_at_the_top_of_a_page_are_its_column_heads_not_page_numbe
     (table,) = page_read.tables
     assert page_read.text[table.start : table.head_end] == "2022 | 2021"
     assert "12" not in page_read.text.splitlines()
+
+
+def test_figures_set_side_by_side_on_one_line_are_a_cell_each(tmp_path: Path) -> None:
+    """Some statements set both years' figures as one text line with white space between
+    ("1,603,451  1,499,218"): the row read as a label and one cell that is no figure, so it
+    was no table row and had no years above it."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 70), "Condensed Consolidated Balance Sheets", fontsize=11)
+    page.insert_text((400, 100), "2023", fontname="helv", fontsize=9)
+    page.insert_text((470, 100), "2022", fontname="helv", fontsize=9)
+    y = 116
+    for label, a, b in ROWS:
+        page.insert_text((72, y), label, fontname="helv", fontsize=9)
+        page.insert_text((400, y), f"{a}\u00a0 \u00a0 \u00a0 \u00a0 {b}", fontsize=9)
+        y += 12
+    page.insert_text((72, y + 20), "Net sales grew  15 percent  in 2023.", fontsize=9)
+    path = tmp_path / "ulta.pdf"
+    doc.save(path)
+    doc.close()
+
+    page_read = load_document(path).pages[0]
+    lines = page_read.text.splitlines()
+    assert "Inventories | 4,310 | 3,726" in lines
+    (table,) = page_read.tables
+    assert page_read.text[table.start : table.head_end] == "2023 | 2022"
+    # white space between words that are not all figures is no column's gap
+    assert any(" ".join(line.split()) == "Net sales grew 15 percent in 2023." for line in lines)
+
+
+def test_a_dollar_sign_after_a_figure_is_the_next_columns_where_the_page_writes_it_first(
+    tmp_path: Path,
+) -> None:
+    """A total row set "$ 26,268 | $ (14) $ | 796 $ | 25,486": on a page whose amounts carry
+    their "$" in front, a "$" one space after a figure belongs to the next column's amount."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for x, head in ((250, "Net Sales"), (330, "Currency"), (410, "Divestitures"), (490, "Organic")):
+        page.insert_text((x, 100), head, fontname="helv", fontsize=9)
+    rows = [
+        ("United States", "$ 18,122", "$ - $", "- $", "18,122"),
+        ("Canada", "2,173", "(5)", "443", "1,735"),
+        ("EMEA", "2,718", "66", "19", "2,633"),
+        ("Kraft Heinz", "$ 26,268", "$ (14) $", "796 $", "25,486"),
+    ]
+    y = 116
+    for label, *cells in rows:
+        page.insert_text((72, y), label, fontname="helv", fontsize=9)
+        for x, cell in zip((250, 330, 410, 490), cells, strict=True):
+            page.insert_text((x, y), cell, fontname="helv", fontsize=9)
+        y += 12
+    path = tmp_path / "organic.pdf"
+    doc.save(path)
+    doc.close()
+
+    lines = load_document(path).pages[0].text.splitlines()
+    assert "Kraft Heinz | $ 26,268 | $ (14) | $ 796 | $ 25,486" in lines
+    assert "United States | $ 18,122 | $ - | $ - | $ 18,122" in lines
+    # where no amount carries its sign in front, one space before a sign is the amount's own
+    line = "Le billet coûte 15 $"
+    assert [line[a:b] for a, b in pdflayout.cells_of(line)] == [line]
+    assert not pdflayout.dollar_first(["Le billet coûte 15 $", "Total 30 $"])
+
+
+def test_changes_in_percentage_points_and_negative_percentages_are_figures() -> None:
+    """ "(0.6) pp" and "(0.2)%" are a table's figures: rows of them are a table's rows."""
+    for cell in ("(0.6) pp", "0.0 pp", "(0.2)%", "14.9 %", "(4.8%)"):
+        assert pdflayout.is_figure(cell), cell
+    assert not pdflayout.is_figure("pp 12")
