@@ -94,6 +94,21 @@ def load_financebench(folder: Path, limit: int | None = None) -> list[FinanceQue
     return out[:limit]
 
 
+# Questions written against the filings in corpus/ in FinanceBench's manner, with their
+# evidence pages (``sets/README.md``): dev data for the page ranking, all of it.
+WRITTEN_PAGES = Path(__file__).parent / "sets" / "filing-pages-dev.jsonl"
+
+
+def load_written_pages(path: Path = WRITTEN_PAGES) -> list[FinanceQuestion]:
+    """The written questions over the filings, evidence pages 1-based as written."""
+    out = []
+    for q in read_jsonl(path):
+        pages = {(q["doc_name"], int(p)) for p in q["pages"]}
+        company = q["doc_name"].split("_")[0].lower()
+        out.append(FinanceQuestion(q["id"], q["question"], pages, q.get("answer", ""), company))
+    return out
+
+
 def load_financebench_all(folder: Path) -> list[FinanceQuestion]:
     """Every development question with its gold answer, whether or not its PDF is present
     (the caller asks the index which filings it holds)."""

@@ -23,6 +23,7 @@ from app.evaluation.datasets import (
     FinanceQuestion,
     load_beir,
     load_financebench,
+    load_written_pages,
     write_docs,
 )
 from app.evaluation.metrics import ndcg_at_k, recall_at_k
@@ -118,11 +119,14 @@ def half_of(key: str) -> str:
 
 
 def eval_financebench(
-    engine: Engine, questions: Sequence[FinanceQuestion], cuts: Sequence[int] = (5, 10)
+    engine: Engine,
+    questions: Sequence[FinanceQuestion],
+    cuts: Sequence[int] = (5, 10),
+    split: bool = True,
 ) -> dict[str, Any]:
     """Share of questions with an evidence page among the top-n hits (chunks), per mode (the
     shipped order: hybrid reads the pages of the leading filings again), on all questions
-    and on each half."""
+    and (``split``) on each half."""
     groups = ("all", *HALVES)
     found = {g: {m: dict.fromkeys(cuts, 0) for m in MODES} for g in groups}
     counts = dict.fromkeys(groups, 0)
@@ -148,11 +152,10 @@ def eval_financebench(
             for m, f in found[group].items()
         }
 
-    return {
-        "questions": len(questions),
-        "modes": shares("all"),
-        "halves": {h: {"questions": counts[h], "modes": shares(h)} for h in HALVES},
-    }
+    out: dict[str, Any] = {"questions": len(questions), "modes": shares("all")}
+    if split:
+        out["halves"] = {h: {"questions": counts[h], "modes": shares(h)} for h in HALVES}
+    return out
 
 
 def run_financebench(
@@ -278,6 +281,9 @@ def run_corpus(
             "index": index_summary(report) if report else {"data_dir": str(index_dir)},
             "known_item": eval_known_items(engine, items),
             "financebench": eval_financebench(engine, questions),
+            "written_pages": eval_financebench(
+                engine, load_written_pages()[:limit], split=False
+            ),
             "dense_recall@10_vs_exact": dense_recall_vs_exact(
                 engine, [q.question for q in questions] + [s for s, _, _ in items[:200]]
             ),

@@ -264,3 +264,15 @@ def test_corpus_runner_finds_pasted_sentences_and_evidence_pages(
     assert known["items"] >= 3
     assert known["modes"]["hybrid"]["first"] == 1.0 and known["modes"]["hybrid"]["page@5"] == 1.0
     assert res["dense_recall@10_vs_exact"]["shipped"] == 1.0
+    written = res["written_pages"]  # the written dev set, over filings this corpus lacks
+    assert written["questions"] == 5 and "halves" not in written
+    assert written["modes"]["hybrid"]["page@10"] == 0.0
+
+
+def test_the_written_filing_questions_each_name_a_filing_and_its_pages() -> None:
+    """The written dev set of the page ranking (``sets/filing-pages-dev.jsonl``) loads whole:
+    each question names its filing and at least one 1-based evidence page."""
+    questions = ev.load_written_pages()
+    assert len(questions) == 72 and len({q.id for q in questions}) == 72
+    assert all(q.pages and all(page >= 1 for _, page in q.pages) for q in questions)
+    assert all(q.question.endswith(("?", ".")) for q in questions)
