@@ -5,8 +5,9 @@ cash-flow table does not say whose table it is, and similar tables of other comp
 years outrank it. A file is named when the first word of its name is capitalised (a name, as
 in "3M_2018_10K", "Acme Annual Report 2021", "Pfizer_2023Q2_10Q"; not "delete-lines") and the
 question writes that word as a name: capitalised and not its first word, alone or run together
-from up to three words ("American Water Works" for "AMERICANWATERWORKS"), or an acronym the
-name starts with ("MGM" for "MGMRESORTS"). A name in a script without capitals ("議事録_2023",
+from up to three words ("American Water Works" for "AMERICANWATERWORKS"), an acronym the
+name starts with ("MGM" for "MGMRESORTS"), or the initials of its leading words joined by "&"
+("J&J" for "JOHNSON_JOHNSON_2022_10K"). A name in a script without capitals ("議事録_2023",
 "张三简历", "तकनीकी_रिपोर्ट") cannot say it is a name: it is named when the question writes its
 first part whole (as a word; in a script written without spaces, anywhere in the question).
 Names and questions are split into words as search splits them (``text.words``), so "Müller"
@@ -25,6 +26,7 @@ page in the top 10 0.447 -> 0.553; known-item search unchanged (first 1.000, pag
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -35,6 +37,14 @@ from app.core.text import STOPWORDS, unspaced, words
 
 MAX_NAMED = 3  # more files named than this: the name is a collection's ("Normans_1".."_40")
 MAX_JOINED = 3  # words run together into one name part ("American Water Works")
+MAX_INITIALS = 3  # a name's leading parts an initialism abbreviates ("J&J", "P&G", "B&N")
+# Initials joined by "&" (or "n"): "J&J" for "JOHNSON_JOHNSON", "P&G" for "Procter_Gamble"
+_INITIALISM = re.compile(r"(?<![\w&])([A-Z])(?:&|n)([A-Z])(?:(?:&|n)([A-Z]))?(?![\w&])")
+# Terms business English writes the same way, which name no file: M&A, R&D, S&P, P&L, Q&A,
+# G&A, D&A, B&B, F&B, T&E, O&M, E&P, P&C, A&E, B&W
+_TERMS = frozenset(
+    ["ma", "rd", "sp", "pl", "qa", "ga", "da", "bb", "fb", "te", "om", "ep", "pc", "ae", "bw"]
+)
 _NAME_YEAR = re.compile(r"(?:19|20)\d\d(?=$|[a-z])")  # "2018", "2023q2"
 # A year stands apart from Latin letters and digits; a Chinese or Japanese one runs on
 # into its characters ("2024年").
@@ -52,6 +62,7 @@ class _Name:
     subject: str  # the name's first part, lower case
     years: frozenset[int]
     caseless: bool = False  # in a script without capitals: named when the question writes it
+    initials: str = ""  # of its leading parts, two or more: "jj" for "JOHNSON_JOHNSON_2022"
 
 
 def parts(text: str) -> list[str]:
@@ -86,7 +97,9 @@ def file_name(path: str) -> _Name | None:
     if len(subject) < 2 or subject in STOPWORDS:
         return None
     years = {int(m.group()) for p in found[1:] for m in [_NAME_YEAR.match(p.lower())] if m}
-    return _Name(subject, frozenset(years), caseless)
+    leading = [p for p in itertools.takewhile(str.isalpha, found)][:MAX_INITIALS]
+    initials = "".join(p[0] for p in leading).lower() if len(leading) >= 2 else ""
+    return _Name(subject, frozenset(years), caseless, initials)
 
 
 class _Written:
@@ -100,6 +113,12 @@ class _Written:
         """Whether a caseless name's first part is written in the question: as one of its
         parts, or, in a script written without spaces (no word boundaries), anywhere."""
         return name.subject in (self.low if unspaced(name.subject) else self.parts)
+
+
+def initialisms(question: str) -> set[str]:
+    """The initialisms a question writes ("J&J's" -> "jj")."""
+    found = {"".join(m.groups(default="")).lower() for m in _INITIALISM.finditer(question)}
+    return found - _TERMS
 
 
 def question_names(question: str) -> tuple[set[str], list[str], set[int]]:
@@ -155,12 +174,14 @@ class NamedFiles:
         """Paths of the files ``question`` names (at most ``MAX_NAMED``), best first."""
         self._refresh()
         names, acronyms, years = question_names(question)
+        initials = initialisms(question)
         written = _Written(question)
         hits = [
             path
             for path, n in self._names.items()
             if (written.writes(n) if n.caseless else n.subject in names)
             or any(n.subject.startswith(a) for a in acronyms)
+            or (n.initials and n.initials in initials)
         ]
         if years and hits:
             latest = [p for p in hits if max(years) in self._names[p].years]

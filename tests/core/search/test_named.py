@@ -59,6 +59,24 @@ def test_the_named_file_of_the_latest_year_asked_is_preferred(manifest: Manifest
     assert named.named("what does capital expenditure mean") == []  # names no file
 
 
+def test_initials_joined_by_an_ampersand_name_the_file_of_those_words(manifest: Manifest) -> None:
+    """ "J&J" is how people write Johnson & Johnson; "D&A" and "P&L" are terms, not names."""
+    add(
+        manifest,
+        "/r/JOHNSON_JOHNSON_2022_10K.pdf",
+        "/r/Procter_Gamble_2021_10K.pdf",
+        "/n/Docker Architecture.md",
+        "/n/Profit Loss Review.md",
+    )
+    named = NamedFiles(manifest)
+    johnson = ["/r/JOHNSON_JOHNSON_2022_10K.pdf"]
+    assert named.named("What was J&J's quick ratio at fiscal year-end 2022?") == johnson
+    assert named.named("Did JnJ pay a dividend in 2022?") == johnson
+    assert named.named("How did P&G's margins move?") == ["/r/Procter_Gamble_2021_10K.pdf"]
+    assert named.named("What were D&A and the P&L's largest items?") == []
+    assert named.named("How much did PP&E grow?") == []  # "P&E" inside "PP&E" is no initialism
+
+
 def test_a_name_a_whole_collection_shares_names_no_document(manifest: Manifest) -> None:
     add(manifest, *[f"/n/Normans_{i}.txt" for i in range(MAX_NAMED + 1)])
     assert NamedFiles(manifest).named("Who were the Normans?") == []
