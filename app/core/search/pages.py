@@ -70,41 +70,51 @@ from app.core.search.fusion import without_bonus
 from app.core.text import query_terms, stem
 from app.core.types import Hit
 
-# The statements of a filing: what a question says to name one (or a line item only it
-# holds), and what the statement's title says. A page titled as the statement a question
-# names is that statement: "relying on the cash flow statement" is answered by "Consolidated
-# Statements of Cash Flows", whatever words the rows use. The title is one part of the page's
-# heading path or one of its opening lines (``statement_titles``), never a section that
-# discusses the statement ("Management's Discussion and Analysis of Financial Condition",
-# "Cash Flows from Investing Activities", "Analysis of the Consolidated Statements of Income").
+# The statements of a filing: what a question says to name one, the line items only it holds
+# (which imply it), and what the statement's title says. A page titled as the statement a
+# question names is that statement: "relying on the cash flow statement" is answered by
+# "Consolidated Statements of Cash Flows", whatever words the rows use. The title is one part
+# of the page's heading path or one of its opening lines (``statement_titles``), never a
+# section that discusses the statement ("Management's Discussion and Analysis of Financial
+# Condition", "Cash Flows from Investing Activities", "Analysis of the Consolidated Statements
+# of Income"), nor another statement that shares its words ("Statements of Comprehensive
+# Income" begin at net income: no margin, no cost of sales). A question about a business's
+# parts (``_PARTS``: its segments, regions) is answered by the segment tables, not by the
+# consolidated statement its line items imply: only a statement it names counts.
 STATEMENTS = (
     (
-        r"cash ?flows? statements?|statements? of cash ?flows?|cash ?flows? from|capital"
-        r" expenditures?|capex|free cash ?flow|dividends? paid|\bd&a\b|capital[- ]intensi",
+        r"cash ?flows? statements?|statements? of cash ?flows?",
+        r"cash ?flows? from|capital expenditures?|capex|free cash ?flow|dividends? paid|\bd&a\b"
+        r"|capital[- ]intensi",
         r"statements? of (?:\w+ )?cash ?flows?|cash ?flows? statements?",
     ),
     (
-        r"balance sheets?|statements? of financial (?:position|condition)|working capital"
-        r"|quick ratio|current ratio|current (?:assets|liabilities)|total assets|\bnet ar\b"
-        r"|accounts (?:payable|receivable)|\bpp&?n?e\b|inventor(?:y|ies) turnover"
+        r"balance sheets?|statements? of financial (?:position|condition)",
+        r"working capital|quick ratio|current ratio|current (?:assets|liabilities)|total assets"
+        r"|\bnet ar\b|accounts (?:payable|receivable)|\bpp&?n?e\b|inventor(?:y|ies) turnover"
         r"|capital[- ]intensi",
         r"balance sheets?|statements? of (?:\w+ )?financial (?:position|condition)",
     ),
     (
-        r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss"
-        r"|operating (?:income|margin)|gross (?:margin|profit)|\bcogs\b|cost of (?:goods|sales)",
+        r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss",
+        r"operating (?:income|margin)|gross (?:margin|profit)|\bcogs\b|cost of (?:goods|sales)",
         r"statements? of (?:\w+ )?(?:income|operations|earnings)|income statements?",
     ),
 )
 # A title with one of these words is about a statement, not the statement itself: a note,
-# an MD&A item, a supplement, "Financial Instruments … on the Consolidated Balance Sheets".
+# an MD&A item, a supplement, "Financial Instruments … on the Consolidated Balance Sheets";
+# or it is another statement ("Consolidated Statements of Comprehensive Income").
 _NOT_THE_STATEMENT = re.compile(
     r"\b(?:the|notes?|item|supplemental|selected|analysis|discussion|components|information"
-    r"|pro forma|data)\b",
+    r"|pro forma|data|comprehensive)\b",
     re.IGNORECASE,
 )
+_PARTS = re.compile(r"\b(?:segments?|regions?|regional|geographic\w*|divisions?)\b", re.I)
 OPENING_LINES = 4  # the lines of a page's first passage read as its titles
-_STATEMENTS = [(re.compile(q, re.IGNORECASE), re.compile(t, re.IGNORECASE)) for q, t in STATEMENTS]
+_STATEMENTS = [
+    (re.compile(named, re.I), re.compile(implied, re.I), re.compile(title, re.I))
+    for named, implied, title in STATEMENTS
+]
 # Words a question uses for a line item, and the words a statement's row uses for it.
 SYNONYMS = (
     (r"capital expenditures?|capex", "purchases property plant equipment capital expenditures"),
@@ -173,8 +183,14 @@ def question_stems(question: str) -> list[str]:
 
 
 def named_statements(question: str) -> list[re.Pattern[str]]:
-    """The title patterns of the statements the question names or implies."""
-    return [title for asked, title in _STATEMENTS if asked.search(question)]
+    """The title patterns of the statements the question names or (unless it asks about a
+    business's segments or regions) implies by a line item."""
+    parts = bool(_PARTS.search(question))
+    return [
+        title
+        for named, implied, title in _STATEMENTS
+        if named.search(question) or (not parts and implied.search(question))
+    ]
 
 
 def rerank(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pymupdf
 
+from app.core.index.records import ChunkRow
 from app.core.search import pages
 from app.core.search.retrieval import page_reader
 from app.core.text import is_toc_like
@@ -86,12 +87,28 @@ def test_a_pasted_sentence_keeps_its_own_passage_first(make_engine, tmp_path):
     assert hits[0].page == 4
 
 
+def titled(heading: str) -> list[ChunkRow]:
+    """A page's one passage, a row of figures under ``heading``."""
+    text = "Net sales | 65,398 | 59,812"
+    return [ChunkRow(1, "c", "/f.pdf", 67, 0, len(text), "h", heading, text)]
+
+
 def test_named_statements_and_line_item_words() -> None:
     cash = pages.named_statements("What is the FY2018 capital expenditure of 3M?")
     assert cash and cash[0].search("Consolidated Statements of Cash Flows")
     balance = pages.named_statements("Considering the balance sheet, what is the quick ratio?")
     assert any(p.search("Consolidated Balance Sheets") for p in balance)
     assert not pages.named_statements("How do I undo the last git commit?")
+    # a segment's margin is in the segment tables, not in the consolidated statement of income
+    assert pages.named_statements("Which segment had the highest operating margin in 2020?") == []
+    named = pages.named_statements("From the income statement, which segment grew fastest?")
+    assert len(named) == 1 and named[0].search("Consolidated Statements of Income")
+    # the statement of comprehensive income begins at net income: it is not the one asked for
+    margin = pages.named_statements("What was the FY2020 operating margin?")
+    title = "Lockheed Martin Corporation › Consolidated Statements of Comprehensive Income"
+    assert not any(p.search(t) for t in pages.statement_titles(titled(title)) for p in margin)
+    title = "Lockheed Martin Corporation › Consolidated Statements of Earnings"
+    assert any(p.search(t) for t in pages.statement_titles(titled(title)) for p in margin)
     words = pages.question_stems("FY2018 capex")
     assert "2018" in words and "purchas" in words and "properti" in words
     officer = pages.question_stems("Has the new CEO been a CEO before?")  # a filing spells it out
