@@ -39,19 +39,18 @@ SCHEMA_VERSION = 7
 INDEX_FORMAT = 6
 # The paged formats MuPDF lays out (``ingest.pdflayout``): PDF, EPUB, images read by OCR.
 PAGED_SUFFIXES = (".pdf", ".epub", *IMAGE_SUFFIXES)
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 # The formats that change only what files of some types are read as (by how their names end,
 # a compressed one's inner name too): a file of another type indexed with the format before
 # is what this format builds, so its format is raised in place, nothing read or embedded
 # (``Manifest.raise_formats``). Formats not named here concern every file. Format 5: the
 # paged formats and the formats with tables. Format 6: the paged formats (figures set side by
-# side on one line, and a "$" after a figure, are cells of their own).
+# side on one line, and a "$" after a figure, are cells of their own) and Markdown (an indented
+# table starts a passage of its own).
 FORMAT_CONCERNS: dict[int, tuple[str, ...]] = {
     5: (
         *PAGED_SUFFIXES,
-        ".md",
-        ".markdown",
-        ".mdown",
-        ".mkd",
+        *MARKDOWN_SUFFIXES,
         ".html",
         ".htm",
         ".xhtml",
@@ -59,7 +58,7 @@ FORMAT_CONCERNS: dict[int, tuple[str, ...]] = {
         ".csv",
         ".tsv",
     ),
-    6: PAGED_SUFFIXES,
+    6: (*PAGED_SUFFIXES, *MARKDOWN_SUFFIXES),
 }
 
 SCHEMA = """

@@ -287,7 +287,9 @@ def _units(
     for block_start, block_end, heading, is_heading in _blocks(text, markdown):
         for start, end, inside in _around(text, edges, block_start, block_end):
             if inside:
-                first = start in {a for a, _ in edges} or after_table or is_heading
+                # the part begins its table (after an indented table's first spaces)
+                opens = any(a <= start < b and not text[a:start].strip() for a, b in edges)
+                first = opens or after_table or is_heading
                 rows = [
                     span
                     for l_start, l_end in _split(text, start, end, _LINE_END_RE)

@@ -76,15 +76,15 @@ def test_chunks_carry_their_context_and_are_keyed_by_what_is_embedded(make_engin
     assert engine.search("seaweed", k=3, mode="lexical").hits[0].path.endswith("seaweed.md")
 
 
-@pytest.mark.parametrize(("older", "read_again"), [(4, 2), (5, 1)])
+@pytest.mark.parametrize(("older", "read_again"), [(4, 3), (5, 2)])
 def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(
     make_engine, tmp_path, older, read_again
 ):
     """Format 5 reads PDF tables anew and cuts every format's tables another way, format 6
-    reads PDF pages' figures anew: the next sync reads again the PDF (and, from format 4, the
-    Markdown note), and raises the other files' format in place, with nothing read or
-    embedded (a person's ten thousand scripts need not wait for a better reading of their
-    statements)."""
+    reads PDF pages' figures and Markdown's indented tables anew: the next sync reads again
+    the PDF and the Markdown note (and, from format 4, the web page), and raises the other
+    files' format in place, with nothing read or embedded (a person's ten thousand scripts
+    need not wait for a better reading of their statements)."""
     import pymupdf
 
     docs = tmp_path / "docs"
@@ -92,6 +92,7 @@ def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(
     (docs / "tides.txt").write_text("High tide at the harbour mouth comes at dawn in spring.\n")
     (docs / "kelp.py").write_text('"""Kelp harvest: cut the fronds above the holdfast."""\n')
     (docs / "dues.md").write_text("# Dues\n\n| Year | Dues |\n|---|---|\n| 2021 | 40 |\n")
+    (docs / "fees.html").write_text("<table><tr><td>Fees</td><td>2021</td></tr></table>\n")
     pdf = pymupdf.open()
     pdf.new_page().insert_text((72, 72), "Harbour dues rose in the spring.", fontsize=11)
     pdf.save(docs / "Dues.PDF")
@@ -100,11 +101,11 @@ def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(
     engine.index([str(docs)])
     with engine.manifest.conn:
         engine.manifest.conn.execute("UPDATE files SET format = ?", (older,))
-    assert engine.manifest.outdated() == 4
+    assert engine.manifest.outdated() == 5
 
     report = engine.index([str(docs)])
-    assert report.files_indexed == read_again  # the PDF (and the note)
-    assert report.files_unchanged == 4 - read_again
+    assert report.files_indexed == read_again  # the PDF, the note (and the web page)
+    assert report.files_unchanged == 5 - read_again
     assert report.chunks_embedded == 0  # their texts are what they were: vectors reused
     assert engine.manifest.outdated() == 0
     formats = {r[0] for r in engine.manifest.conn.execute("SELECT format FROM files")}

@@ -211,6 +211,20 @@ def test_a_part_of_a_table_never_holds_its_column_heads_alone(indent: str) -> No
     assert chunks[0].text.splitlines()[len(heads)].startswith("Segment 1 |")
 
 
+@pytest.mark.parametrize("indent", ["", "  "])
+def test_a_table_starts_a_passage_of_its_own_after_prose(indent: str) -> None:
+    """A short paragraph, then a table: the table is a passage of its own, indented or not
+    (an indented table's part starts after its first spaces, and was read as going on with
+    the paragraph above it)."""
+    prose = "The harbour dues were set by the council in the spring of that year.\n\n"
+    heads = indent + "Region | 2022 | 2021"
+    rows = "\n".join(f"{indent}Region {i} | {i},100 | {i},200" for i in range(1, 5))
+    text = prose + heads + "\n" + rows
+    table = TableSpan(len(prose), len(text), len(prose) + len(heads))
+    chunks = chunk_text(text, path="s.md", page=1, tables=(table,))
+    assert [c.text.splitlines()[0] for c in chunks] == [prose.strip(), "Region | 2022 | 2021"]
+
+
 def test_markdown_pipe_table_is_kept_whole(tmp_path: Path) -> None:
     rows = "\n".join(f"| Region {i} | {i * 10} | {i * 11} |" for i in range(60))
     text = (
