@@ -281,9 +281,7 @@ def run_corpus(
             "index": index_summary(report) if report else {"data_dir": str(index_dir)},
             "known_item": eval_known_items(engine, items),
             "financebench": eval_financebench(engine, questions),
-            "written_pages": eval_financebench(
-                engine, load_written_pages()[:limit], split=False
-            ),
+            "written_pages": eval_financebench(engine, load_written_pages()[:limit], split=False),
             "dense_recall@10_vs_exact": dense_recall_vs_exact(
                 engine, [q.question for q in questions] + [s for s, _, _ in items[:200]]
             ),
