@@ -102,17 +102,18 @@ def cells_of(text: str, dollar_first: bool = False) -> list[tuple[int, int]]:
     figures set side by side with white space between them are a cell each."""
     out: list[tuple[int, int]] = []
     pos = 0
+    gaps = _COLUMN_GAP.search(text) is not None  # most lines have none: no parts to look for
     for m in [*_LEADER.finditer(text), None]:
         end = m.start() if m is not None else len(text)
         a, b = _trim(text, pos, end)
-        sign = _NEXT_SIGN.search(text, a, b)
+        sign = _NEXT_SIGN.search(text, a, b) if gaps else None
         if sign is None and dollar_first:
             sign = _NEXT_DOLLAR.search(text, a, b)
         if sign is not None:
-            out += _figure_parts(text, a, sign.start() + 1)
+            out += _figure_parts(text, a, sign.start() + 1) if gaps else [(a, sign.start() + 1)]
             a = sign.end() - 1
         if a < b:
-            out += _figure_parts(text, a, b)
+            out += _figure_parts(text, a, b) if gaps else [(a, b)]
         if m is not None:
             pos = m.end()
     return out
