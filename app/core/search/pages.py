@@ -85,7 +85,8 @@ from app.core.types import Hit
 # section that discusses the statement ("Management's Discussion and Analysis of Financial
 # Condition", "Cash Flows from Investing Activities", "Analysis of the Consolidated Statements
 # of Income"), nor another statement that shares its words ("Statements of Comprehensive
-# Income" begin at net income: no margin, no cost of sales). A question about a business's
+# Income" begin at net income: no margin, no cost of sales; "Statements of Operations and
+# Comprehensive Loss" are the income statement). A question about a business's
 # parts (``_PARTS``: its segments, regions) is answered by the segment tables, not by the
 # consolidated statement its line items imply: only a statement it names counts.
 STATEMENTS = (
@@ -105,15 +106,15 @@ STATEMENTS = (
     (
         r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss",
         r"operating (?:income|margin)|gross (?:margin|profit)|\bcogs\b|cost of (?:goods|sales)",
-        r"statements? of (?:\w+ )?(?:income|operations|earnings)|income statements?",
+        r"statements? of (?!comprehensive\b)(?:\w+ )?(?:income|operations|earnings)"
+        r"|income statements?",
     ),
 )
 # A title with one of these words is about a statement, not the statement itself: a note,
-# an MD&A item, a supplement, "Financial Instruments … on the Consolidated Balance Sheets";
-# or it is another statement ("Consolidated Statements of Comprehensive Income").
+# an MD&A item, a supplement, "Financial Instruments … on the Consolidated Balance Sheets".
 _NOT_THE_STATEMENT = re.compile(
     r"\b(?:the|notes?|item|supplemental|selected|analysis|discussion|components|information"
-    r"|pro forma|data|comprehensive)\b",
+    r"|pro forma|data)\b",
     re.IGNORECASE,
 )
 _PARTS = re.compile(r"\b(?:segments?|regions?|regional|geographic\w*|divisions?)\b", re.I)
