@@ -10,7 +10,7 @@ import pytest
 
 from app.evaluation.replay import LABELS, read_lines, set_of
 
-SETS = sorted((Path(__file__).resolve().parents[2] / "app/evaluation/sets").glob("*.jsonl"))
+SETS = sorted((Path(__file__).resolve().parents[2] / "app/evaluation/sets").glob("fluent-*.jsonl"))
 
 
 def test_the_sets_are_found() -> None:
