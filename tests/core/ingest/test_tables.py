@@ -21,7 +21,7 @@ from app.core.ingest import pdflayout
 from app.core.ingest.chunking import chunk_document, chunk_text
 from app.core.ingest.loaders import load_document
 from app.core.ingest.pdftext import pdf_page_chars, pdf_page_text
-from app.core.types import TableSpan
+from app.core.types import Page, TableSpan
 
 ROWS = [
     ("Cash and cash equivalents", "2,822", "1,467"),
@@ -56,6 +56,13 @@ def statement_pdf(path: Path, rows: list[tuple[str, str, str]] = ROWS) -> Path:
     doc.save(path)
     doc.close()
     return path
+
+
+def read_back(doc: pymupdf.Document, path: Path) -> Page:
+    """The one page of ``doc`` as Footnotes reads it, once saved at ``path``."""
+    doc.save(path)
+    doc.close()
+    return load_document(path).pages[0]
 
 
 def test_a_statement_row_is_one_line_with_its_figures(tmp_path: Path) -> None:
@@ -102,10 +109,7 @@ def test_the_next_columns_dollar_sign_set_after_a_figure_keeps_the_row_a_table_r
     page.insert_text((330, y), "23%", fontname="helv", fontsize=9)
     page.insert_text((410, y), "20%", fontname="helv", fontsize=9)
     path = tmp_path / "corning.pdf"
-    doc.save(path)
-    doc.close()
-
-    page_read = load_document(path).pages[0]
+    page_read = read_back(doc, path)
     lines = page_read.text.splitlines()
     assert "Net sales | $ 14,189 | $ 14,082 | 1%" in lines
     assert "Provision for income taxes | $ (411) | $ (491) | 16%" in lines
@@ -319,11 +323,7 @@ def test_a_tables_years_at_the_top_of_a_page_are_its_column_heads_not_page_numbe
         page.insert_text((470, y), b, fontname="helv", fontsize=9)
         y += 12
     page.insert_text((300, 40), "12", fontname="helv", fontsize=9)  # the page number, alone
-    path = tmp_path / "continued.pdf"
-    doc.save(path)
-    doc.close()
-
-    page_read = load_document(path).pages[0]
+    page_read = read_back(doc, tmp_path / "continued.pdf")
     (table,) = page_read.tables
     assert page_read.text[table.start : table.head_end] == "2022 | 2021"
     assert "12" not in page_read.text.splitlines()
@@ -344,11 +344,7 @@ def test_figures_set_side_by_side_on_one_line_are_a_cell_each(tmp_path: Path) ->
         page.insert_text((400, y), f"{a}\u00a0 \u00a0 \u00a0 \u00a0 {b}", fontsize=9)
         y += 12
     page.insert_text((72, y + 20), "Net sales grew  15 percent  in 2023.", fontsize=9)
-    path = tmp_path / "ulta.pdf"
-    doc.save(path)
-    doc.close()
-
-    page_read = load_document(path).pages[0]
+    page_read = read_back(doc, tmp_path / "ulta.pdf")
     lines = page_read.text.splitlines()
     assert "Inventories | 4,310 | 3,726" in lines
     (table,) = page_read.tables
@@ -378,11 +374,7 @@ def test_a_dollar_sign_after_a_figure_is_the_next_columns_where_the_page_writes_
         for x, cell in zip((250, 330, 410, 490), cells, strict=True):
             page.insert_text((x, y), cell, fontname="helv", fontsize=9)
         y += 12
-    path = tmp_path / "organic.pdf"
-    doc.save(path)
-    doc.close()
-
-    lines = load_document(path).pages[0].text.splitlines()
+    lines = read_back(doc, tmp_path / "organic.pdf").text.splitlines()
     assert "Kraft Heinz | $ 26,268 | $ (14) | $ 796 | $ 25,486" in lines
     assert "United States | $ 18,122 | $ - | $ - | $ 18,122" in lines
     # where no amount carries its sign in front, one space before a sign is the amount's own
