@@ -287,9 +287,12 @@ def _units(
     for block_start, block_end, heading, is_heading in _blocks(text, markdown):
         for start, end, inside in _around(text, edges, block_start, block_end):
             if inside:
-                # the part begins its table (after an indented table's first spaces)
-                opens = any(a <= start < b and not text[a:start].strip() for a, b in edges)
+                # the part's table (its start is trimmed: an indented Markdown table's part
+                # starts after the table's first spaces); the part may begin it
+                table = next((t for t in tables if t.start <= start < t.end), None)
+                opens = table is not None and not text[table.start : start].strip()
                 first = opens or after_table or is_heading
+                head_end = table.head_end if table is not None else start  # its heads' end
                 rows = [
                     span
                     for l_start, l_end in _split(text, start, end, _LINE_END_RE)
@@ -298,9 +301,6 @@ def _units(
                         [line] if line is not None else _pack(text, l_start, l_end, limits)
                     )
                 ]
-                # where its column heads end (the part's start is trimmed: an indented
-                # Markdown table's part starts after the table's first spaces)
-                head_end = next((t.head_end for t in tables if t.start <= start < t.end), start)
                 for i, span in enumerate(rows):
                     # a statement's section ends at its total: a part never ends right before
                     # "Total current liabilities", so the total stays with the rows it sums;

@@ -103,6 +103,7 @@ def cells_of(text: str, dollar_first: bool = False) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     pos = 0
     gaps = _COLUMN_GAP.search(text) is not None  # most lines have none: no parts to look for
+    parts = _figure_parts if gaps else _whole
     for m in [*_LEADER.finditer(text), None]:
         end = m.start() if m is not None else len(text)
         a, b = _trim(text, pos, end)
@@ -110,10 +111,10 @@ def cells_of(text: str, dollar_first: bool = False) -> list[tuple[int, int]]:
         if sign is None and dollar_first:
             sign = _NEXT_DOLLAR.search(text, a, b)
         if sign is not None:
-            out += _figure_parts(text, a, sign.start() + 1) if gaps else [(a, sign.start() + 1)]
+            out += parts(text, a, sign.start() + 1)
             a = sign.end() - 1
         if a < b:
-            out += _figure_parts(text, a, b) if gaps else [(a, b)]
+            out += parts(text, a, b)
         if m is not None:
             pos = m.end()
     return out
@@ -123,6 +124,10 @@ def dollar_first(texts: Iterable[str]) -> bool:
     """The page writes its dollar signs before amounts ("$ 5,363", or a "$" alone on its line
     before the figure's): a "$" set after a figure there is the next column's."""
     return any(_DOLLAR_FIRST.search(t) for t in texts)
+
+
+def _whole(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    return [(a, b)]
 
 
 def _figure_parts(text: str, a: int, b: int) -> list[tuple[int, int]]:

@@ -97,7 +97,7 @@ def file_name(path: str) -> _Name | None:
     if len(subject) < 2 or subject in STOPWORDS:
         return None
     years = {int(m.group()) for p in found[1:] for m in [_NAME_YEAR.match(p.lower())] if m}
-    leading = [p for p in itertools.takewhile(str.isalpha, found)][:MAX_INITIALS]
+    leading = list(itertools.takewhile(str.isalpha, found))[:MAX_INITIALS]
     initials = "".join(p[0] for p in leading).lower() if len(leading) >= 2 else ""
     return _Name(subject, frozenset(years), caseless, initials)
 
