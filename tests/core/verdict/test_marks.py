@@ -447,3 +447,19 @@ def test_an_opposite_is_overruled_only_by_a_span_covering_the_claim_as_well() ->
     (mark,) = mark_sentences(swapped, [Passage(1, MIX_NOTE)])
     assert not mark.supported and "opposite" in mark.checks
     assert "not 'include'" in mark.reason
+
+
+def test_the_marks_do_not_depend_on_the_order_of_the_sources() -> None:
+    """Two sentences of the same length cover an uncited claim equally, one of them negated:
+    whichever source is numbered first, the claim rests on the one that agrees with it (the
+    closest span ties, and the first of a tie must not decide), and the negated one alone
+    flags it."""
+    agrees = "The Riverside plant first opened in 1998 and employed 200 workers at first."
+    negated = "The Riverside plant never opened in 1998 and employed 200 workers at first."
+    claim = "In 1998 the Riverside plant opened its doors, employing 200 workers at first."
+    for first, second in ((agrees, negated), (negated, agrees)):
+        (mark,) = mark_sentences(claim, [Passage(1, first), Passage(2, second)])
+        assert mark.supported, mark.reason
+        assert mark.backed_by == [1 if first == agrees else 2], mark.reason
+    (alone,) = mark_sentences(claim, [Passage(1, negated)])
+    assert not alone.supported and "negation" in alone.checks, alone.reason
