@@ -20,6 +20,7 @@ from app.core.index.roots import Roots, RootsFile
 from app.core.index.schema import SCHEMA_VERSION
 from app.core.index.skipped import SkippedFile
 from app.core.index.transaction import transaction
+from app.core.ingest.compressed import file_type
 from app.core.ingest.context import embedding_text, file_label
 from app.core.types import Chunk, Hit
 
@@ -460,15 +461,13 @@ class Manifest:
                 return 0
             with transaction(self.conn):
                 for fmt, ends in sorted(schema.FORMAT_CONCERNS.items()):
-                    one = "lower(path) LIKE ? OR lower(path) LIKE ?"  # "x.pdf", "x.pdf.gz"
-                    concerned = " OR ".join(one for _ in ends)
-                    args = [like for end in ends for like in (f"%{end}", f"%{end}.%")]
-                    cur = self.conn.execute(
-                        "UPDATE files SET format = ? WHERE status = 'indexed' AND format = ? "
-                        f"AND NOT ({concerned})",
-                        (fmt, fmt - 1, *args),
-                    )
-                    raised += max(cur.rowcount, 0)
+                    rows = self.conn.execute(
+                        "SELECT id, path FROM files WHERE status = 'indexed' AND format = ?",
+                        (fmt - 1,),
+                    ).fetchall()
+                    others = [(i,) for i, path in rows if file_type(path) not in ends]
+                    self.conn.executemany(f"UPDATE files SET format = {fmt} WHERE id = ?", others)
+                    raised += len(others)
         except sqlite3.OperationalError:  # read-only, or a full disk: they are read again
             return 0
         return raised
