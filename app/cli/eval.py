@@ -78,8 +78,14 @@ def _retrieval(args: argparse.Namespace, fn: Footnotes, data: Path) -> dict[str,
     if "corpus" in sets:
         index = Path(args.index).expanduser().resolve() if getattr(args, "index", None) else None
         _say(args, f"Corpus: {index or 'indexing corpus/ (long the first time)'} ...")
+        held_out = getattr(args, "held_out_pages", None)
         res = ev.run_corpus(
-            engine, data, limit=args.limit, progress=ProgressBar(not args.json), index_dir=index
+            engine,
+            data,
+            limit=args.limit,
+            progress=ProgressBar(not args.json),
+            index_dir=index,
+            held_out_pages=Path(held_out).expanduser() if held_out else None,
         )
         out["corpus"] = res
         known, fb = res["known_item"], res["financebench"]
@@ -95,6 +101,10 @@ def _retrieval(args: argparse.Namespace, fn: Footnotes, data: Path) -> dict[str,
         written = res["written_pages"]
         _say(args, f"  written over the filings (all dev): {written['questions']} questions")
         _print_pages(args, written)
+        if "written_pages_held_out" in res:
+            written = res["written_pages_held_out"]
+            _say(args, f"  written over the filings, held out: {written['questions']} questions")
+            _print_pages(args, written)
         recall = res["dense_recall@10_vs_exact"]
         _say(
             args,

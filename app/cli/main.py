@@ -180,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="retrieval/support --set corpus, answers: a data directory indexing corpus/",
     )
     p.add_argument(
+        "--held-out-pages",
+        metavar="FILE",
+        help="retrieval --set corpus: also questions written over the filings and kept outside "
+        'the repository, reported as held out ({"id", "doc_name", "pages", "question"} a line)',
+    )
+    p.add_argument(
         "--limit",
         type=int,
         default=None,

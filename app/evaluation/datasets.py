@@ -102,10 +102,16 @@ WRITTEN_PAGES = Path(__file__).parent / "sets" / "filing-pages-dev.jsonl"
 def load_written_pages(path: Path = WRITTEN_PAGES) -> list[FinanceQuestion]:
     """The written questions over the filings, evidence pages 1-based as written."""
     out = []
-    for q in read_jsonl(path):
-        pages = {(q["doc_name"], int(p)) for p in q["pages"]}
-        company = q["doc_name"].split("_")[0].lower()
-        out.append(FinanceQuestion(q["id"], q["question"], pages, q.get("answer", ""), company))
+    for line, q in enumerate(read_jsonl(path), 1):
+        try:
+            pages = {(q["doc_name"], int(p)) for p in q["pages"]}
+            company = q["doc_name"].split("_")[0].lower()
+            out.append(FinanceQuestion(q["id"], q["question"], pages, q.get("answer", ""), company))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise EvalDataError(
+                f"{path}, line {line}: a written question needs an id, a question, a doc_name "
+                f"and its pages as numbers ({type(exc).__name__}: {exc})"
+            ) from None
     return out
 
 

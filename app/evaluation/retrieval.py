@@ -261,12 +261,16 @@ def run_corpus(
     limit: int | None = None,
     progress: ProgressFn | None = None,
     index_dir: Path | None = None,
+    held_out_pages: Path | None = None,
 ) -> dict[str, Any]:
     """Known-item search, FinanceBench and dense recall over one index of the whole corpus/.
 
     ``index_dir`` names a data directory that already holds an index of corpus/ (made by
     ``footnotes index``); otherwise one is built in ``<data dir>/eval/corpus``.
+    ``held_out_pages`` names questions written over the filings as the dev ones were, kept
+    outside the repository so that nothing is tuned on them: reported as held out.
     """
+    held_out = load_written_pages(held_out_pages)[:limit] if held_out_pages else None
     if index_dir is not None:
         engine = Engine(index_dir, settings=dataclasses.replace(parent.settings, chroma_url=None))
         report = None
@@ -282,6 +286,11 @@ def run_corpus(
             "known_item": eval_known_items(engine, items),
             "financebench": eval_financebench(engine, questions),
             "written_pages": eval_financebench(engine, load_written_pages()[:limit], split=False),
+            **(
+                {"written_pages_held_out": eval_financebench(engine, held_out, split=False)}
+                if held_out is not None
+                else {}
+            ),
             "dense_recall@10_vs_exact": dense_recall_vs_exact(
                 engine, [q.question for q in questions] + [s for s, _, _ in items[:200]]
             ),

@@ -258,8 +258,28 @@ def test_corpus_runner_finds_pasted_sentences_and_evidence_pages(
     notes.mkdir(parents=True)
     for doc_id, (title, sentence) in TOPICS.items():
         (notes / f"{doc_id}.md").write_text(f"# {title}\n\n{sentence}\n")
-    res = ev.run_corpus(make_engine("corpus-parent"), data, limit=5)
+    held_out = tmp_path / "held-out-pages.jsonl"  # written over the filing this corpus holds
+    _write_jsonl(
+        held_out,
+        [
+            {
+                "id": "h1",
+                "doc_name": "ACME_2020_10K",
+                "pages": [2],
+                "question": "How much did Acme spend on capital expenditure in FY2020?",
+            },
+            {
+                "id": "h2",
+                "doc_name": "ACME_2020_10K",
+                "pages": [1],
+                "question": "What does Acme's business make, by its 2020 annual report?",
+            },
+        ],
+    )
+    res = ev.run_corpus(make_engine("corpus-parent"), data, limit=5, held_out_pages=held_out)
     assert res["financebench"]["modes"]["hybrid"]["page@10"] == 1.0
+    ours = res["written_pages_held_out"]
+    assert ours["questions"] == 2 and ours["modes"]["hybrid"] == {"page@5": 1.0, "page@10": 1.0}
     known = res["known_item"]
     assert known["items"] >= 3
     assert known["modes"]["hybrid"]["first"] == 1.0 and known["modes"]["hybrid"]["page@5"] == 1.0
@@ -267,6 +287,15 @@ def test_corpus_runner_finds_pasted_sentences_and_evidence_pages(
     written = res["written_pages"]  # the written dev set, over filings this corpus lacks
     assert written["questions"] == 5 and "halves" not in written
     assert written["modes"]["hybrid"]["page@10"] == 0.0
+
+
+def test_a_written_question_without_its_pages_is_named_in_a_clear_error(tmp_path: Path) -> None:
+    """A held-out file kept by hand outside the repository: a line missing its pages names
+    the file and the line before any index is opened."""
+    broken = tmp_path / "held-out-pages.jsonl"
+    _write_jsonl(broken, [{"id": "h1", "doc_name": "ACME_2020_10K", "question": "Capex?"}])
+    with pytest.raises(ev.EvalDataError, match=r"held-out-pages.jsonl, line 1: .*pages"):
+        ev.load_written_pages(broken)
 
 
 def test_the_written_filing_questions_each_name_a_filing_and_its_pages() -> None:
