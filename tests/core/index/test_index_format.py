@@ -82,7 +82,7 @@ def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(
 ):
     """Format 5 reads PDF tables anew and cuts every format's tables another way, format 6
     reads PDF pages' figures and Markdown's indented tables anew: the next sync reads again
-    the PDF and the Markdown note (and, from format 4, the web page), and raises the other
+    the PDF and the Markdown notes (and, from format 4, the web page), and raises the other
     files' format in place, with nothing read or embedded (a person's ten thousand scripts
     need not wait for a better reading of their statements). A file's type is its name's
     last suffix, a compressed file's inner one: a text file named "….pdf.txt" is plain text,
