@@ -28,6 +28,12 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def run(args: argparse.Namespace, fn: Footnotes) -> int:
+    held_out = getattr(args, "held_out_pages", None)
+    if held_out is not None and (args.what != "retrieval" or args.set not in (None, "corpus")):
+        raise HandledError(
+            "--held-out-pages is read by `eval retrieval --set corpus` (or `eval retrieval` with "
+            "every set), over the index of the whole corpus/"
+        )
     data = _data_dir(args)
     try:
         if args.what == "retrieval":
@@ -49,6 +55,11 @@ def _retrieval(args: argparse.Namespace, fn: Footnotes, data: Path) -> dict[str,
     engine = fn.engine  # the eval tools measure the engine itself
     out: dict[str, Any] = {}
     sets = [args.set] if args.set else ["scifact", "financebench", "corpus"]
+    # read (and checked) before any set is indexed: a slip in a file kept by hand costs nothing
+    held_out = getattr(args, "held_out_pages", None)
+    held_out_pages = (
+        ev.load_written_pages(Path(held_out).expanduser()) if held_out is not None else None
+    )
     if "scifact" in sets:
         _say(args, f"SciFact: indexing one file per abstract in {engine.data.root / 'eval'} ...")
         res = ev.run_scifact(engine, data, limit=args.limit, progress=ProgressBar(not args.json))
@@ -78,14 +89,13 @@ def _retrieval(args: argparse.Namespace, fn: Footnotes, data: Path) -> dict[str,
     if "corpus" in sets:
         index = Path(args.index).expanduser().resolve() if getattr(args, "index", None) else None
         _say(args, f"Corpus: {index or 'indexing corpus/ (long the first time)'} ...")
-        held_out = getattr(args, "held_out_pages", None)
         res = ev.run_corpus(
             engine,
             data,
             limit=args.limit,
             progress=ProgressBar(not args.json),
             index_dir=index,
-            held_out_pages=Path(held_out).expanduser() if held_out else None,
+            held_out_pages=held_out_pages,
         )
         out["corpus"] = res
         known, fb = res["known_item"], res["financebench"]

@@ -20,11 +20,24 @@ def default_data_dir() -> Path:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [record for _, record in numbered_jsonl(path)]
+
+
+def numbered_jsonl(path: Path) -> list[tuple[int, Any]]:
+    """The JSON value of each non-blank line of ``path``, with its line number; an unreadable
+    file or line is an ``EvalDataError`` naming both."""
+    out = []
     try:
         with path.open(encoding="utf-8") as fh:
-            return [json.loads(line) for line in fh if line.strip()]
-    except (OSError, ValueError) as exc:
+            for number, line in enumerate(fh, 1):
+                if line.strip():
+                    try:
+                        out.append((number, json.loads(line)))
+                    except ValueError as exc:
+                        raise EvalDataError(f"cannot read {path}, line {number}: {exc}") from None
+    except (OSError, ValueError) as exc:  # a missing file, or bytes that are not UTF-8
         raise EvalDataError(f"cannot read {path}: {exc}") from None
+    return out
 
 
 def safe_name(doc_id: str) -> str:
@@ -100,18 +113,33 @@ WRITTEN_PAGES = Path(__file__).parent / "sets" / "filing-pages-dev.jsonl"
 
 
 def load_written_pages(path: Path = WRITTEN_PAGES) -> list[FinanceQuestion]:
-    """The written questions over the filings, evidence pages 1-based as written."""
+    """The written questions over the filings, evidence pages 1-based as written; a line
+    that is not one (a file kept by hand) is an ``EvalDataError`` naming the file and line."""
     out = []
-    for line, q in enumerate(read_jsonl(path), 1):
-        try:
-            pages = {(q["doc_name"], int(p)) for p in q["pages"]}
-            company = q["doc_name"].split("_")[0].lower()
-            out.append(FinanceQuestion(q["id"], q["question"], pages, q.get("answer", ""), company))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    for line, q in numbered_jsonl(path):
+        text = {k: q.get(k) for k in ("id", "question", "doc_name")} if isinstance(q, dict) else {}
+        pages = q.get("pages") if isinstance(q, dict) else None
+        if not (
+            all(isinstance(v, str) and v.strip() for v in text.values())
+            and len(text) == 3
+            and isinstance(pages, list)
+            and pages
+            and all(isinstance(p, int) and not isinstance(p, bool) and p >= 1 for p in pages)
+        ):
             raise EvalDataError(
-                f"{path}, line {line}: a written question needs an id, a question, a doc_name "
-                f"and its pages as numbers ({type(exc).__name__}: {exc})"
-            ) from None
+                f"{path}, line {line}: a written question needs an id, a question and a "
+                "doc_name (text), and its pages: a list of page numbers counted from 1"
+            )
+        doc = text["doc_name"]
+        out.append(
+            FinanceQuestion(
+                text["id"],
+                text["question"],
+                {(doc, p) for p in pages},
+                str(q.get("answer") or ""),
+                doc.split("_")[0].lower(),
+            )
+        )
     return out
 
 

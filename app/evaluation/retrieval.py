@@ -261,16 +261,17 @@ def run_corpus(
     limit: int | None = None,
     progress: ProgressFn | None = None,
     index_dir: Path | None = None,
-    held_out_pages: Path | None = None,
+    held_out_pages: Sequence[FinanceQuestion] | None = None,
 ) -> dict[str, Any]:
     """Known-item search, FinanceBench and dense recall over one index of the whole corpus/.
 
     ``index_dir`` names a data directory that already holds an index of corpus/ (made by
     ``footnotes index``); otherwise one is built in ``<data dir>/eval/corpus``.
-    ``held_out_pages`` names questions written over the filings as the dev ones were, kept
-    outside the repository so that nothing is tuned on them: reported as held out.
+    ``held_out_pages``: questions written over the filings as the dev ones were, kept outside
+    the repository so that nothing is tuned on them (``load_written_pages`` of their file),
+    reported as held out.
     """
-    held_out = load_written_pages(held_out_pages)[:limit] if held_out_pages else None
+    held_out = list(held_out_pages)[:limit] if held_out_pages is not None else None
     if index_dir is not None:
         engine = Engine(index_dir, settings=dataclasses.replace(parent.settings, chroma_url=None))
         report = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -274,12 +275,21 @@ def test_corpus_runner_finds_pasted_sentences_and_evidence_pages(
                 "pages": [1],
                 "question": "What does Acme's business make, by its 2020 annual report?",
             },
+            {  # a page the filing does not have: a miss, counted as one
+                "id": "h3",
+                "doc_name": "ACME_2020_10K",
+                "pages": [9],
+                "question": "How many anvils did Acme sell in FY2020?",
+            },
         ],
     )
-    res = ev.run_corpus(make_engine("corpus-parent"), data, limit=5, held_out_pages=held_out)
+    res = ev.run_corpus(
+        make_engine("corpus-parent"), data, limit=5, held_out_pages=ev.load_written_pages(held_out)
+    )
     assert res["financebench"]["modes"]["hybrid"]["page@10"] == 1.0
     ours = res["written_pages_held_out"]
-    assert ours["questions"] == 2 and ours["modes"]["hybrid"] == {"page@5": 1.0, "page@10": 1.0}
+    assert ours["questions"] == 3
+    assert ours["modes"]["hybrid"] == {"page@5": 0.6667, "page@10": 0.6667}
     known = res["known_item"]
     assert known["items"] >= 3
     assert known["modes"]["hybrid"]["first"] == 1.0 and known["modes"]["hybrid"]["page@5"] == 1.0
@@ -289,13 +299,58 @@ def test_corpus_runner_finds_pasted_sentences_and_evidence_pages(
     assert written["modes"]["hybrid"]["page@10"] == 0.0
 
 
-def test_a_written_question_without_its_pages_is_named_in_a_clear_error(tmp_path: Path) -> None:
-    """A held-out file kept by hand outside the repository: a line missing its pages names
-    the file and the line before any index is opened."""
+GOOD_LINE = '{"id": "h1", "doc_name": "ACME_2020_10K", "pages": [2], "question": "Capex?"}'
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        '{"id": "h2", "doc_name": "ACME_2020_10K", "question": "Capex?"}',  # no pages
+        '{"id": "h2", "doc_name": "ACME_2020_10K", "pages": "12", "question": "Capex?"}',
+        '{"id": "h2", "doc_name": "ACME_2020_10K", "pages": [], "question": "Capex?"}',
+        '{"id": "h2", "doc_name": "ACME_2020_10K", "pages": [0], "question": "Capex?"}',
+        '{"id": "h2", "doc_name": "ACME_2020_10K", "pages": [true], "question": "Capex?"}',
+        '{"id": 7, "doc_name": "ACME_2020_10K", "pages": [2], "question": "Capex?"}',
+        '{"id": "h2", "doc_name": "ACME_2020_10K", "pages": [2], "question": null}',
+        '{"id": "h2", "doc_name": "ACME_2020_10K", "pages": [2], "question": "Capex?"',
+        "[1, 2]",
+    ],
+)
+def test_a_written_question_file_kept_by_hand_names_its_bad_line(tmp_path: Path, bad) -> None:
+    """A held-out file kept outside the repository: a line that is not a question with its
+    pages (1-based numbers) names the file and its own line, blank lines counted."""
+    path = tmp_path / "held-out-pages.jsonl"
+    path.write_text(f"{GOOD_LINE}\n\n{bad}\n")
+    with pytest.raises(ev.EvalDataError, match=r"held-out-pages\.jsonl, line 3: "):
+        ev.load_written_pages(path)
+
+
+def test_held_out_pages_are_read_before_any_set_is_indexed(tmp_path: Path, make_engine) -> None:
+    """`eval retrieval --held-out-pages FILE` with a slip in FILE stops with the file and line
+    before SciFact, FinanceBench or the corpus is indexed; with another command or set it is
+    refused, not silently ignored."""
+    from app.cli.common import HandledError
+    from app.cli.eval import run as run_eval
+
+    data = tmp_path / "shared"
+    (data / "corpus").mkdir(parents=True)
     broken = tmp_path / "held-out-pages.jsonl"
-    _write_jsonl(broken, [{"id": "h1", "doc_name": "ACME_2020_10K", "question": "Capex?"}])
-    with pytest.raises(ev.EvalDataError, match=r"held-out-pages.jsonl, line 1: .*pages"):
-        ev.load_written_pages(broken)
+    broken.write_text(GOOD_LINE.replace("[2]", "[]") + "\n")
+    engine = make_engine("parent")
+    fn = Footnotes(engine.data.root, engine=engine)
+    for what, which, says in [
+        ("retrieval", None, "line 1: "),
+        ("retrieval", "corpus", "line 1: "),
+        ("retrieval", "scifact", "--set corpus"),
+        ("support", "corpus", "--set corpus"),
+    ]:
+        args = argparse.Namespace(
+            what=what, refit=False, data=str(data), set=which, index=None, limit=2, json=True,
+            held_out_pages=str(broken),
+        )  # fmt: skip
+        with pytest.raises(HandledError, match=re.escape(says)):
+            run_eval(args, fn)
+    assert not (engine.data.root / "eval").exists()  # nothing was indexed
 
 
 def test_the_written_filing_questions_each_name_a_filing_and_its_pages() -> None:

@@ -20,7 +20,7 @@ from app.core.index.roots import Roots, RootsFile
 from app.core.index.schema import SCHEMA_VERSION
 from app.core.index.skipped import SkippedFile
 from app.core.index.transaction import transaction
-from app.core.ingest.compressed import file_type
+from app.core.ingest.compressed import read_suffix
 from app.core.ingest.context import embedding_text, file_label
 from app.core.types import Chunk, Hit
 
@@ -453,8 +453,10 @@ class Manifest:
         """Raise in place the index format of indexed files that the formats after theirs
         do not concern (``schema.FORMAT_CONCERNS``): a script or a text file indexed with
         format 4 is what format 5, which changes how tables and paged files are read, builds.
-        Returns how many files were raised; takes the write lock only when one is older."""
-        raised = 0
+        A file's type is the suffix it is read by (``read_suffix``: "minutes.pdf.txt" is text,
+        "notes.md.gz" Markdown). Returns how many files were raised (each once, however many
+        formats it went up); takes the write lock only when one is older."""
+        raised: set[int] = set()
         try:
             older = "SELECT 1 FROM files WHERE status = 'indexed' AND format < ? LIMIT 1"
             if self.conn.execute(older, (schema.INDEX_FORMAT,)).fetchone() is None:
@@ -465,12 +467,12 @@ class Manifest:
                         "SELECT id, path FROM files WHERE status = 'indexed' AND format = ?",
                         (fmt - 1,),
                     ).fetchall()
-                    others = [(i,) for i, path in rows if file_type(path) not in ends]
+                    others = [(i,) for i, path in rows if read_suffix(path) not in ends]
                     self.conn.executemany(f"UPDATE files SET format = {fmt} WHERE id = ?", others)
-                    raised += len(others)
+                    raised.update(i for (i,) in others)
         except sqlite3.OperationalError:  # read-only, or a full disk: they are read again
             return 0
-        return raised
+        return len(raised)
 
     def outdated(self) -> int:
         """Indexed files whose passages an older index format built (the next sync rebuilds)."""

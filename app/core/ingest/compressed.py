@@ -49,7 +49,7 @@ def inner_name(path: str) -> str:
     return path[: -len(suffix)] if suffix else path
 
 
-def file_type(path: str) -> str:
+def read_suffix(path: str) -> str:
     """The suffix that decides how ``path`` is read: its name's, or the inner name's of a
     compressed file ("notes.md.gz": ".md"); "" for a name without one."""
     return os.path.splitext(inner_name(path))[1].lower()

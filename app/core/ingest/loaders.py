@@ -17,7 +17,7 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from app.core.ingest.compressed import compression, decompress, file_type
+from app.core.ingest.compressed import compression, decompress, read_suffix
 from app.core.ingest.containers import check_zip
 from app.core.ingest.containment import containment_problem
 from app.core.ingest.context import (
@@ -96,7 +96,7 @@ _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 def is_supported(path: str | os.PathLike[str]) -> bool:
     """True when the file's name alone says it is a format we read (no disk access); other
     files are read when their content is text (``format_of``)."""
-    return file_type(os.fspath(path)) in _KINDS
+    return read_suffix(os.fspath(path)) in _KINDS
 
 
 def read_file(
@@ -174,7 +174,7 @@ def kind_of(path: str) -> str:
 
 def format_of(path: str) -> str:
     """Like ``kind_of``, but ``SNIFFED`` for a name that leaves the format to the content."""
-    suffix = file_type(path)
+    suffix = read_suffix(path)
     kind = _KINDS.get(suffix)
     if kind is not None:
         return kind
@@ -228,7 +228,7 @@ def load_bytes(
         tables: tuple[TableSpan, ...] = ()
         if kind == "markdown":
             title, tables = markdown_title(text), markdown_tables(text)
-        elif file_type(abspath) in (".csv", ".tsv"):
+        elif read_suffix(abspath) in (".csv", ".tsv"):
             tables = delimited_table(text)
         pages = [Page(None, text, tables=tables)]
     return Document(abspath, kind, pages, title, scanned_unread=unread, warning=warning)

@@ -108,6 +108,8 @@ def test_a_format_that_reads_only_some_types_anew_reads_no_other_file_again(
     with engine.manifest.conn:
         engine.manifest.conn.execute("UPDATE files SET format = ?", (older,))
     assert engine.manifest.outdated() == 7
+    # each file of another type counted once, however many formats it goes up
+    assert engine.manifest.raise_formats() == 7 - read_again
 
     report = engine.index([str(docs)])
     assert report.files_indexed == read_again  # the PDF, the notes (and the web page)
