@@ -281,20 +281,18 @@ def run_corpus(
     try:
         questions = load_financebench(data_dir / "financebench", limit)
         items = known_items(engine, limit or 300)
-        return {
+        out: dict[str, Any] = {
             "set": "corpus",
             "index": index_summary(report) if report else {"data_dir": str(index_dir)},
             "known_item": eval_known_items(engine, items),
             "financebench": eval_financebench(engine, questions),
             "written_pages": eval_financebench(engine, load_written_pages()[:limit], split=False),
-            **(
-                {"written_pages_held_out": eval_financebench(engine, held_out, split=False)}
-                if held_out is not None
-                else {}
-            ),
-            "dense_recall@10_vs_exact": dense_recall_vs_exact(
-                engine, [q.question for q in questions] + [s for s, _, _ in items[:200]]
-            ),
         }
+        if held_out is not None:
+            out["written_pages_held_out"] = eval_financebench(engine, held_out, split=False)
+        out["dense_recall@10_vs_exact"] = dense_recall_vs_exact(
+            engine, [q.question for q in questions] + [s for s, _, _ in items[:200]]
+        )
+        return out
     finally:
         engine.close()
