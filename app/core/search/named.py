@@ -181,7 +181,7 @@ class NamedFiles:
             for path, n in self._names.items()
             if (written.writes(n) if n.caseless else n.subject in names)
             or any(n.subject.startswith(a) for a in acronyms)
-            or (n.initials and n.initials in initials)
+            or any(n.initials.startswith(i) for i in initials)  # "B&N": Barnes_Noble_Education
         ]
         if years and hits:
             latest = [p for p in hits if max(years) in self._names[p].years]

@@ -60,10 +60,12 @@ def test_the_named_file_of_the_latest_year_asked_is_preferred(manifest: Manifest
 
 
 def test_initials_joined_by_an_ampersand_name_the_file_of_those_words(manifest: Manifest) -> None:
-    """ "J&J" is how people write Johnson & Johnson; "D&A" and "P&L" are terms, not names."""
+    """ "J&J" is how people write Johnson & Johnson, "B&N" Barnes & Noble Education (the
+    initials of a name's first words); "D&A" and "P&L" are terms, not names."""
     add(
         manifest,
         "/r/JOHNSON_JOHNSON_2022_10K.pdf",
+        "/r/Barnes_Noble_Education_2021_10K.pdf",
         "/r/Procter_Gamble_2021_10K.pdf",
         "/n/Docker Architecture.md",
         "/n/Profit Loss Review.md",
@@ -73,6 +75,7 @@ def test_initials_joined_by_an_ampersand_name_the_file_of_those_words(manifest: 
     assert named.named("What was J&J's quick ratio at fiscal year-end 2022?") == johnson
     assert named.named("Did JnJ pay a dividend in 2022?") == johnson
     assert named.named("How did P&G's margins move?") == ["/r/Procter_Gamble_2021_10K.pdf"]
+    assert named.named("What did B&N sell in 2021?") == ["/r/Barnes_Noble_Education_2021_10K.pdf"]
     assert named.named("What were D&A and the P&L's largest items?") == []
     assert named.named("How much did PP&E grow?") == []  # "P&E" inside "PP&E" is no initialism
 
