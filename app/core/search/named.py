@@ -11,8 +11,10 @@ name starts with ("MGM" for "MGMRESORTS"), or the initials of its leading words 
 "张三简历", "तकनीकी_रिपोर्ट") cannot say it is a name: it is named when the question writes its
 first part whole (as a word; in a script written without spaces, anywhere in the question).
 Names and questions are split into words as search splits them (``text.words``), so "Müller"
-is one part. When the question gives years, files whose name holds its latest year are
-preferred, then any of its years; of those, a file whose cover states another kind of report
+is one part. When the question writes a day ("the 8-K dated May 30, 2023", "on 2023-05-30")
+that a file's name holds ("PEPSICO_2023_8K_dated-2023-05-30"), the files of that day are
+preferred; else, when it gives years, files whose name holds its latest year are preferred,
+then any of its years; of those, a file whose cover states another kind of report
 than the question's period asks for is set aside when one of that kind is left
 (``reports.prefer_kind``: "Q2 of FY2023" keeps the quarterly report and the earnings release,
 not the annual report). More than ``MAX_NAMED`` files left means the question names a
@@ -26,9 +28,11 @@ page in the top 10 0.447 -> 0.553; known-item search unchanged (first 1.000, pag
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from app.core.index.manifest import Manifest
@@ -55,6 +59,47 @@ _PATHS_SIGNATURE = (
     "SELECT count(*), coalesce(max(id), 0), coalesce(sum(length(path)), 0) FROM files"
 )
 _SHORT_FY = re.compile(r"\bFY'?(\d\d)\b", re.IGNORECASE)  # "FY20" for 2020
+# A day written year first, in a file's name ("2023-05-30", "2023_05_30", "20230530": two
+# digits each, one separator throughout) or a question ("2023-05-30", "2023/5/30").
+_NAME_DAY = re.compile(
+    r"(?<!\d)((?:19|20)\d\d)([-_.]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?!\d)"
+)
+_ISO_DAY = re.compile(
+    r"(?<!\d)((?:19|20)\d\d)([-/.])(0?[1-9]|1[0-2])\2(0?[1-9]|[12]\d|3[01])(?!\d)"
+)
+# The months as English writes them in a date, in full or cut short ("Sept.").
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ORDINAL = r"(?:st|nd|rd|th)?"
+# "May 30, 2023", "May 30th 2023"; "30 May 2023"
+_MONTH_DAY = re.compile(
+    rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL},?\s+((?:19|20)\d\d)\b", re.IGNORECASE
+)
+_DAY_MONTH = re.compile(
+    rf"\b(\d{{1,2}}){_ORDINAL}\s+({_MONTH})\.?,?\s+((?:19|20)\d\d)\b", re.IGNORECASE
+)
+# "5/30/2023": month first in the United States, day first elsewhere; either reading counts
+_SLASHED_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)(?![\d/])")
 
 
 @dataclass(frozen=True)
@@ -63,6 +108,7 @@ class _Name:
     years: frozenset[int]
     caseless: bool = False  # in a script without capitals: named when the question writes it
     initials: str = ""  # of its leading parts, two or more: "jj" for "JOHNSON_JOHNSON_2022"
+    days: frozenset[datetime.date] = field(default_factory=frozenset)  # "…_dated-2023-05-30"
 
 
 def parts(text: str) -> list[str]:
@@ -99,7 +145,32 @@ def file_name(path: str) -> _Name | None:
     years = {int(m.group()) for p in found[1:] for m in [_NAME_YEAR.match(p.lower())] if m}
     leading = list(itertools.takewhile(str.isalpha, found))[:MAX_INITIALS]
     initials = "".join(p[0] for p in leading).lower() if len(leading) >= 2 else ""
-    return _Name(subject, frozenset(years), caseless, initials)
+    days = _days((m[1], m[3], m[4]) for m in _NAME_DAY.finditer(PurePath(path).stem))
+    return _Name(subject, frozenset(years), caseless, initials, frozenset(days))
+
+
+def _days(written: Iterable[tuple[str | int, str | int, str | int]]) -> set[datetime.date]:
+    """The days of the (year, month, day) triples as written, those that are days ("2023-02-31"
+    is none)."""
+    out = set()
+    for year, month, day in written:
+        try:
+            out.add(datetime.date(int(year), int(month), int(day)))
+        except ValueError:
+            continue
+    return out
+
+
+def question_days(question: str) -> set[datetime.date]:
+    """The days a question writes: "May 30, 2023", "30 May 2023", "2023-05-30", "5/30/2023"
+    (and, read day first, 5 March for "5/3/2023")."""
+    written: list[tuple[str | int, str | int, str | int]] = []
+    written += [(m[1], m[3], m[4]) for m in _ISO_DAY.finditer(question)]
+    written += [(m[3], _MONTHS[m[1].lower()], m[2]) for m in _MONTH_DAY.finditer(question)]
+    written += [(m[3], _MONTHS[m[2].lower()], m[1]) for m in _DAY_MONTH.finditer(question)]
+    for m in _SLASHED_DAY.finditer(question):
+        written += [(m[3], m[1], m[2]), (m[3], m[2], m[1])]
+    return _days(written)
 
 
 class _Written:
@@ -183,7 +254,11 @@ class NamedFiles:
             or any(n.subject.startswith(a) for a in acronyms)
             or any(n.initials.startswith(i) for i in initials)  # "B&N": Barnes_Noble_Education
         ]
-        if years and hits:
+        days = question_days(question) if hits else set()
+        on_day = [p for p in hits if self._names[p].days & days]
+        if on_day:  # "the 8-K dated May 30, 2023": the file of that day, not of the year
+            hits = on_day
+        elif years and hits:
             latest = [p for p in hits if max(years) in self._names[p].years]
             anyyear = [p for p in hits if self._names[p].years & years]
             hits = latest or anyyear or hits

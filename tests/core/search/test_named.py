@@ -14,7 +14,15 @@ import pytest
 
 from app.core.index.manifest import Manifest
 from app.core.index.records import FileRecord
-from app.core.search.named import MAX_NAMED, NamedFiles, _Name, file_name, parts, question_names
+from app.core.search.named import (
+    MAX_NAMED,
+    NamedFiles,
+    _Name,
+    file_name,
+    parts,
+    question_days,
+    question_names,
+)
 
 
 @pytest.fixture
@@ -57,6 +65,38 @@ def test_the_named_file_of_the_latest_year_asked_is_preferred(manifest: Manifest
     assert named.named("How did 3M's revenue change from 2018 to 2022?") == ["/r/3M_2022_10K.pdf"]
     assert named.named("What does 3M make?") == ["/r/3M_2018_10K.pdf", "/r/3M_2022_10K.pdf"]
     assert named.named("what does capital expenditure mean") == []  # names no file
+
+
+def test_the_file_of_the_day_the_question_writes_is_preferred(manifest: Manifest) -> None:
+    """A company's 8-Ks of one year are told apart by the day in their names; a question
+    writes that day in words, year first or with slashes (either reading of "5/30")."""
+    add(
+        manifest,
+        "/r/PEPSICO_2023_8K_dated-2023-05-05.pdf",
+        "/r/PEPSICO_2023_8K_dated-2023-05-30.pdf",
+        "/r/PEPSICO_2023Q1_EARNINGS.pdf",
+        "/r/FOOTLOCKER_2022_8K_dated_2022-08-19.pdf",
+        "/r/FOOTLOCKER_2022_10K.pdf",
+    )
+    named = NamedFiles(manifest)
+    late_may = ["/r/PEPSICO_2023_8K_dated-2023-05-30.pdf"]
+    for question in (
+        "What did PepsiCo disclose in its 8-K dated May 30, 2023?",
+        "What did PepsiCo file on 30 May 2023?",
+        "What did PepsiCo file on the 30th of May? The one dated 2023-05-30.",
+        "What did PepsiCo report on 5/30/2023?",
+        "What did PepsiCo say on Tuesday, May 30th 2023?",
+    ):
+        assert named.named(question) == late_may, question
+    assert named.named("What did PepsiCo file on 5/5/2023?") == [
+        "/r/PEPSICO_2023_8K_dated-2023-05-05.pdf"
+    ]
+    assert named.named("What did Foot Locker's 8-K of Aug. 19, 2022 announce?") == [
+        "/r/FOOTLOCKER_2022_8K_dated_2022-08-19.pdf"
+    ]
+    # a day no file's name holds: the files of its year, as before
+    assert len(named.named("What did PepsiCo say on June 1, 2023?")) == 3
+    assert question_days("What did it say in May 2023, or on Feb 31, 2023?") == set()
 
 
 def test_initials_joined_by_an_ampersand_name_the_file_of_those_words(manifest: Manifest) -> None:
