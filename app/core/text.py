@@ -368,10 +368,12 @@ _PAGE_RUN = re.compile(r"^\d{1,3}(?:[,;]?\s+\d{1,3}){3,}\.?$")
 _LINK_LINE = re.compile(
     r"^(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[^\]\n]{1,200}\]\([^)\s]{1,400}\)|\[\[[^\]\n]{1,200}\]\])$"
 )
+# A title and its page, after the number of its chapter, section or item, itself after a
+# word that names the kind ("2.1 Reading data 15", "Item 1A. Risk Factors 17", "Note 4.
+# Acquisitions 70").
 _TITLE_PAGE_LINE = re.compile(
-    r"^\s*(?:(?:\d+(?:\.\d+)*|[A-Z]|[ivxlc]+)[.)]?\s+)?[^\W\d](?:[^.!?:;]|\.(?=\w)){1,90}?[ \t]+"
-    + _PAGE_NO
-    + r"\s*$",
+    r"^\s*(?:(?:[^\W\d]{2,12}\s+)?(?:\d+(?:\.\d+)*[A-Z]?|[A-Z]|[ivxlc]+)[.)]?\s+)?"
+    r"[^\W\d](?:[^.!?:;]|\.(?=\w)){1,90}?[ \t]+" + _PAGE_NO + r"\s*$",
     re.IGNORECASE,
 )
 # A table's row as a PDF page's layout sets it ("Other notes | 62 | 51"): two cells or more
@@ -432,6 +434,19 @@ def toc_lines(text: str) -> list[tuple[int, int]]:
         if is_toc_line(line) or titled or run_on:
             out.append((s, e))
     return out
+
+
+# A question about a document's layout, where a contents page or an index is the answer.
+_ABOUT_CONTENTS = re.compile(
+    r"\b(?:contents|index|chapters?|sections?|appendix|appendices|page numbers?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_contents(question: str) -> bool:
+    """Whether a question asks about a document's layout ("which chapter covers …", "the
+    index entry for …"), which a contents page or an index answers."""
+    return bool(_ABOUT_CONTENTS.search(question))
 
 
 def is_toc_like(text: str) -> bool:
