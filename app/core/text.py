@@ -436,19 +436,6 @@ def toc_lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
-# A question about a document's layout, where a contents page or an index is the answer.
-_ABOUT_CONTENTS = re.compile(
-    r"\b(?:contents|index|chapters?|sections?|appendix|appendices|page numbers?)\b",
-    re.IGNORECASE,
-)
-
-
-def asks_about_contents(question: str) -> bool:
-    """Whether a question asks about a document's layout ("which chapter covers …", "the
-    index entry for …"), which a contents page or an index answers."""
-    return bool(_ABOUT_CONTENTS.search(question))
-
-
 def is_toc_like(text: str) -> bool:
     """Whether ``text`` (a line or a page) is a table of contents, an index or a list of page
     numbers rather than prose: from its shape alone, so it holds for any language."""

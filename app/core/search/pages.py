@@ -17,10 +17,7 @@ scored against the question, each page as a whole and by its best line:
 - ``statement``: the page is the statement the question names or implies (``STATEMENTS``);
 - ``found``: the fused score of the page's best passage among the hits.
 
-Each is scaled by the best page of the document, and the mix ranks the document's pages. A
-page of contents or an index (``text.is_toc_like``: "Item 7. | Management's Discussion … | 28")
-names the sections a question asks about and answers nothing: it is not ranked, unless the
-question asks about the document's sections (``text.asks_about_contents``).
+Each is scaled by the best page of the document, and the mix ranks the document's pages.
 Its best ``PAGES`` pages take the leading places of the ranking, each as its best passage (by
 the same mix, for that passage alone), in the order of the pages' scores (a later file's
 weighed by ``W_OTHER``), then the other hits follow in their order, except that a page's
@@ -77,7 +74,7 @@ if TYPE_CHECKING:
 from app.core.index.records import ChunkRow
 from app.core.ingest.pdflayout import CELL_SEP, is_figure, is_head_line
 from app.core.search.fusion import without_bonus
-from app.core.text import asks_about_contents, is_toc_like, query_terms, stem
+from app.core.text import query_terms, stem
 from app.core.types import Hit
 
 # The statements of a filing: what a question says to name one, the line items only it holds
@@ -225,13 +222,7 @@ def rerank(
     promoted: list[tuple[float, Hit]] = []
     for rank, path in enumerate(docs):
         pages = _score_pages(
-            terms,
-            pages_of(path),
-            qvec,
-            vectors,
-            found,
-            named_statements(question),
-            asks_about_contents(question),
+            terms, pages_of(path), qvec, vectors, found, named_statements(question)
         )
         if not pages:
             continue
@@ -304,7 +295,6 @@ class _PageWords:
     length: int
     titles: frozenset[str]
     statement_titles: tuple[str, ...]
-    listing: bool  # a table of contents or an index (``text.is_toc_like``), not what it lists
 
 
 class FileView:
@@ -328,17 +318,8 @@ class FileView:
                 for text in [*(r.text for r in rows), rows[0].heading or ""]:
                     counts.update(_counted(text)[0])
                 titles = frozenset(w for r in rows for w in _title_words(r.heading))
-                text = "\n".join(r.text for r in sorted(rows, key=lambda r: r.start))
                 self._pages.append(
-                    _PageWords(
-                        number,
-                        rows,
-                        counts,
-                        counts.total(),
-                        titles,
-                        statement_titles(rows),
-                        is_toc_like(text),
-                    )
+                    _PageWords(number, rows, counts, counts.total(), titles, statement_titles(rows))
                 )
         return self._pages
 
@@ -366,11 +347,8 @@ def _score_pages(
     vectors: Callable[[set[str]], dict[str, np.ndarray]],
     found: dict[str, Hit] | None = None,
     statements: Sequence[re.Pattern[str]] = (),
-    listings: bool = False,
 ) -> list[_Page]:
-    """The file's pages, best first, each with its scores and its best passage; its contents
-    pages and indexes only when ``listings`` (the question asks about them): they share the
-    question's words with the pages they point to, and answer nothing else."""
+    """The file's pages, best first, each with its scores and its best passage."""
     if not isinstance(view, FileView):
         view = FileView(view)
     words = view.pages()
@@ -409,8 +387,6 @@ def _score_pages(
             + W_TITLE * p.title / top[4]
             + W_STATEMENT * p.statement
         )
-    if not listings:
-        pages = [p for p, w in zip(pages, words, strict=True) if not w.listing]
     pages.sort(key=lambda p: (-p.score, p.number))
     for p in pages[:PAGES]:  # only the pages promoted need their best passage
         p.best = max(

@@ -9,6 +9,7 @@ their passages ranked ahead of other files' (``fusion.NAMED_BONUS``).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +26,7 @@ from app.core.search.index_cache import IndexCache
 from app.core.search.named import NamedFiles
 from app.core.search.query import checked_query
 from app.core.search.scope import Scope, ScopeMembers
-from app.core.text import asks_about_contents, is_toc_like
+from app.core.text import is_toc_like
 from app.core.types import Hit, Support
 
 # A scope's own vectors are ranked when reading their ids (one chunk row each) costs less than
@@ -359,11 +360,18 @@ class Retriever:
                 h.dense_score = float(np.dot(vec, qvec))
 
 
+# A question about a document's layout, where a contents page or an index is the answer.
+ABOUT_CONTENTS = re.compile(
+    r"\b(?:contents|index|chapters?|sections?|appendix|appendices|page numbers?)\b",
+    re.IGNORECASE,
+)
+
+
 def contents_last(query: str, hits: list[Hit]) -> list[Hit]:
     """Tables of contents, indexes and lists of page numbers after the passages of prose:
     they share a question's words with the pages they point to and often outrank them, yet
     they never answer it (unless the question is about them). Ranks are renumbered."""
-    if asks_about_contents(query):
+    if ABOUT_CONTENTS.search(query):
         return hits
     listing = [is_toc_like(h.text) for h in hits]
     if not any(listing):
