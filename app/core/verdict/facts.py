@@ -91,10 +91,6 @@ class Facts:
     # (figure, the year in its clause): "$11.69 billion in 2017, up from $8.83 billion in
     # 2016" -> (11.69, 2017), (8.83, 2016); see ``dated.figure_years``
     dated: frozenset[tuple[str, str]] = frozenset()
-    # the figures the answer's earlier sentences gave, backed by their passages, which a
-    # sentence that computes may work from ("That is an increase of $1,137 million" after
-    # "2021: $14,882 million. 2020: $13,745 million."); set by ``marks``, not read from the text
-    carried: frozenset[str] = frozenset()
     percents: frozenset[str] = frozenset()  # its figures written as percentages ("8%")
 
 
@@ -189,12 +185,14 @@ def facts(text: str) -> Facts:
         runs(toks),
         bool(_COMPUTING.search(text)),
         figure_years([t.word for t in toks], [t.after_break for t in toks]),
-        percents=frozenset(m.group(1).replace(",", "") for m in _PERCENT.finditer(text)),
+        frozenset(m.group(1).replace(",", "") for m in _PERCENT.finditer(text)),
     )
 
 
-# A figure written as a percentage: "8%", "8 %", "8 percent", "8 per cent".
-_PERCENT = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s?(?:%|percent\b|per cent\b)", re.I)
+# A figure written as a percentage: "8%", "8 %", "8 percent", "8 per cent", "8 pct".
+_PERCENT = re.compile(
+    r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s?(?:%|percent\b|per cent\b|pct\b)", re.IGNORECASE
+)
 
 
 # A sentence that shows a computation: an operator between figures, or a word for one.
@@ -400,7 +398,7 @@ def conflicts(
     )
     if by_count and on("computed") and claim.computes:  # "$17,606M", the sum of two "…M"
         given = [n for n in claim.numbers if n[:1].isdigit() and n not in missing + by_count]
-        by_count = computed(by_count, [*given, *sorted(claim.carried)], claim.percents)
+        by_count = computed(by_count, given, claim.percents)
     # written with a scale the span gives the figure at another: "$23.3 billion" for its
     # "23.3 million"
     rescaled = [n for n in missing if n in span.numbers and n in {m for m, _ in claim.scaled}]
@@ -517,7 +515,7 @@ def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list
         ]
     if out and on("computed") and claim.computes:
         given = [n for n in claim.numbers if n[:1].isdigit() and n not in out]
-        out = computed(out, [*given, *sorted(claim.carried)], claim.percents)
+        out = computed(out, given, claim.percents)
     return out
 
 

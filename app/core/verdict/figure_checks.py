@@ -150,9 +150,9 @@ FIGURE_CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "computed",
-        "a figure the passage does not give, worked out from figures it does or that the "
-        "answer's earlier sentences gave and their passages backed (a sum, a difference, a "
-        "ratio, a percentage or its change; a figure written as a percentage only as one), "
+        "a figure the passage does not give, worked out from figures it does (a sum, a "
+        "difference, a ratio, a percentage or its change; a figure written as a percentage "
+        "only as a percentage, its change, or the sum or difference of two percentages), "
         "where the sentence says it computes",
         "the passage does not say 1832 (it has 1196, 636)",
         Effect.BACKS,

@@ -18,12 +18,9 @@ Values are kept as strings of digits (``key``), so they can stand in word sets b
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Collection
-
-import numpy as np
 
 from app.core.verdict.lang import en
 
@@ -170,54 +167,39 @@ def computed(missing: list[str], given: list[str], percents: Collection[str] = (
     gives that the passage has (``given``): a sum, difference, product, ratio, percentage or
     percentage change of two of them, to the claim's own precision ("$17,606M" for $15,441M +
     $2,165M; "34.6%" for 6,098 / 17,606). A worked-out figure may be worked on again. A figure
-    written as a percentage (in ``percents``) is no bare ratio: "12%" is not 13,745 / 1,137."""
-    have = tuple(float(g) for g in dict.fromkeys(given))
+    written as a percentage (in ``percents``) is a percentage or a percentage change of two
+    figures, or the sum or difference of two percentages: "12%" is not 1,200 / 100, nor
+    1,200 - 1,188."""
+    have = [(float(g), g in percents) for g in dict.fromkeys(given)]
     left = list(missing)
     changed = True
-    while left and changed:  # each round works from the figures worked out in the last
+    while left and changed:
         changed = False
-        results = _results(have)
         for n in list(left):
-            if _worked_out(n, results, percent=n in percents):
+            if _worked_out(n, have, percent=n in percents):
                 left.remove(n)
-                have = (*have, float(n))
+                have.append((float(n), n in percents))
                 changed = True
     return left
 
 
-@functools.lru_cache(maxsize=256)
-def _results(have: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The absolute values of every sum, difference, product, percentage and percentage
-    change of two of ``have`` (each pair both ways), and apart from them the bare ratios:
-    worked out once for all the claim's figures and all the spans that give the same."""
-    a = np.array(have)[:, None]
-    b = np.array(have)[None, :]
-    apart = ~np.eye(len(have), dtype=bool)
-    nonzero = apart & (b != 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        safe = np.where(b != 0, b, 1.0)
-        results = np.concatenate(
-            [
-                np.abs(a + b)[apart],
-                np.abs(a - b)[apart],
-                np.abs(a * b)[apart],
-                np.abs(100 * a / safe)[nonzero],
-                np.abs(100 * (a - b) / safe)[nonzero],
-            ]
-        )
-        ratios = np.abs(a / safe)[nonzero]
-    return results, ratios
-
-
-def _worked_out(claim: str, results: tuple[np.ndarray, np.ndarray], *, percent: bool) -> bool:
-    """Whether ``claim`` is one of ``results`` (``_results``) to its own precision, a bare
-    ratio only when it is not a percentage."""
+def _worked_out(claim: str, have: list[tuple[float, bool]], *, percent: bool) -> bool:
+    """Whether ``claim`` is worked out from two of ``have`` (each value, and whether it is a
+    percentage), as ``computed`` says."""
     try:
-        value = abs(float(claim))
+        value = float(claim)
     except ValueError:
         return False
     step = 10 ** -len(claim.split(".")[1]) if "." in claim else 1.0
-    found, ratios = results
-    if not percent:
-        found = np.concatenate([found, ratios])
-    return bool(found.size) and bool(np.any(np.abs(found - value) <= step / 2 + 1e-9))
+    for i, (a, a_percent) in enumerate(have):
+        for j, (b, b_percent) in enumerate(have):
+            if i == j:
+                continue
+            results = [100 * a / b, 100 * (a - b) / b] if b else []
+            if not percent:
+                results += [a + b, a - b, a * b] + ([a / b] if b else [])
+            elif a_percent and b_percent:
+                results += [a + b, a - b]
+            if any(abs(abs(r) - abs(value)) <= step / 2 + 1e-9 for r in results):
+                return True
+    return False

@@ -31,7 +31,6 @@ from app.core.verdict.checks import Finding, on
 from app.core.verdict.code import INLINE_CODE, code_source, inline_code_finding
 from app.core.verdict.contrast import crossed
 from app.core.verdict.copies import clauses_copied, figures_moved, find_copy
-from app.core.verdict.dated import YEAR
 from app.core.verdict.declines import declines, gap
 from app.core.verdict.facts import Facts, conflicts, facts, merge, opposed_about
 from app.core.verdict.figures import RANGE, computed, same_value, scale_word
@@ -84,7 +83,6 @@ def mark_sentences(
     counted = counted_group(question) if wants == "number" else frozenset()
     said_where = [sp.text for group in spans.values() for sp in group if sp.single and sp.witness]
     marks: list[SentenceMark] = []
-    carried: set[str] = set()  # the figures of the claims backed so far (``Facts.carried``)
     for start, end in sentence_spans(answer, lines=True):
         text = answer[start:end]
         cited = citations(INLINE_CODE.sub(lambda m: " " * len(m.group()), text))
@@ -93,7 +91,6 @@ def mark_sentences(
         mark = SentenceMark(text, start, end, supported=True, sources=valid, bad_citations=bad)
         plain = strip_citations(text)
         terms = lemma_terms(plain)
-        stated: Facts | None = None  # what a claim commits to, once it is read as one
         shape = "" if bad else sentence_kind(answer, start, end) or ("" if terms else NOT_A_CLAIM)
         if shape and not on("about_sources" if shape == NOT_A_CLAIM else "layout"):
             shape = ""
@@ -117,8 +114,6 @@ def mark_sentences(
             stated = facts(plain)
             if stated.names & defined:  # the question's own word for what passages say
                 stated = replace(stated, names=stated.names - defined)
-            if stated.computes and carried:
-                stated = replace(stated, carried=frozenset(carried - stated.numbers))
             claim = _Claim(weights, stated)
             _figures_by_value(claim, terms, spans)
             copied = on("copy") and _copied(mark, plain, claim, by_n, spans)
@@ -149,16 +144,8 @@ def mark_sentences(
             mark.supported, mark.checks = False, ["citation"]
             have = f"sources 1–{len(sources)}" if sources else "no sources"
             mark.reason = f"cites [{', '.join(map(str, bad))}], but there are only {have}"
-        if stated is not None and mark.supported and mark.backed_by:
-            carried |= _amounts(stated)
         marks.append(mark)
     return marks
-
-
-def _amounts(claim: Facts) -> set[str]:
-    """A backed claim's figures a later sentence may compute from: not its years ("2021:
-    $14,882 million" carries 14882), which would only add chance results."""
-    return {n for n in claim.numbers if n[:1].isdigit() and not YEAR.match(n)}
 
 
 _CLAUSE_BREAK = re.compile(r"\s*;\s+")
@@ -397,12 +384,11 @@ def _figures_by_value(claim: _Claim, terms: set[str], spans: dict[int, list[Span
                 sp.terms = sp.terms | {n} | (scales if n in scaled else set())
     if claim.facts.computes and on("computed"):  # worked out from figures the span gives
         mine = [t for t in terms if t[:1].isdigit()]
-        carried = sorted(claim.facts.carried)  # or that earlier sentences gave, backed
         for sp in (sp for group in spans.values() for sp in group):
             missing = [t for t in mine if t not in sp.terms]
-            if missing and (len(missing) < len(mine) or carried):
+            if missing and len(missing) < len(mine):
                 given = [t for t in mine if t in sp.terms]
-                left = computed(missing, [*given, *carried], claim.facts.percents)
+                left = computed(missing, given, claim.facts.percents)
                 sp.terms = sp.terms | (set(missing) - set(left))
 
 
