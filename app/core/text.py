@@ -368,10 +368,16 @@ _PAGE_RUN = re.compile(r"^\d{1,3}(?:[,;]?\s+\d{1,3}){3,}\.?$")
 _LINK_LINE = re.compile(
     r"^(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[^\]\n]{1,200}\]\([^)\s]{1,400}\)|\[\[[^\]\n]{1,200}\]\])$"
 )
-# A title and its page, after the number of its chapter, section or item, itself after a
-# word that names the kind ("2.1 Reading data 15", "Item 1A. Risk Factors 17", "Note 4.
-# Acquisitions 70").
 _TITLE_PAGE_LINE = re.compile(
+    r"^\s*(?:(?:\d+(?:\.\d+)*|[A-Z]|[ivxlc]+)[.)]?\s+)?[^\W\d](?:[^.!?:;]|\.(?=\w)){1,90}?[ \t]+"
+    + _PAGE_NO
+    + r"\s*$",
+    re.IGNORECASE,
+)
+# The same on a line a page's layout set in cells, where its number may follow a word naming
+# the kind ("Item 1A. | Risk Factors | 17", "Note 4. Acquisitions | 70"): a 10-K's contents.
+# Only in cells: "Step 3. Bake the sponge for 25" is a step, whatever its last word.
+_CELLED_TITLE_PAGE_LINE = re.compile(
     r"^\s*(?:(?:[^\W\d]{2,12}\s+)?(?:\d+(?:\.\d+)*[A-Z]?|[A-Z]|[ivxlc]+)[.)]?\s+)?"
     r"[^\W\d](?:[^.!?:;]|\.(?=\w)){1,90}?[ \t]+" + _PAGE_NO + r"\s*$",
     re.IGNORECASE,
@@ -407,7 +413,8 @@ def _flat(line: str) -> str:
 
 def _titled(line: str) -> bool:
     """A title followed by its page number, and not a table's row."""
-    return bool(_TITLE_PAGE_LINE.match(_flat(line))) and not _table_row(line)
+    pattern = _CELLED_TITLE_PAGE_LINE if " | " in line else _TITLE_PAGE_LINE
+    return bool(pattern.match(_flat(line))) and not _table_row(line)
 
 
 def _table_row(line: str) -> bool:

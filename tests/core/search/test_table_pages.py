@@ -141,6 +141,12 @@ def test_a_table_of_small_figures_is_not_a_contents_page() -> None:
     assert is_toc_like(items)
     notes = "Note 2. Revenue | 71\nNote 3. Acquisitions | 73\nNote 4. Goodwill | 76"
     assert is_toc_like(notes)
+    # numbered steps that end in a small number are steps, set in cells or not
+    steps = (
+        "Step 1. Preheat the oven to 180\nStep 2. Beat the butter, then mix\nStep 3. Bake for 25"
+    )
+    assert not is_toc_like(steps)
+    assert not is_toc_like("Set 1. Squats 10\nSet 2. Squats 8\nSet 3. Squats 6")
 
 
 def test_a_files_pages_are_read_once_until_it_changes(make_engine, tmp_path):
