@@ -12,9 +12,10 @@ name starts with ("MGM" for "MGMRESORTS"), or the initials of its leading words 
 first part whole (as a word; in a script written without spaces, anywhere in the question).
 Names and questions are split into words as search splits them (``text.words``), so "Müller"
 is one part. When the question writes a day ("the 8-K dated May 30, 2023", "on 2023-05-30")
-that a file's name holds ("PEPSICO_2023_8K_dated-2023-05-30"), the files of that day are
-preferred; else, when it gives years, files whose name holds its latest year are preferred,
-then any of its years; of those, a file whose cover states another kind of report
+that a file's name holds ("PEPSICO_2023_8K_dated-2023-05-30"), the files of the same name
+dated other days are set aside (its undated reports and other names' files stay). When the
+question gives years, files whose name holds its latest year are preferred, then any of its
+years; of those, a file whose cover states another kind of report
 than the question's period asks for is set aside when one of that kind is left
 (``reports.prefer_kind``: "Q2 of FY2023" keeps the quarterly report and the earnings release,
 not the annual report). More than ``MAX_NAMED`` files left means the question names a
@@ -64,6 +65,9 @@ _SHORT_FY = re.compile(r"\bFY'?(\d\d)\b", re.IGNORECASE)  # "FY20" for 2020
 _NAME_DAY = re.compile(
     r"(?<!\d)((?:19|20)\d\d)([-_.]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?!\d)"
 )
+# … or day last, in a file's name: "05-30-2023" (month first in the United States, day first
+# elsewhere: either reading counts)
+_NAME_DAY_LAST = re.compile(r"(?<!\d)(\d\d)([-_.])(\d\d)\2((?:19|20)\d\d)(?!\d)")
 _ISO_DAY = re.compile(
     r"(?<!\d)((?:19|20)\d\d)([-/.])(0?[1-9]|1[0-2])\2(0?[1-9]|[12]\d|3[01])(?!\d)"
 )
@@ -93,10 +97,10 @@ _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _ORDINAL = r"(?:st|nd|rd|th)?"
 # "May 30, 2023", "May 30th 2023"; "30 May 2023"
 _MONTH_DAY = re.compile(
-    rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL},?\s+((?:19|20)\d\d)\b", re.IGNORECASE
+    rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL}(?:,\s*|\s+)((?:19|20)\d\d)\b", re.IGNORECASE
 )
 _DAY_MONTH = re.compile(
-    rf"\b(\d{{1,2}}){_ORDINAL}\s+({_MONTH})\.?,?\s+((?:19|20)\d\d)\b", re.IGNORECASE
+    rf"\b(\d{{1,2}}){_ORDINAL}\s+({_MONTH})\.?(?:,\s*|\s+)((?:19|20)\d\d)\b", re.IGNORECASE
 )
 # "5/30/2023": month first in the United States, day first elsewhere; either reading counts
 _SLASHED_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)(?![\d/])")
@@ -145,7 +149,10 @@ def file_name(path: str) -> _Name | None:
     years = {int(m.group()) for p in found[1:] for m in [_NAME_YEAR.match(p.lower())] if m}
     leading = list(itertools.takewhile(str.isalpha, found))[:MAX_INITIALS]
     initials = "".join(p[0] for p in leading).lower() if len(leading) >= 2 else ""
-    days = _days((m[1], m[3], m[4]) for m in _NAME_DAY.finditer(PurePath(path).stem))
+    stem = PurePath(path).stem
+    days = _days((m[1], m[3], m[4]) for m in _NAME_DAY.finditer(stem))
+    for m in _NAME_DAY_LAST.finditer(stem):
+        days |= _days([(m[4], m[1], m[3]), (m[4], m[3], m[1])])
     return _Name(subject, frozenset(years), caseless, initials, frozenset(days))
 
 
@@ -255,10 +262,9 @@ class NamedFiles:
             or any(n.initials.startswith(i) for i in initials)  # "B&N": Barnes_Noble_Education
         ]
         days = question_days(question) if hits else set()
-        on_day = [p for p in hits if self._names[p].days & days]
-        if on_day:  # "the 8-K dated May 30, 2023": the file of that day, not of the year
-            hits = on_day
-        elif years and hits:
+        if days:  # "the 8-K dated May 30, 2023": not the same company's 8-K of May 5
+            hits = self._not_of_another_day(hits, days)
+        if years and hits:
             latest = [p for p in hits if max(years) in self._names[p].years]
             anyyear = [p for p in hits if self._names[p].years & years]
             hits = latest or anyyear or hits
@@ -266,6 +272,19 @@ class NamedFiles:
         if asked is not None:  # a cover is read only when the question asks for a kind
             hits = prefer_kind(hits, {p: self.kind(p) for p in hits}, asked)
         return sorted(hits) if len(hits) <= MAX_NAMED else []
+
+    def _not_of_another_day(self, paths: list[str], days: set[datetime.date]) -> list[str]:
+        """``paths`` less the files whose names hold another day than ``days``, among the
+        names of which one holds such a day: a company's other 8-Ks go, its undated reports
+        and other companies' files stay ("the quarter ended June 30, 2023" is no 8-K's day
+        only because an 8-K bears it)."""
+        names = [self._names[p] for p in paths]
+        dated = {n.subject for n in names if n.days & days}
+        return [
+            p
+            for p, n in zip(paths, names, strict=True)
+            if n.subject not in dated or not n.days or n.days & days
+        ]
 
     def asked(self, question: str, paths: list[str]) -> list[str]:
         """Of the files ``question`` names, those whose cover states the kind of report it

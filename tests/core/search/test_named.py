@@ -67,32 +67,42 @@ def test_the_named_file_of_the_latest_year_asked_is_preferred(manifest: Manifest
     assert named.named("what does capital expenditure mean") == []  # names no file
 
 
-def test_the_file_of_the_day_the_question_writes_is_preferred(manifest: Manifest) -> None:
+def test_a_day_the_question_writes_sets_aside_the_files_of_other_days(manifest: Manifest) -> None:
     """A company's 8-Ks of one year are told apart by the day in their names; a question
-    writes that day in words, year first or with slashes (either reading of "5/30")."""
+    writes that day in words, year first or with slashes (either reading of "5/30"). The
+    company's undated reports, and other companies' files, stay named."""
     add(
         manifest,
         "/r/PEPSICO_2023_8K_dated-2023-05-05.pdf",
         "/r/PEPSICO_2023_8K_dated-2023-05-30.pdf",
         "/r/PEPSICO_2023Q1_EARNINGS.pdf",
         "/r/FOOTLOCKER_2022_8K_dated_2022-08-19.pdf",
-        "/r/FOOTLOCKER_2022_10K.pdf",
+        "/r/FOOTLOCKER_2022_8K_dated_2022-05-20.pdf",
+        "/r/COCACOLA_2023_10K.pdf",
+        "/n/Minutes 05-30-2023.md",
+        "/n/Minutes 06-13-2023.md",
     )
     named = NamedFiles(manifest)
-    late_may = ["/r/PEPSICO_2023_8K_dated-2023-05-30.pdf"]
+    late_may = ["/r/PEPSICO_2023Q1_EARNINGS.pdf", "/r/PEPSICO_2023_8K_dated-2023-05-30.pdf"]
     for question in (
         "What did PepsiCo disclose in its 8-K dated May 30, 2023?",
         "What did PepsiCo file on 30 May 2023?",
         "What did PepsiCo file on the 30th of May? The one dated 2023-05-30.",
         "What did PepsiCo report on 5/30/2023?",
-        "What did PepsiCo say on Tuesday, May 30th 2023?",
+        "What did PepsiCo say on Tuesday, May 30th,2023?",
     ):
         assert named.named(question) == late_may, question
-    assert named.named("What did PepsiCo file on 5/5/2023?") == [
-        "/r/PEPSICO_2023_8K_dated-2023-05-05.pdf"
-    ]
+    assert "/r/PEPSICO_2023_8K_dated-2023-05-05.pdf" in named.named(
+        "What did PepsiCo say on 5/5/2023?"
+    )
     assert named.named("What did Foot Locker's 8-K of Aug. 19, 2022 announce?") == [
         "/r/FOOTLOCKER_2022_8K_dated_2022-08-19.pdf"
+    ]
+    both = named.named("Compare Coca-Cola's 2023 10-K with PepsiCo's 8-K dated May 30, 2023.")
+    assert "/r/COCACOLA_2023_10K.pdf" in both  # another company's report stays named
+    assert "/r/PEPSICO_2023_8K_dated-2023-05-05.pdf" not in both
+    assert named.named("What did the Minutes of 30 May 2023 decide?") == [
+        "/n/Minutes 05-30-2023.md"
     ]
     # a day no file's name holds: the files of its year, as before
     assert len(named.named("What did PepsiCo say on June 1, 2023?")) == 3
