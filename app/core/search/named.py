@@ -65,12 +65,12 @@ _SHORT_FY = re.compile(r"\bFY'?(\d\d)\b", re.IGNORECASE)  # "FY20" for 2020
 _NAME_DAY = re.compile(
     r"(?<!\d)((?:19|20)\d\d)([-_.]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?!\d)"
 )
-# … or day last, in a file's name: "05-30-2023" (month first in the United States, day first
-# elsewhere: either reading counts)
-_NAME_DAY_LAST = re.compile(r"(?<!\d)(\d\d)([-_.])(\d\d)\2((?:19|20)\d\d)(?!\d)")
 _ISO_DAY = re.compile(
     r"(?<!\d)((?:19|20)\d\d)([-/.])(0?[1-9]|1[0-2])\2(0?[1-9]|[12]\d|3[01])(?!\d)"
 )
+# … or day last, in a file's name: "05-30-2023" (month first in the United States, day first
+# elsewhere: either reading counts)
+_NAME_DAY_LAST = re.compile(r"(?<!\d)(\d\d)([-_.])(\d\d)\2((?:19|20)\d\d)(?!\d)")
 # The months as English writes them in a date, in full or cut short ("Sept.").
 _MONTHS = {
     name: number
