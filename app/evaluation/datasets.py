@@ -7,7 +7,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 
 class EvalDataError(Exception):
@@ -112,32 +114,38 @@ def load_financebench(folder: Path, limit: int | None = None) -> list[FinanceQue
 WRITTEN_PAGES = Path(__file__).parent / "sets" / "filing-pages-dev.jsonl"
 
 
+class _WrittenQuestion(BaseModel):
+    """One line of a written questions file, as strict as a file kept by hand needs: ids and
+    questions as text, pages a list of whole numbers from 1 ("12" and true are neither)."""
+
+    model_config = ConfigDict(strict=True, str_strip_whitespace=True)
+
+    id: Annotated[str, StringConstraints(min_length=1)]
+    question: Annotated[str, StringConstraints(min_length=1)]
+    doc_name: Annotated[str, StringConstraints(min_length=1)]
+    pages: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)]
+    answer: Any = None
+
+
 def load_written_pages(path: Path = WRITTEN_PAGES) -> list[FinanceQuestion]:
     """The written questions over the filings, evidence pages 1-based as written; a line
     that is not one (a file kept by hand) is an ``EvalDataError`` naming the file and line."""
     out = []
-    for line, q in numbered_jsonl(path):
-        text = {k: q.get(k) for k in ("id", "question", "doc_name")} if isinstance(q, dict) else {}
-        pages = q.get("pages") if isinstance(q, dict) else None
-        if not (
-            all(isinstance(v, str) and v.strip() for v in text.values())
-            and len(text) == 3
-            and isinstance(pages, list)
-            and pages
-            and all(isinstance(p, int) and not isinstance(p, bool) and p >= 1 for p in pages)
-        ):
+    for line, record in numbered_jsonl(path):
+        try:
+            q = _WrittenQuestion.model_validate(record)
+        except ValidationError:
             raise EvalDataError(
                 f"{path}, line {line}: a written question needs an id, a question and a "
                 "doc_name (text), and its pages: a list of page numbers counted from 1"
-            )
-        doc = text["doc_name"]
+            ) from None
         out.append(
             FinanceQuestion(
-                text["id"],
-                text["question"],
-                {(doc, p) for p in pages},
-                str(q.get("answer") or ""),
-                doc.split("_")[0].lower(),
+                q.id,
+                q.question,
+                {(q.doc_name, p) for p in q.pages},
+                str(q.answer or ""),
+                q.doc_name.split("_")[0].lower(),
             )
         )
     return out
