@@ -56,7 +56,7 @@ def candidates(engine: Engine, queries: Sequence[str], depth: int) -> Iterable[C
 
 def ranked_candidates(
     engine: Engine, queries: Sequence[str], depth: int
-) -> Iterable[tuple[Candidates, Callable[[list[Hit]], list[Hit]]]]:
+) -> Iterable[tuple[Candidates, Callable[[list[Hit], Sequence[str]], list[Hit]]]]:
     """Each query's candidates with its page reader: ``cand.ranked(k, mode, depth, reader)``
     is the shipped order (``retrieval.Candidates.ranked``)."""
     embedder, store = engine.embedder(), engine.store()
