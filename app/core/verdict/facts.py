@@ -42,6 +42,7 @@ from app.core.verdict.lang.en import ONE_SAID_AS as _ONE_SAID_AS
 from app.core.verdict.lang.en import OPPOSITES as _OPPOSITES
 from app.core.verdict.lang.en import ORDINAL_IDIOMS as _NOT_FIGURES
 from app.core.verdict.lang.en import ORDINAL_SUFFIXES as _ORDINAL_SUFFIX
+from app.core.verdict.lang.en import PERCENT as _PERCENT
 from app.core.verdict.lang.en import PRONOUNS as _PRONOUNS
 from app.core.verdict.lang.en import SCALE_WORDS as _MULTIPLIERS
 from app.core.verdict.lang.en import UNABLE as _UNABLE
@@ -187,12 +188,6 @@ def facts(text: str) -> Facts:
         figure_years([t.word for t in toks], [t.after_break for t in toks]),
         frozenset(m.group(1).replace(",", "") for m in _PERCENT.finditer(text)),
     )
-
-
-# A figure written as a percentage: "8%", "8 %", "8 percent", "8 per cent", "8 pct".
-_PERCENT = re.compile(
-    r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s?(?:%|percent\b|per cent\b|pct\b)", re.IGNORECASE
-)
 
 
 # A sentence that shows a computation: an operator between figures, or a word for one.

@@ -164,6 +164,11 @@ FIGURE_CHECKS: tuple[Check, ...] = (
                 "Operating income was 1,196 and depreciation and amortization was 636.",
                 "backed",
             ),
+            _E(  # a percentage as one: 100 / 1,200, never the bare ratio 1,200 / 100 ("12%")
+                "Costs of $100 million were about 8.3% of the total revenue of $1,200 million [1].",
+                "Revenue was $1,200 million and costs were $100 million.",
+                "backed",
+            ),
         ),
     ),
     Check(

@@ -389,6 +389,11 @@ DEMONYMS = (
 
 # How a table states the scale of its bare figures: "(in thousands, except per share data)",
 # "(Dollars in millions)", "in millions of U.S. dollars".
+# A figure written as a percentage, with its sign or in words: "8%", "8 percent", "8 per cent",
+# "8 pct" (``figures.computed`` works it out only as a percentage).
+PERCENT = re.compile(
+    r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s?(?:%|percent\b|per cent\b|pct\b)", re.IGNORECASE
+)
 STATED_SCALE = re.compile(
     r"\b(?:in|amounts in|dollars in|\$ in|usd in)\s+(thousands|millions|billions)\b",
     re.IGNORECASE,
