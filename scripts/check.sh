@@ -8,5 +8,5 @@ echo "==> ruff check"
 .venv/bin/ruff check app tests bench
 echo "==> ruff format --check"
 .venv/bin/ruff format --check app tests bench
-echo "==> mypy app/core"
-.venv/bin/mypy app/core
+echo "==> mypy app (the core, the window, the command line and the evaluation)"
+.venv/bin/mypy app

@@ -74,6 +74,7 @@ _LAZY: dict[str, str] = {
     "app.core.host.server": "BACKGROUND_NICE",
     "app.core.index.availability": "folder_problem",
     "app.core.index.indexer": "Cancelled IndexReport Progress",
+    "app.core.index.skipped": "SkippedGroup",
     "app.core.index_view": "FolderCounts IndexSummary IndexView peek",
     "app.core.ingest.images": "IMAGE_SUFFIXES",
     "app.core.ingest.loaders": "UnsupportedFile kind_of load_document open_paged pdf_page_chars"

@@ -12,12 +12,13 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.core.index.availability import folder_problem
 
 if TYPE_CHECKING:
     from app.core.index.manifest import Manifest
+    from app.core.index.skipped import SkippedGroup
     from app.core.search.scope import ScopeChoices
     from app.core.search.suggest import Suggestion
 
@@ -46,7 +47,7 @@ class IndexSummary:
     failures: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     waiting: int = 0  # passages searchable by their words whose vectors are not computed yet
     # files in the watched folders not read on purpose: [{reason, label, count, examples, types}]
-    skipped: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[SkippedGroup] = field(default_factory=list)
 
 
 class IndexView:

@@ -243,9 +243,9 @@ def _corpus_engine(
             raise EvalDataError(f"the index in {index_dir} holds no file under {holding}")
         return engine, {"data_dir": str(index_dir), "cached": True}
     for name in ("corpus", own):
-        engine = _cached(parent, root / "eval" / name, holding)
-        if engine is not None:
-            return engine, {"data_dir": str(engine.data.root), "cached": True}
+        cached = _cached(parent, root / "eval" / name, holding)
+        if cached is not None:
+            return cached, {"data_dir": str(cached.data.root), "cached": True}
     if not holding.is_dir():
         raise EvalDataError(f"{holding} not found")
     engine = _engine(parent, root / "eval" / own)
@@ -398,18 +398,22 @@ def row_of(q: Question, outcome: AskOutcome) -> Row:
         kind = "evidence_missed"
     answer = outcome.answer
     text = answer.text if answer is not None else ""
-    sentences = [
-        {
-            "text": m.text,
-            "kind": m.kind,
-            "supported": m.supported,
-            "gold": q.sentence_has_gold(m.text),
-            "reason": m.reason,
-            "cites": list(m.sources),
-            "spans": [_span(answer, n, a, b) for n, a, b in m.support_spans],
-        }
-        for m in (answer.sentences if answer is not None else [])
-    ]
+    sentences = (
+        []
+        if answer is None
+        else [
+            {
+                "text": m.text,
+                "kind": m.kind,
+                "supported": m.supported,
+                "gold": q.sentence_has_gold(m.text),
+                "reason": m.reason,
+                "cites": list(m.sources),
+                "spans": [_span(answer, n, a, b) for n, a, b in m.support_spans],
+            }
+            for m in answer.sentences
+        ]
+    )
     sources = [
         {"n": s.n, "path": s.hit.path, "page": s.hit.page, "text": s.text}
         for s in (answer.sources if answer is not None and text else [])

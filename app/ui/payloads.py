@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from app.core.api import AskEvent
+    from app.core.api import AskEvent, SkippedGroup
 
 BBox = tuple[float, float, float, float]
 
@@ -71,7 +71,7 @@ class IndexSnapshot:
     failures: list[tuple[str, str]] = field(default_factory=list)
     waiting: int = 0  # passages searchable by their words whose vectors are not computed yet
     # files in the watched folders not read on purpose: [{reason, label, count, examples, types}]
-    skipped: list[dict[str, object]] = field(default_factory=list)
+    skipped: list[SkippedGroup] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ class ThreadWindow(Protocol):
     session: Any
     service: Any
     question: Any
+    ask_button: Any
     searched_for: Any
     thread_note: Any
     errors: Any

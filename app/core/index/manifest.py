@@ -18,7 +18,7 @@ from app.core.index import lexical, pending, schema, skipped
 from app.core.index.records import ChunkRow, FileRecord, make_chunk_id
 from app.core.index.roots import Roots, RootsFile
 from app.core.index.schema import SCHEMA_VERSION
-from app.core.index.skipped import SkippedFile
+from app.core.index.skipped import SkippedFile, SkippedGroup
 from app.core.index.transaction import transaction
 from app.core.ingest.compressed import read_suffix
 from app.core.ingest.context import embedding_text, file_label
@@ -269,7 +269,7 @@ class Manifest:
             for folder in folders:
                 skipped.drop_under(c, folder)
 
-    def skipped_summary(self, folders: Sequence[str] | None = None) -> list[dict[str, object]]:
+    def skipped_summary(self, folders: Sequence[str] | None = None) -> list[SkippedGroup]:
         """Skipped files by reason (``skipped.summary``), under ``folders`` or everywhere."""
         return skipped.summary(self.conn, folders)
 

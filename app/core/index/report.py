@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.core.index.skipped import SkippedFile, tally
+from app.core.index.skipped import SkippedFile, SkippedGroup, tally
 
 # planned: the scan is done and ``total`` files will be read; then one event per file.
 # ocr: a page of a scanned file is being read by OCR (``detail`` says which of how many).
@@ -64,7 +64,7 @@ class IndexReport:
         self.skipped.append(file)
         self.files_skipped += 1
 
-    def skipped_summary(self) -> list[dict[str, Any]]:
+    def skipped_summary(self) -> list[SkippedGroup]:
         """The skipped files by reason: ``[{reason, label, count, examples, types}]``."""
         return tally((f.path, f.reason, f.type) for f in self.skipped)
 

@@ -3,16 +3,17 @@
 A skipped file (binary data, a format with no reader, an ignored name) has no row in
 ``files``: it is neither indexed nor failed. Its row here keeps its size and mtime, so an
 unchanged file is not read again to learn it is still binary, and lets ``status`` and the
-window say what is left out (``[{reason, count, examples, types}]``).
+window say what is left out (``SkippedGroup``: reason, count, examples, types).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from app.core.ingest.skips import label
 
@@ -26,6 +27,18 @@ CREATE TABLE IF NOT EXISTS skipped (
 );
 """
 EXAMPLES = 3  # paths shown for each reason
+
+
+class SkippedGroup(TypedDict):
+    """The files skipped for one reason: how many, a few of their paths, their types."""
+
+    reason: str
+    label: str  # the reason in words, counted: "30 unknown binary files"
+    count: int
+    examples: list[str]  # the first ``EXAMPLES`` paths
+    types: dict[str, int]  # file type: count, most first
+
+
 _PATH = "CAST(? AS TEXT)"  # the manifest's rule: a path bound as its file name's bytes
 _db = os.fsencode
 
@@ -86,7 +99,7 @@ def move(c: sqlite3.Connection, old: str, new: str) -> None:
         )
 
 
-def summary(conn: sqlite3.Connection, folders: Sequence[str] | None = None) -> list[dict[str, Any]]:
+def summary(conn: sqlite3.Connection, folders: Sequence[str] | None = None) -> list[SkippedGroup]:
     """Skipped files by reason, most first: ``{reason, label, count, examples, types}``.
 
     ``folders`` limits it to files at or below them (the watched folders); None: all rows.
@@ -102,24 +115,29 @@ def summary(conn: sqlite3.Connection, folders: Sequence[str] | None = None) -> l
     return tally((r[0], r[1], r[2]) for r in dict.fromkeys(rows))
 
 
-def tally(files: Iterable[tuple[str, str, str]]) -> list[dict[str, Any]]:
+def tally(files: Iterable[tuple[str, str, str]]) -> list[SkippedGroup]:
     """(path, reason, type) triples counted by reason, then type, most first."""
-    groups: dict[str, dict[str, Any]] = {}
+    examples: dict[str, list[str]] = {}
+    types: dict[str, Counter[str]] = {}
     for path, reason, kind in files:
-        empty = {"reason": reason, "count": 0, "examples": [], "types": {}}
-        group = groups.setdefault(reason, empty)
-        group["count"] += 1
-        if len(group["examples"]) < EXAMPLES:
-            group["examples"].append(path)
-        group["types"][kind] = group["types"].get(kind, 0) + 1
-    out = sorted(groups.values(), key=lambda g: (-g["count"], g["reason"]))
-    for group in out:
-        group["types"] = dict(sorted(group["types"].items(), key=lambda t: (-t[1], t[0])))
-        group["label"] = label(group["reason"], group["count"])
-    return out
+        shown = examples.setdefault(reason, [])
+        if len(shown) < EXAMPLES:
+            shown.append(path)
+        types.setdefault(reason, Counter())[kind] += 1
+    groups = [
+        SkippedGroup(
+            reason=reason,
+            label=label(reason, counts.total()),
+            count=counts.total(),
+            examples=examples[reason],
+            types=dict(sorted(counts.items(), key=lambda t: (-t[1], t[0]))),
+        )
+        for reason, counts in types.items()
+    ]
+    return sorted(groups, key=lambda g: (-g["count"], g["reason"]))
 
 
-def headline(groups: Sequence[dict[str, Any]], types: int = 3) -> str:
+def headline(groups: Sequence[SkippedGroup], types: int = 3) -> str:
     """ "42 skipped: 30 unknown binary (.so 20, .mo 10), 12 ..." ('' when nothing was)."""
     total = sum(g["count"] for g in groups)
     if not total:

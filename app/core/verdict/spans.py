@@ -31,9 +31,11 @@ from app.core.verdict.tokens import tokens
 
 
 class Passage(Protocol):
-    """Anything numbered with a passage text (``answering.Source`` is one)."""
+    """Anything numbered with a passage text (``answering.Source`` is one); both are only
+    read, so a frozen dataclass is one too."""
 
-    n: int
+    @property
+    def n(self) -> int: ...
 
     @property
     def text(self) -> str: ...
