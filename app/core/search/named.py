@@ -61,12 +61,14 @@ _PATHS_SIGNATURE = (
 )
 _SHORT_FY = re.compile(r"\bFY'?(\d\d)\b", re.IGNORECASE)  # "FY20" for 2020
 # A day written year first, in a file's name ("2023-05-30", "2023_05_30", "20230530": two
-# digits each, one separator throughout) or a question ("2023-05-30", "2023/5/30").
+# digits each, one separator throughout) or a question ("2023-05-30", "2023/5/30", not a
+# version "v2023.1.2" or "2023.1.2.1").
 _NAME_DAY = re.compile(
     r"(?<!\d)((?:19|20)\d\d)([-_.]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?!\d)"
 )
 _ISO_DAY = re.compile(
-    r"(?<!\d)((?:19|20)\d\d)([-/.])(0?[1-9]|1[0-2])\2(0?[1-9]|[12]\d|3[01])(?!\d)"
+    r"(?<![0-9A-Za-z.])((?:19|20)\d\d)([-/.])(0?[1-9]|1[0-2])\2(0?[1-9]|[12]\d|3[01])"
+    r"(?!\d|\.\d)"
 )
 # … or day last, in a file's name: "05-30-2023" (month first in the United States, day first
 # elsewhere: either reading counts)

@@ -7,6 +7,8 @@ That retrieval then ranks the named file first is shown on a real index in
 
 from __future__ import annotations
 
+import datetime
+
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,6 +109,9 @@ def test_a_day_the_question_writes_sets_aside_the_files_of_other_days(manifest: 
     # a day no file's name holds: the files of its year, as before
     assert len(named.named("What did PepsiCo say on June 1, 2023?")) == 3
     assert question_days("What did it say in May 2023, or on Feb 31, 2023?") == set()
+    # a version written like a day is none: release v2023.1.2 and tool 2023.5.30.1
+    assert question_days("What changed in release v2023.1.2 and in 2023.5.30.1?") == set()
+    assert question_days("What was filed on 2023.05.30?") == {datetime.date(2023, 5, 30)}
 
 
 def test_initials_joined_by_an_ampersand_name_the_file_of_those_words(manifest: Manifest) -> None:
