@@ -106,6 +106,8 @@ _DAY_MONTH = re.compile(
 )
 # "5/30/2023": month first in the United States, day first elsewhere; either reading counts
 _SLASHED_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)(?![\d/])")
+# Chinese and Japanese "2023年5月30日", Korean "2023년 5월 30일": no month names to read
+_CJK_DAY = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일]")
 
 
 @dataclass(frozen=True)
@@ -172,11 +174,13 @@ def _days(written: Iterable[tuple[str | int, str | int, str | int]]) -> set[date
 
 def question_days(question: str) -> set[datetime.date]:
     """The days a question writes: "May 30, 2023", "30 May 2023", "2023-05-30", "5/30/2023"
-    (and, read day first, 5 March for "5/3/2023")."""
+    (and, read day first, 5 March for "5/3/2023"), "2023年5月30日". Month names are read in
+    English only."""
     written: list[tuple[str | int, str | int, str | int]] = []
     written += [(m[1], m[3], m[4]) for m in _ISO_DAY.finditer(question)]
     written += [(m[3], _MONTHS[m[1].lower()], m[2]) for m in _MONTH_DAY.finditer(question)]
     written += [(m[3], _MONTHS[m[2].lower()], m[1]) for m in _DAY_MONTH.finditer(question)]
+    written += [(m[1], m[2], m[3]) for m in _CJK_DAY.finditer(question)]
     for m in _SLASHED_DAY.finditer(question):
         written += [(m[3], m[1], m[2]), (m[3], m[2], m[1])]
     return _days(written)
