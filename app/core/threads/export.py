@@ -1,7 +1,9 @@
 """A thread (or one answer) as Markdown with real footnotes, for a person to pass on.
 
 Each ``[n]`` citation becomes a footnote reference ``[^k]`` (numbered across the thread), and
-each cited source one definition with its file (a ``file://`` link), page and the quoted words::
+each cited source one definition with its file (a ``file://`` link), page and the quoted words
+(the span that backs the sentence citing it: a source two sentences cite for different parts
+has a definition for each part)::
 
     [^1]: [/home/me/notes/git/undo.md](file:///home/me/notes/git/undo.md) — “git reset --soft…”
     [^2]: [/home/me/R-intro.pdf](file:///home/me/R-intro.pdf), p. 16 — “…”
@@ -74,36 +76,46 @@ def file_link(path: str) -> str:
     return f"[{label}]({url})"
 
 
+Span = tuple[int, int]
+
+
+def _spans_of(mark: dict, n: int) -> list[Span]:
+    """The spans of source ``n`` that back a sentence mark."""
+    return [(int(sp["start"]), int(sp["end"])) for sp in mark.get("spans", []) if sp.get("n") == n]
+
+
 class _Notes:
-    """Footnote numbers across a thread: one per (turn, source) actually cited."""
+    """Footnote numbers across a thread: one per source cited and the words it is quoted
+    for, so two sentences backed by different parts of one source each get their own quote."""
 
     def __init__(self) -> None:
-        self.numbers: dict[tuple[int, int], int] = {}
+        self.numbers: dict[tuple[int, int, Span | None], int] = {}
         self.lines: list[str] = []
 
-    def ref(self, turn: Turn, n: int) -> str | None:
-        key = (turn.n, n)
+    def ref(self, turn: Turn, n: int, spans: Sequence[Span] = ()) -> str | None:
+        """The reference to source ``n`` of ``turn`` quoted at ``spans`` (the citing
+        sentence's spans of it; none: the first span any sentence has of it, else its start)."""
+        source = next((s for s in turn.sources if s.n == n), None)
+        if source is None:
+            return None
+        quoted = [sp for sp in spans if 0 <= sp[0] < sp[1] <= len(source.text)]
+        if not quoted:
+            every = (sp for m in turn.sentences for sp in _spans_of(m, n))
+            quoted = [sp for sp in every if 0 <= sp[0] < sp[1] <= len(source.text)][:1]
+        key = (turn.n, n, quoted[0] if quoted else None)
         if key not in self.numbers:
-            source = next((s for s in turn.sources if s.n == n), None)
-            if source is None:
-                return None
             self.numbers[key] = k = len(self.numbers) + 1
-            self.lines.append(self._definition(k, turn, source))
+            self.lines.append(f"[^{k}]: {_described(turn, source, quoted)}")
         return f"[^{self.numbers[key]}]"
 
-    @staticmethod
-    def _definition(k: int, turn: Turn, source: StoredSource) -> str:
-        spans = [
-            (int(sp["start"]), int(sp["end"]))
-            for m in turn.sentences
-            for sp in m.get("spans", [])
-            if sp.get("n") == source.n
-        ]
-        return f"[^{k}]: {_described(turn, source, spans)}"
+    def cited(self, turn: Turn) -> bool:
+        """Whether any footnote points at a source of ``turn``."""
+        return any(key[0] == turn.n for key in self.numbers)
 
     def unused(self, turn: Turn) -> list[StoredSource]:
         """The sources of ``turn`` that no footnote points at: read, but not cited."""
-        return [s for s in turn.sources if (turn.n, s.n) not in self.numbers]
+        cited = {key[1] for key in self.numbers if key[0] == turn.n}
+        return [s for s in turn.sources if s.n not in cited]
 
 
 def _described(turn: Turn, source: StoredSource, spans: Sequence[tuple[int, int]]) -> str:
@@ -143,28 +155,43 @@ def _repoint(segment: str, right: str) -> str:
 
 
 def _answer_markdown(turn: Turn, notes: _Notes) -> str:
+    """The answer with its citations as footnotes (each quoting what backs the sentence
+    citing it), a wrong citation pointed at the source that backs its sentence, and the
+    unsupported sentences marked."""
     text = turn.answer
     marks = [m for m in turn.sentences if m.get("kind", "claim") == "claim"]
-    for m in sorted(marks, key=lambda m: int(m.get("end", 0)), reverse=True):
+    out: list[str] = []
+    at = 0
+    for m in sorted(marks, key=lambda m: int(m.get("start", 0))):
         start, end = int(m.get("start", 0)), int(m.get("end", 0))
-        if not 0 <= start < end <= len(text):
+        if not at <= start < end <= len(text):
             continue
+        out.append(_footnoted(text[at:start], turn, notes))
+        segment = text[start:end]
         backed = sorted({int(sp["n"]) for sp in m.get("spans", [])})
         if m.get("supported", True) and backed and not set(backed) & set(m.get("sources", [])):
             # cited the wrong passage: the footnote points at the one that backs the sentence
-            segment = _repoint(text[start:end], "".join(f"[{n}]" for n in backed))
-            text, end = text[:start] + segment + text[end:], start + len(segment)
+            segment = _repoint(segment, "".join(f"[{n}]" for n in backed))
+        segment = _footnoted(segment, turn, notes, m)
         if not m.get("supported", True):
-            while end > 0 and text[end - 1].isspace():
-                end -= 1
-            text = text[:end] + UNSUPPORTED_MARK + text[end:]
+            kept = len(segment.rstrip())
+            segment = segment[:kept] + UNSUPPORTED_MARK + segment[kept:]
+        out.append(segment)
+        at = end
+    out.append(_footnoted(text[at:], turn, notes))
+    return no_html("".join(out).strip())  # refs and marks hold none of &<>
 
-    def footnotes(match: object) -> str:
-        found = match.group(0)  # type: ignore[attr-defined]
-        refs = [notes.ref(turn, n) for n in citations(found)]
+
+def _footnoted(segment: str, turn: Turn, notes: _Notes, mark: dict | None = None) -> str:
+    """``segment`` with each citation a footnote reference, quoting the spans ``mark`` (the
+    sentence the segment is) has of that source."""
+
+    def footnotes(match: re.Match[str]) -> str:
+        found = match.group(0)
+        refs = [notes.ref(turn, n, _spans_of(mark, n) if mark else ()) for n in citations(found)]
         return "".join(r for r in refs if r) or found
 
-    return no_html(_CITED.sub(footnotes, text).strip())  # refs and marks hold none of &<>
+    return _CITED.sub(footnotes, segment)
 
 
 def turn_markdown(turn: Turn, notes: _Notes, heading: str = "##") -> str:
@@ -173,8 +200,7 @@ def turn_markdown(turn: Turn, notes: _Notes, heading: str = "##") -> str:
         parts.append(f"*Searched for: {no_html(turn.search_query)}*")
     parts.append(_answer_markdown(turn, notes) or "*(no answer)*")
     if unused := notes.unused(turn):
-        cited_any = any(key[0] == turn.n for key in notes.numbers)
-        parts.append(_read_list(turn, unused, cited_any))
+        parts.append(_read_list(turn, unused, notes.cited(turn)))
     verdict = turn.verdict or {}
     if verdict.get("level"):
         level = str(verdict["level"]).replace("_", " ")

@@ -204,3 +204,40 @@ def test_the_unsupported_mark_sits_after_the_sentence_before_its_space(tmp_path:
     md = thread_markdown("chain", [t])
     assert f"It lasts 5,000 km[^1].{UNSUPPORTED_MARK}  More follows." in md
     assert re.search(r"^\[\^1\]: ", md, re.MULTILINE)
+
+
+def test_each_sentence_citing_one_source_is_quoted_at_its_own_span(tmp_path: Path) -> None:
+    """Two sentences cite one lease, each backed by another part of it: the rent sentence's
+    footnote quotes the rent, not the pets sentence's words (one footnote per source quoted
+    the first span any sentence had of it); a sentence backed where another is shares its
+    footnote."""
+    lease = tmp_path / "lease.txt"
+    text = (
+        "Pets: one cat is allowed; dogs are not permitted without written consent. "
+        "The monthly rent is 1,450 euros, due on the first day of each month."
+    )
+    lease.write_text(text)
+    answer = "One cat is allowed [1]. The rent is 1,450 euros [1]. It is due on the first [1]."
+    t = turn(str(lease), text, answer=answer)
+    pets = (0, text.index(" The monthly"))
+    rent = (text.index("The monthly"), len(text))
+    ends = [answer.index("[1].", i) + 4 for i in (0, 24, 52)]
+    t.sentences = [
+        {
+            "text": answer[a:b],
+            "start": a,
+            "end": b,
+            "supported": True,
+            "sources": [1],
+            "spans": [{"n": 1, "start": span[0], "end": span[1]}],
+            "kind": "claim",
+        }
+        for a, b, span in zip([0, ends[0], ends[1]], ends, [pets, rent, rent], strict=True)
+    ]
+    t.n = 1
+    md = thread_markdown("lease terms?", [t])
+    assert "One cat is allowed[^1]. The rent is 1,450 euros[^2]. It is due on the first[^2]." in md
+    _, defs = _footnotes(md)
+    assert set(defs) == {"1", "2"}
+    assert "one cat is allowed" in defs["1"] and "1,450" not in defs["1"]
+    assert "The monthly rent is 1,450 euros" in defs["2"] and "cat" not in defs["2"]
