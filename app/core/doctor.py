@@ -160,8 +160,19 @@ def _check_disk(root: Path) -> tuple[bool, str]:
 
 
 def _check_embedder(engine: Engine) -> tuple[bool, str]:
+    """Whether the embedding model loads and embeds: the model itself, whatever the state of
+    the index (a damaged index database is its own finding, not the model's)."""
     try:
-        embedder = engine.embedder()
+        try:
+            embedder = engine.embedder()
+        except damage.DamagedError:  # it records what loaded in the index, which cannot open
+            from app.core.index.embedding import load_embedder
+
+            embedder = load_embedder(
+                engine.settings.embedding_model,
+                engine.settings.embedding_backend,
+                models_dir=engine.data.models_path,
+            )
         vec = embedder.encode(["footnotes doctor"])
     except Exception as exc:  # any failure to load is the finding itself
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
@@ -192,8 +203,10 @@ def _check_reading(engine: Engine) -> list[tuple[bool, str]]:
     """The checks that read the index; one line for an index that cannot be opened."""
     try:
         engine.manifest  # noqa: B018 - opens it, or says why it cannot
-    except damage.DamagedError as exc:
-        return [(False, f"index: {exc}")]
+    except damage.DamagedError:  # the "damaged:" line names the file and the repair
+        return [
+            (False, "index: not read, its database is damaged (`footnotes repair` rebuilds it)")
+        ]
     except sqlite3.OperationalError as exc:  # a full disk, a lock: the disk check says more
         return [(False, f"index: cannot open {engine.data.manifest_path}: {exc}")]
     return [

@@ -44,6 +44,11 @@ def test_a_truncated_manifest_is_refused_and_kept_aside(data: Path) -> None:
     doctor = footnotes("--data-dir", str(data), "doctor")
     assert doctor.returncode == 1 and "Traceback" not in doctor.stderr
     assert "damaged: " in doctor.stdout and "manifest.sqlite3" in doctor.stdout
+    # the damage is the index's: the embedding model still loads, and nothing else says
+    # "damaged" again (a person told the model does not load would reinstall for nothing)
+    lines = doctor.stdout.splitlines()
+    assert any(line.startswith("ok       embedding model") for line in lines), doctor.stdout
+    assert sum("damaged" in line for line in lines) == 2  # the file, and the index not read
 
 
 def test_an_empty_manifest_beside_vectors_is_not_a_new_index(
