@@ -47,8 +47,15 @@ def _ollama_address(text: str) -> str:
 
 
 def _add_globals(parser: argparse.ArgumentParser, suppress: bool) -> None:
-    """--data-dir, --ollama-host, --chroma-url: before the command, or (suppressed) after it."""
+    """--data-dir, --ollama-host, --chroma-url, --version: before the command, or (suppressed
+    from its help) after it."""
     default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"footnotes {__version__}",
+        help=argparse.SUPPRESS if suppress else "print the version and exit",
+    )
     parser.add_argument("--data-dir", default=default, help="where settings and the index live")
     parser.add_argument(
         "--ollama-host",
@@ -83,7 +90,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="footnotes",
         description="Answers from your own files, every claim pointing at its passage.",
     )
-    parser.add_argument("--version", action="version", version=f"footnotes {__version__}")
     _add_globals(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

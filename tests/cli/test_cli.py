@@ -124,7 +124,10 @@ def test_folders_add_list_remove(tmp_path: Path) -> None:
 
 
 def test_version() -> None:
-    assert run("--version").stdout.startswith("footnotes ")
+    """Before the command or after it, as the other global options."""
+    for args in (["--version"], ["status", "--version"], ["threads", "list", "--version"]):
+        proc = run(*args)
+        assert proc.returncode == 0 and proc.stdout.startswith("footnotes "), args
 
 
 def test_python_m_app_exits_with_the_command_status(tmp_path: Path) -> None:
