@@ -115,7 +115,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "citation",
         "a citation of a source number the prompt did not have",
-        "cites [n], but there are only sources 1–k",
+        "cites [n], but the model was given only sources [1]–[k]",
         Effect.FLAGS,
         "any",
         (_E("Paris is the capital of France [4].", "Paris is the capital of France.", "flagged"),),

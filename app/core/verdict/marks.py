@@ -142,8 +142,11 @@ def mark_sentences(
                     mark.unback(said.check, said.reason[0].upper() + said.reason[1:])
         if bad:
             mark.supported, mark.checks = False, ["citation"]
-            have = f"sources 1–{len(sources)}" if sources else "no sources"
-            mark.reason = f"cites [{', '.join(map(str, bad))}], but there are only {have}"
+            given = len(sources)
+            have = "only source [1]" if given == 1 else f"only sources [1]–[{given}]"
+            mark.reason = f"cites [{', '.join(map(str, bad))}], but the model was given " + (
+                have if given else "no sources"
+            )
         marks.append(mark)
     return marks
 

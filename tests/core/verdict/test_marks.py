@@ -463,3 +463,15 @@ def test_the_marks_do_not_depend_on_the_order_of_the_sources() -> None:
         assert mark.backed_by == [1 if first == agrees else 2], mark.reason
     (alone,) = mark_sentences(claim, [Passage(1, negated)])
     assert not alone.supported and "negation" in alone.checks, alone.reason
+
+
+def test_a_citation_of_a_source_never_given_says_which_sources_were() -> None:
+    """The model cited [2] with one source sent: the reason names what it was given, not
+    "sources 1–1" (which read as if there were a second, the search's rank-2 hit)."""
+    fact = "Paris is the capital of France."
+    (one,) = mark_sentences("Paris is the capital of France [2].", [Passage(1, fact)])
+    assert not one.supported
+    assert one.reason == "cites [2], but the model was given only source [1]"
+    three = [Passage(n, fact) for n in (1, 2, 3)]
+    (many,) = mark_sentences("Paris is the capital of France [4].", three)
+    assert many.reason == "cites [4], but the model was given only sources [1]–[3]"
