@@ -139,22 +139,37 @@ def _skip_line(fh: BinaryIO) -> None:
 
 def _batch_line(n: int, raw: bytes) -> BatchLine:
     """One non-blank line of a batch file as its question, or with the reason it is none."""
-    item: Any = None
+    expected = '(each line is one {"_id": …, "text": "…"} object)'
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return BatchLine(n, None, error=f"line {n}: not UTF-8 text (byte {exc.start + 1})")
     try:
         item = json.loads(line)
-        text = item["text"]
-        if not isinstance(text, str) or not text.strip():
-            raise TypeError("text must be a non-empty string")
     except RecursionError:  # json.loads of 100,000 nested [ recurses past Python's limit
-        return BatchLine(n, None, error=f'line {n}: expected {{"_id", "text"}} (nested too deep)')
-    except (ValueError, KeyError, TypeError) as exc:
-        ident = item.get("_id") if isinstance(item, dict) else None
-        return BatchLine(n, ident, error=f'line {n}: expected {{"_id", "text"}} ({exc})')
-    return BatchLine(n, item.get("_id"), text)
+        return BatchLine(n, None, error=f"line {n}: JSON nested too deep {expected}")
+    except json.JSONDecodeError as exc:
+        return BatchLine(n, None, error=f"line {n}: not JSON ({exc.msg}, column {exc.colno})")
+    if not isinstance(item, dict):
+        kind = _JSON_KINDS.get(type(item), "a value")
+        return BatchLine(n, None, error=f"line {n}: {kind}, not an object {expected}")
+    ident, text = item.get("_id"), item.get("text")
+    if "text" not in item:
+        return BatchLine(n, ident, error=f'line {n}: no "text" {expected}')
+    if not isinstance(text, str) or not text.strip():
+        return BatchLine(n, ident, error=f'line {n}: "text" is not a question (empty, or no text)')
+    return BatchLine(n, ident, text)
+
+
+# What a JSON line that is no object holds, in JSON's words
+_JSON_KINDS: dict[type, str] = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "null",
+}
 
 
 def say_failed(failed: int, total: int, what: str) -> None:

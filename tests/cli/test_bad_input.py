@@ -146,3 +146,24 @@ def test_a_bad_ollama_host_variable_is_a_sentence_not_a_crash(cli_data_dir: Path
     assert alone.returncode == 1 and "Traceback" not in alone.stderr
     assert "$OLLAMA_HOST is not an Ollama address" in alone.stderr
     assert len(alone.stderr.strip().splitlines()) == 1
+
+
+def test_a_batch_line_that_is_no_question_says_what_is_wrong_in_words(tmp_path: Path) -> None:
+    """Not Python's exception text ("list indices must be integers or slices, not str",
+    "'text'"): what the line holds, and what a line should be."""
+    batch = _write_lines(
+        tmp_path / "q.jsonl",
+        b'{"_id": "a", "query": "orchard ledger"}',
+        b'["orchard ledger"]',
+        b'{"_id": "c", "text": 42}',
+        b'{"_id": "d", "text": "orchard',
+        b'{"_id": "e", "text": "river stone"}',
+    )
+    lines = list(read_batch(str(batch)))
+    errors = {line.n: line.error or "" for line in lines if line.error}
+    assert set(errors) == {1, 2, 3, 4}
+    assert errors[1].startswith('line 1: no "text"') and '{"_id"' in errors[1]
+    assert errors[2].startswith("line 2: an array, not an object")
+    assert errors[3].startswith('line 3: "text" is not a question')
+    assert errors[4].startswith("line 4: not JSON (") and "column" in errors[4]
+    assert [line.ident for line in lines] == ["a", None, "c", None, "e"]
