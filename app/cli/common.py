@@ -157,7 +157,9 @@ def _batch_line(n: int, raw: bytes) -> BatchLine:
     if "text" not in item:
         return BatchLine(n, ident, error=f'line {n}: no "text" {expected}')
     if not isinstance(text, str) or not text.strip():
-        return BatchLine(n, ident, error=f'line {n}: "text" is not a question (empty, or no text)')
+        return BatchLine(
+            n, ident, error=f'line {n}: "text" is not a question (it must be text, not empty)'
+        )
     return BatchLine(n, ident, text)
 
 
