@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from app.core.text import stem
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import figure_years, period_name, year_swapped
+from app.core.verdict.days import Days, day_not_given, written_days
 from app.core.verdict.figures import computed
 from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
 from app.core.verdict.lang.en import CONCEDED as _CONCEDED
@@ -93,6 +95,7 @@ class Facts:
     # 2016" -> (11.69, 2017), (8.83, 2016); see ``dated.figure_years``
     dated: frozenset[tuple[str, str]] = frozenset()
     percents: frozenset[str] = frozenset()  # its figures written as percentages ("8%")
+    days: Days = field(default_factory=Days, compare=False)  # "28 February 2025" whole
 
 
 def _listed_before(toks: list[Token], i: int, number: str) -> list[str]:
@@ -187,6 +190,7 @@ def facts(text: str) -> Facts:
         bool(_COMPUTING.search(text)),
         figure_years([t.word for t in toks], [t.after_break for t in toks]),
         frozenset(m.group(1).replace(",", "") for m in _PERCENT.finditer(text)),
+        written_days(text),
     )
 
 
@@ -297,6 +301,34 @@ def _pronoun_one(toks: list[Token], i: int) -> bool:
     return after is None or after.word.lower() == "of" or not after.content
 
 
+def _closest(missing: list[str], have: Iterable[str], k: int = 3) -> list[str]:
+    """The ``k`` figures of ``have`` most like the first of ``missing``, most like first:
+    a year's other years, an amount's nearest amounts (a reason naming "1, 2023, 2024" for a
+    missing 2025 read as the passage's smallest figures, not the ones it might mean)."""
+    try:
+        target = float(missing[0])
+    except (IndexError, ValueError):
+        return sorted(have)[:k]
+
+    def unlike(n: str) -> tuple[int, float, str]:
+        try:
+            value = float(n)
+        except ValueError:
+            return (2, 0.0, n)  # a month's name, after the figures
+        digits = len(n.split(".")[0]) != len(missing[0].split(".")[0])
+        return (int(digits), abs(value - target), n)
+
+    return sorted(have, key=unlike)[:k]
+
+
+def _as_written(number: str, said: Facts) -> str:
+    """A figure as the text writes it ("1,450" for 1450), else as normalised."""
+    for key, word in said.spelled.items():
+        if key[:1].isdigit() and _number(key.lower()) == number:
+            return word
+    return number
+
+
 def _number(low: str) -> str | None:
     """A number word or digits, normalised ("1,000" -> "1000", "three" -> "3"), else None."""
     if low[0].isdigit():
@@ -401,12 +433,12 @@ def conflicts(
     elsewhere = [n for n in missing if passage is not None and n in passage.numbers]
     missing = [n for n in missing if n not in elsewhere]
     if missing and on("figure"):
-        have = sorted(span.numbers - claim.numbers)
+        have = [_as_written(n, span) for n in _closest(missing, span.numbers - claim.numbers)]
         out.append(
             Finding(
                 "figure",
-                f"the passage does not say {', '.join(missing)}"
-                + (f" (it has {', '.join(have[:3])})" if have else ""),
+                f"the passage does not say {', '.join(_as_written(n, claim) for n in missing)}"
+                + (f" (it has {', '.join(have)})" if have else ""),
             )
         )
     if rescaled and on("figure"):
@@ -420,6 +452,10 @@ def conflicts(
         )
     if on("figure_year"):
         out += year_swapped(claim.dated, span.dated)
+    found_figure = any(f.check == "figure" for f in out)  # which says what the day lacks
+    day = day_not_given(claim.days, (passage or span).days) if on("day") else None
+    if day is not None and not found_figure:
+        out.append(day)
     if elsewhere and on("figure_place"):
         out.append(
             Finding(
@@ -576,4 +612,5 @@ def merge(parts: list[Facts]) -> Facts:
         frozenset().union(*(p.scaled for p in parts)),
         runs=tuple(r for p in parts for r in p.runs),
         dated=frozenset().union(*(p.dated for p in parts)),
+        days=Days.union([p.days for p in parts]),
     )

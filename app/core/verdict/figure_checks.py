@@ -247,6 +247,41 @@ FIGURE_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "day",
+        "a day (or a month of a year) the passage does not say, compared whole: each of "
+        '"28 February 2024" may be in a passage that says 28 February 2025 and 1 December '
+        '2024 (the same day written "February 28, 2024" or "2024-02-28" is that day; a '
+        "passage that writes no day or month is left to the figure check)",
+        "the passage does not say 28 February 2024 (it gives 28 February 2025)",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "The lease ends on 28 February 2024 [1].",
+                "The lease runs from 1 March 2023 to 28 February 2025 and is up for renewal on 1 "
+                "December 2024.",
+                "flagged",
+            ),
+            _E(
+                "The lease ends on February 28, 2025 [1].",
+                "The lease runs from 1 March 2023 to 28 February 2025 and is up for renewal on 1 "
+                "December 2024.",
+                "backed",
+            ),
+            _E(  # a month of a year: that month of that year, not the month of another
+                "The lease began in March 2024 [1].",
+                "The lease runs from 1 March 2023 to 28 February 2025 and is up for renewal on 1 "
+                "December 2024.",
+                "flagged",
+            ),
+            _E(  # a day the passage writes without its year, the year said elsewhere
+                "The board met on 30 May 2023 [1].",
+                "In 2023 the board met twice: on 30 May and on 2 October.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "figure_place",
         "a figure the passage gives, but not in the sentence the claim rests on",
         "the passage says 1850, but not in the sentence closest to this",

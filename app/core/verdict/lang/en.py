@@ -111,6 +111,28 @@ ORDINAL_SUFFIXES = _words("st nd rd th")
 MONTHS = _words(
     "january february march april may june july august september october november december"
 )
+# The months as a date writes them, in full or cut short ("Sept."), with their numbers.
+MONTH_NUMBERS = {
+    name: number
+    for number, names in enumerate(
+        (
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sep sept",
+            "october oct",
+            "november nov",
+            "december dec",
+        ),
+        start=1,
+    )
+    for name in names.split()
+}
 # Verbs that deny the thing they take as object, as lemmas: "this precludes the need for a
 # dedicated path" says no dedicated path is needed.
 PRECLUDING = _words("preclude obviate")
