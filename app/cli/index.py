@@ -21,13 +21,12 @@ def run(args: argparse.Namespace, fn: Footnotes) -> int:
     if args.json:
         print_json(report.to_json())
     else:
-        unchanged = report.files_unchanged - report.failed_unchanged  # each file counted once
         files = counted(report.files_seen + report.files_skipped, "file")
         passages = counted(report.chunks_total, "passage")
         skipped = f", {report.files_skipped:,} skipped" if report.files_skipped else ""
         print(
             f"{files}: {report.files_indexed:,} indexed, "
-            f"{unchanged:,} unchanged, {report.files_removed:,} removed, "
+            f"{report.unchanged_only:,} unchanged, {report.files_removed:,} removed, "
             f"{report.files_failed:,} failed{skipped}; {passages} "
             f"({report.chunks_embedded:,} embedded, {report.chunks_reused:,} reused) "
             f"in {report.seconds:.1f} s"

@@ -64,6 +64,12 @@ class IndexReport:
         self.skipped.append(file)
         self.files_skipped += 1
 
+    @property
+    def unchanged_only(self) -> int:
+        """The files unchanged that did not fail before: a summary counts each file once (a
+        failed file left as it was is failed, not also unchanged)."""
+        return self.files_unchanged - self.failed_unchanged
+
     def skipped_summary(self) -> list[SkippedGroup]:
         """The skipped files by reason: ``[{reason, label, count, examples, types}]``."""
         return tally((f.path, f.reason, f.type) for f in self.skipped)

@@ -250,7 +250,7 @@ class Watcher:
             self._status(
                 "watching",
                 f"Watching {counted(len(folders), 'folder')}; start-up check: "
-                f"{report.files_indexed} indexed, {report.files_unchanged} unchanged, "
+                f"{report.files_indexed} indexed, {report.unchanged_only} unchanged, "
                 f"{report.files_removed} removed, {report.files_failed} failed.",
             )
         else:

@@ -310,6 +310,7 @@ def test_startup_reads_only_files_changed_while_not_watching(tmp_path: Path, wat
     docs = tmp_path / "docs"
     for i in range(8):
         write(docs / f"n{i}.md", note(i))
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.7 cut short")  # fails, then stays as it was
     first = watch(docs)
     first.watcher.stop()
     first.watcher.engine.close()  # releases the writer lock, as quitting the app would
@@ -322,7 +323,11 @@ def test_startup_reads_only_files_changed_while_not_watching(tmp_path: Path, wat
     rig = watch(docs)
     report = rig.watcher.last_sync
     assert report is not None
-    assert (report.files_indexed, report.files_removed, report.files_unchanged) == (2, 1, 6)
+    assert (report.files_indexed, report.files_removed, report.files_unchanged) == (2, 1, 7)
+    assert report.files_failed == 1
+    # the summary counts each file once: the broken file is failed, not also unchanged
+    said = [s.message for s in rig.statuses if "start-up check" in s.message]
+    assert said and said[-1].endswith("2 indexed, 6 unchanged, 1 removed, 1 failed."), said
     assert {p.path for p in rig.events if p.event == "indexed"} == {str(edited), str(added)}
     assert [p for p in rig.events if p.event == "unchanged"] == []  # untouched files: stat only
     rig.finds("Edited while nobody watched.", edited)
