@@ -1,5 +1,6 @@
 """``footnotes status``: counts, every file that failed with its reason, every file
-indexed with a warning (a text encoding guessed), and the files skipped by reason and type."""
+indexed with a warning (a text encoding guessed, no text at all), and the files skipped by
+reason and type."""
 
 from __future__ import annotations
 

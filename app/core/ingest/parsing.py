@@ -192,6 +192,9 @@ def parse_file(
             error_kind=FailureKind.TOO_MANY_PASSAGES,
         )
     ocr_pages = [p.number for p in doc.pages if p.ocr and p.number is not None]
+    warning = doc.warning
+    if not chunks:  # indexed, so not read again until it changes, but nothing can find it
+        warning = "; ".join(w for w in (doc.warning, NO_TEXT) if w)
     return ParseResult(
         path,
         hash=digest,
@@ -199,8 +202,11 @@ def parse_file(
         pages=len(doc.pages),
         chunks=chunks,
         ocr_pages=ocr_pages,
-        warning=doc.warning,
+        warning=warning,
     )
+
+
+NO_TEXT = "it holds no text: nothing in it can be found"
 
 
 def ocr_off_reason(kind: str, pages: int) -> str:

@@ -119,3 +119,16 @@ def test_status_lists_the_undecidable_file_with_its_warning(indexed: tuple[Path,
     assert "could not be decided with confidence" in warnings[0]["warning"]
     text = footnotes("--data-dir", str(data), "status")
     assert f"warning: {docs / MIXED}: its text encoding could not be decided" in text.stdout
+
+
+def test_a_file_with_no_text_is_indexed_with_a_warning_that_says_so(tmp_path: Path) -> None:
+    """An empty note counted among the indexed files, with nothing to find in it, was named
+    nowhere: ``status`` lists it with this warning."""
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "blank.md").write_text("  \n\n\t\n")
+    (tmp_path / "note.md").write_text("The orchard ledger lists every pear tree.")
+    for name in ("empty.txt", "blank.md"):
+        result = parse_file(str(tmp_path / name), None, ParseLimits())
+        assert result.error is None and not result.chunks
+        assert result.warning == "it holds no text: nothing in it can be found", name
+    assert parse_file(str(tmp_path / "note.md"), None, ParseLimits()).warning is None
