@@ -240,6 +240,42 @@ CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "labelled_role",
+        'a role the passage gives one party in brackets ("Ann Smith (landlord) and Bob Jones '
+        '(tenant)", "Acme Ltd (the “Seller”)"), which the claim gives another party the '
+        "passage also names so: every word is in the passage, and no arc of its parse joins a "
+        "name to its bracket",
+        "the passage names Ann Smith the landlord, and Bob Jones the tenant",
+        Effect.FLAGS,
+        "en",
+        (
+            _E(
+                "Bob Jones is the landlord [1].",
+                "Lease agreement between Ann Smith (landlord) and Bob Jones (tenant) for the "
+                "flat at 12 Rue Verte.",
+                "flagged",
+            ),
+            _E(
+                "The tenant is Ann Smith [1].",
+                "Lease agreement between Ann Smith (landlord) and Bob Jones (tenant) for the "
+                "flat at 12 Rue Verte.",
+                "flagged",
+            ),
+            _E(
+                "The landlord is Ann Smith [1].",
+                "Lease agreement between Ann Smith (landlord) and Bob Jones (tenant) for the "
+                "flat at 12 Rue Verte.",
+                "backed",
+            ),
+            _E(  # a role of the landlord's, not the landlord
+                "Bob Jones is the landlord's tenant [1].",
+                "Lease agreement between Ann Smith (landlord) and Bob Jones (tenant) for the "
+                "flat at 12 Rue Verte.",
+                "backed",
+            ),
+        ),
+    ),
+    Check(
         "negation",
         "a 'not' the passage does not say, or one it says that the claim drops, about the "
         "same words ('precludes', 'obviates' and 'without' deny what follows them, 'refused "

@@ -26,6 +26,7 @@ from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import figure_years, period_name, year_swapped
 from app.core.verdict.days import Days, day_not_given, written_days
 from app.core.verdict.figures import computed
+from app.core.verdict.labelled import Label, labels, role_elsewhere, said_roles
 from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
 from app.core.verdict.lang.en import CONCEDED as _CONCEDED
 from app.core.verdict.lang.en import CONCESSIVE as _CONCESSIVE
@@ -96,6 +97,8 @@ class Facts:
     dated: frozenset[tuple[str, str]] = frozenset()
     percents: frozenset[str] = frozenset()  # its figures written as percentages ("8%")
     days: Days = field(default_factory=Days, compare=False)  # "28 February 2025" whole
+    labels: frozenset[Label] = frozenset()  # roles given in brackets: "Ann Smith (landlord)"
+    roles: frozenset[Label] = frozenset()  # roles it states: "Bob Jones is the landlord"
 
 
 def _listed_before(toks: list[Token], i: int, number: str) -> list[str]:
@@ -191,6 +194,8 @@ def facts(text: str) -> Facts:
         figure_years([t.word for t in toks], [t.after_break for t in toks]),
         frozenset(m.group(1).replace(",", "") for m in _PERCENT.finditer(text)),
         written_days(text),
+        labels(text),
+        said_roles(text),
     )
 
 
@@ -456,6 +461,11 @@ def conflicts(
     day = day_not_given(claim.days, (passage or span).days) if on("day") else None
     if day is not None and not found_figure:
         out.append(day)
+    if (
+        on("labelled_role")
+        and (swapped := role_elsewhere(claim.roles, (passage or span).labels)) is not None
+    ):
+        out.append(swapped)
     if elsewhere and on("figure_place"):
         out.append(
             Finding(
@@ -613,4 +623,5 @@ def merge(parts: list[Facts]) -> Facts:
         runs=tuple(r for p in parts for r in p.runs),
         dated=frozenset().union(*(p.dated for p in parts)),
         days=Days.union([p.days for p in parts]),
+        labels=frozenset().union(*(p.labels for p in parts)),
     )

@@ -9,8 +9,7 @@ import pytest
 from app.core.verdict.days import day_not_given, written_days
 
 LEASE = (
-    "The lease runs from 1 March 2023 to 28 February 2025 and is up for renewal on "
-    "1 December 2024."
+    "The lease runs from 1 March 2023 to 28 February 2025 and is up for renewal on 1 December 2024."
 )
 FILED = "The 8-K was filed on 05/30/2023 and amended on 6/2/2023."
 

@@ -307,6 +307,14 @@ PERIOD_OVER_PERIOD = re.compile(
 )
 # Verbs that say one thing is another ("X was Y", "is called").
 COPULAS = _words("is was are were called named known be")
+# Words of a party's name that tell no party from another: titles and company forms
+# (``labelled``: "Mr Jones" is Bob Jones, "Acme Ltd" is not "Beta Ltd").
+PARTY_FORMS = _words("mr mrs ms dr prof sir the ltd inc llc gmbh corp co plc sa ag bv lp llp")
+# What a sentence says a named party is with: "Bob Jones is the landlord", "acts as the tenant"
+# (``labelled``).
+BEING = _list(
+    "is was are were remains remained becomes became acts_as acted_as serves_as served_as"
+)
 # "in the Renaissance", "under Louis XIV": a name after these can say when.
 TIME_PREPOSITIONS = _words("in during after before since until by at on under")
 # Prepositions a place follows ("in Paris", "near the river").

@@ -1,0 +1,54 @@
+"""Roles a contract gives its parties in brackets, and a claim that gives one party the
+other's role: every word of "Bob Jones is the landlord" is in "Ann Smith (landlord) and Bob
+Jones (tenant)"."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.verdict.labelled import labels, role_elsewhere, said_roles
+
+LEASE = "Lease agreement between Ann Smith (landlord) and Bob Jones (tenant) for the flat."
+SALE = "This agreement is made between Acme Ltd (the “Seller”) and Beta Ltd (“Buyer”)."
+
+
+def _pairs(text: str) -> set[tuple[str, str]]:
+    return {(x.written, x.role) for x in labels(text)}
+
+
+def test_a_party_s_role_in_brackets_is_read_with_its_name() -> None:
+    assert _pairs(LEASE) == {("Ann Smith", "landlord"), ("Bob Jones", "tenant")}
+    assert _pairs(SALE) == {("Acme Ltd", "seller"), ("Beta Ltd", "buyer")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use Math.floor(max) to round it down.",  # a call, not a bracket after a name
+        "The Episcopal (Anglican) church and the Dutch (Calvinist) one.",  # other names
+        "Frédéric Chopin (1 March 1810 – 17 October 1849) was a composer.",
+    ],
+)
+def test_a_bracket_that_holds_no_role_is_none(text: str) -> None:
+    assert _pairs(text) == set()
+
+
+@pytest.mark.parametrize(
+    ("passage", "claim", "flagged"),
+    [
+        (LEASE, "Bob Jones is the landlord.", True),
+        (LEASE, "The tenant is Ann Smith.", True),
+        (LEASE, "Mr Jones acts as the landlord.", True),
+        (SALE, "Beta Ltd is the seller.", True),  # "Ltd" tells no party from the other
+        (LEASE, "Ann Smith is the landlord.", False),
+        (LEASE, "The tenant is Mr Jones.", False),
+        (LEASE, "Bob Jones is the landlord's tenant.", False),
+        (LEASE, "Carol White is the landlord.", False),  # a party the passage does not name
+        (SALE, "Acme Ltd is the Seller.", False),
+    ],
+)
+def test_a_role_given_to_the_other_party_is_flagged(
+    passage: str, claim: str, flagged: bool
+) -> None:
+    found = role_elsewhere(said_roles(claim), labels(passage))
+    assert (found is not None) == flagged, found
