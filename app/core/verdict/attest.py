@@ -456,7 +456,7 @@ def _negation(
         said = [
             w
             for s in sentences
-            for w in s.find(word)
+            for w in s.find_sense(word)
             if word is not arc.head or id(s) not in linked_in or (id(s), w.i) in linking
         ]
         if not said or any(w.negated == word.negated for w in said):

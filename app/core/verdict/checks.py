@@ -278,13 +278,23 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "negation",
         "a 'not' the passage does not say, or one it says that the claim drops, about the "
-        "same words ('precludes', 'obviates' and 'without' deny what follows them, 'refused "
-        "to' and 'the refusal to' the verb they govern, 'unable to' and 'impossible to' say "
-        "'cannot')",
+        "same words ('permitted' and 'allowed' are one; 'precludes', 'obviates' and 'without' "
+        "deny what follows them, 'refused to' and 'the refusal to' the verb they govern, "
+        "'unable to' and 'impossible to' say 'cannot')",
         "the passage says the opposite ('not' about 'open')",
         Effect.FLAGS,
         "en",
         (
+            _E(  # "permitted" and "allowed" say one thing (``en.SAME_SENSE``)
+                "Dogs are allowed without consent [1].",
+                "Pets: one cat is allowed; dogs are not permitted without written consent.",
+                "flagged",
+            ),
+            _E(
+                "Dogs are not allowed without written consent [1].",
+                "Pets: one cat is allowed; dogs are not permitted without written consent.",
+                "backed",
+            ),
             _E(  # "without replacing" says "did not replace"
                 "It significantly altered the existing treaties without completely replacing "
                 "them [1].",

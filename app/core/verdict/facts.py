@@ -50,6 +50,7 @@ from app.core.verdict.lang.en import PRONOUNS as _PRONOUNS
 from app.core.verdict.lang.en import SCALE_WORDS as _MULTIPLIERS
 from app.core.verdict.lang.en import UNABLE as _UNABLE
 from app.core.verdict.names import known_name, runs
+from app.core.verdict.terms import same_sense
 from app.core.verdict.tokens import Token, tokens
 
 _ONE_STEMS = frozenset(stem(w) for w in _ONE_SAID_AS)
@@ -590,9 +591,11 @@ def _opposed(claim: Facts, span: Facts) -> list[str]:
 
 
 def _negation_changed(negating: Facts, other: Facts) -> str | None:
-    """A word ``negating`` negates that ``other`` states without the negation, if any."""
+    """A word ``negating`` negates that ``other`` states without the negation, if any (or a
+    word of the same sense, ``terms.same_sense``: "not permitted" against "allowed")."""
     for anchor, word in negating.negations:
-        if word in other.stems and anchor in other.stems and word not in other.negated:
+        said = [w for w in (word, *same_sense(word)) if w in other.stems]
+        if said and anchor in other.stems and not any(w in other.negated for w in said):
             return word
     for frame in negating.frames:
         if frame in other.words:

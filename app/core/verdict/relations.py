@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from app.core.text import link_words, stem
 from app.core.verdict import figures
 from app.core.verdict.lang import en
+from app.core.verdict.terms import same_sense
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -105,6 +106,13 @@ class Reading:
     def find(self, word: Word) -> list[Word]:
         """This reading's words that are ``word`` (same key, a shared name part, an alias)."""
         return [w for w in self.words if same(word, w)]
+
+    def find_sense(self, word: Word) -> list[Word]:
+        """This reading's words that are ``word`` or say what it says ("permitted" for
+        "allowed": ``terms.same_sense``), for a negation read across them; never for roles
+        ("forbade services and prohibited emigration" gives two verbs two objects)."""
+        sense = same_sense(word.key)
+        return [w for w in self.words if same(word, w) or w.key in sense]
 
     def hops(self, a: int, b: int) -> int:
         """Tokens between ``a`` and ``b`` along the tree (a large number when unconnected)."""

@@ -61,3 +61,17 @@ def _contracted(text: str, start: int) -> bool:
     """Whether the word at ``start`` follows an apostrophe inside a word ("you're"), not a
     quotation mark ("'hr_hotels'")."""
     return start >= 2 and text[start - 1] in "'’" and text[start - 2].isalpha()
+
+
+# Each key with the keys of the words of its sense ("permit": "allow")
+_SAME_SENSE: dict[str, frozenset[str]] = {
+    stem(w): frozenset(stem(o) for o in group.split() if o != w)
+    for group in en.SAME_SENSE
+    for w in group.split()
+}
+
+
+def same_sense(key: str) -> frozenset[str]:
+    """The stems of the words that say what the word of stem ``key`` says (``en.SAME_SENSE``):
+    "allow" for "permit"."""
+    return _SAME_SENSE.get(key, frozenset())

@@ -307,6 +307,10 @@ PERIOD_OVER_PERIOD = re.compile(
 )
 # Verbs that say one thing is another ("X was Y", "is called").
 COPULAS = _words("is was are were called named known be")
+# Words of one sense, compared as one word (``terms.same_sense``): "dogs are not permitted" is
+# not "dogs are allowed", and "not allowed" says it. Only words that say the same in any
+# context, as verbs and as nouns.
+SAME_SENSE = ("allow permit", "forbid prohibit", "require oblige")
 # Words of a party's name that tell no party from another: titles and company forms
 # (``labelled``: "Mr Jones" is Bob Jones, "Acme Ltd" is not "Beta Ltd").
 PARTY_FORMS = _words("mr mrs ms dr prof sir the ltd inc llc gmbh corp co plc sa ag bv lp llp")
