@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.core.index import file_warnings
 from app.core.index.availability import folder_problem
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ class IndexSummary:
     waiting: int = 0  # passages searchable by their words whose vectors are not computed yet
     # files in the watched folders not read on purpose: [{reason, label, count, examples, types}]
     skipped: list[SkippedGroup] = field(default_factory=list)
+    # files indexed with a warning (a guessed encoding, no text at all): (path, warning)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 class IndexView:
@@ -65,7 +68,8 @@ class IndexView:
         return self.manifest_path.exists()
 
     def summary(self) -> IndexSummary:
-        """The watched folders with their counts, the totals, the failures and skipped files."""
+        """The watched folders with their counts, the totals, the failures, the skipped files
+        and the files indexed with a warning."""
         manifest = self._manifest()
         folders = []
         for folder in manifest.folders():
@@ -88,6 +92,7 @@ class IndexView:
             manifest.failures(),
             counts["chunks_waiting"],
             manifest.skipped_summary(manifest.folders()),
+            file_warnings.listed(manifest.conn),
         )
 
     def scope_choices(self) -> ScopeChoices:

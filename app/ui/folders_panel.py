@@ -144,6 +144,10 @@ class FoldersPanel(QWidget):
         self.skipped_label.setObjectName("skippedLabel")
         self.skipped_label.setWordWrap(True)
         self.skipped_label.hide()
+        self.warned_label = plain_label()  # "2 files indexed with a warning: empty.txt, …"
+        self.warned_label.setObjectName("warnedLabel")
+        self.warned_label.setWordWrap(True)
+        self.warned_label.hide()
         self.failures_title = plain_label("Files that could not be indexed")
         self.failures_title.setObjectName("sectionTitle")
         self.failures = QListWidget()
@@ -165,6 +169,7 @@ class FoldersPanel(QWidget):
         box.addWidget(self.retry_label)
         box.addWidget(self.summary)
         box.addWidget(self.skipped_label)
+        box.addWidget(self.warned_label)
         box.addSpacing(6)
         box.addWidget(self.failures_title)
         box.addWidget(self.failures, 2)
@@ -210,6 +215,22 @@ class FoldersPanel(QWidget):
         else:
             self.summary.setText("No folders yet: add one, or drop it on the window.")
         self._show_skipped(snapshot)
+        self._show_warned(snapshot)
+
+    def _show_warned(self, snapshot: IndexSnapshot) -> None:
+        """Name the files indexed with a warning (a guessed encoding, no text at all): found
+        or not, a person should hear of them; each with its warning on hover."""
+        n = len(snapshot.warnings) if snapshot.folders else 0
+        names = ", ".join(os.path.basename(shown_path(p)) for p, _ in snapshot.warnings[:3])
+        more = ", …" if n > 3 else ""
+        self.warned_label.setText(
+            f"⚠  {n:,} file{'s' if n != 1 else ''} indexed with a warning: {names}{more}"
+            if n
+            else ""
+        )
+        lines = [f"{shown_path(p)}: {w}" for p, w in snapshot.warnings[:MAX_FAILURES_SHOWN]]
+        self.warned_label.setToolTip(tooltip("\n".join(lines)) if n else "")
+        self.warned_label.setVisible(bool(n))
 
     def _show_skipped(self, snapshot: IndexSnapshot) -> None:
         """Say what was left out on purpose, by reason and type, with examples on hover."""

@@ -103,7 +103,13 @@ def read_snapshot(
         for f in summary.folders
     ]
     return IndexSnapshot(
-        folders, summary.files, summary.passages, summary.failures, summary.waiting, summary.skipped
+        folders,
+        summary.files,
+        summary.passages,
+        summary.failures,
+        summary.waiting,
+        summary.skipped,
+        summary.warnings,
     )
 
 

@@ -72,6 +72,8 @@ class IndexSnapshot:
     waiting: int = 0  # passages searchable by their words whose vectors are not computed yet
     # files in the watched folders not read on purpose: [{reason, label, count, examples, types}]
     skipped: list[SkippedGroup] = field(default_factory=list)
+    # files indexed with a warning (a guessed encoding, no text at all): (path, warning)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,10 @@ from app.core.api import IndexView
 from app.core.config import DataDir, Settings
 from app.core.host.messages import IndexProgress
 from app.core.index.manifest import Manifest
+from app.core.index.records import FileRecord
 from app.core.index.report import Progress
 from app.core.index.skipped import SkippedFile
+from app.core.ingest.parsing import NO_TEXT
 from app.ui.background import Lanes, StateBox
 from app.ui.folders_panel import FoldersPanel
 from app.ui.indexing import Indexing, IndexingReports
@@ -24,7 +26,8 @@ from app.ui.payloads import FolderInfo, IndexSnapshot, ServiceState, SyncProgres
 
 @pytest.fixture
 def known_data(tmp_path: Path) -> tuple[Path, Path]:
-    """A data directory whose manifest watches one folder and skipped two files in it."""
+    """A data directory whose manifest watches one folder, skipped two files in it and indexed
+    one with a warning."""
     folder = tmp_path / "notes"
     folder.mkdir()
     data = DataDir(tmp_path / "data").ensure()
@@ -36,6 +39,8 @@ def known_data(tmp_path: Path) -> tuple[Path, Path]:
             SkippedFile(str(folder / "song.mp3"), 10, 1, "format", ".mp3"),
         ]
     )
+    empty = FileRecord(str(folder / "empty.txt"), 0, 1, "e3b0", "indexed", NO_TEXT, "text")
+    manifest.replace_file(empty, [])  # as the indexer stores a file with no text
     manifest.close()
     return data.root, folder
 
@@ -54,7 +59,7 @@ def window(qapp: Any, known_data: tuple[Path, Path]) -> Iterator[Any]:
     gui.window.deleteLater()
 
 
-def test_the_watched_folders_and_skipped_files_show_from_the_first_frame(
+def test_the_watched_folders_skipped_and_warned_files_show_from_the_first_frame(
     window: Any, known_data: tuple[Path, Path]
 ) -> None:
     panel = window.window.folders
@@ -65,6 +70,9 @@ def test_the_watched_folders_and_skipped_files_show_from_the_first_frame(
         "1 file in a format Footnotes does not read (.mp3 1)"
     )
     assert "song.mp3" in panel.skipped_label.toolTip()
+    # a file indexed with a warning is named too (status lists it; the window did not)
+    assert panel.warned_label.text() == "⚠  1 file indexed with a warning: empty.txt"
+    assert "it holds no text" in panel.warned_label.toolTip()
 
 
 def test_bars_stop_at_their_end_and_follow_every_stage(qapp: Any) -> None:
