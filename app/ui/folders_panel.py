@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.api import is_within
-from app.core.wording import skipped_headline
+from app.core.wording import counted, skipped_headline
 from app.ui.payloads import IndexSnapshot, ServiceState, SyncProgress
 from app.ui.sources_panel import short_folder
 from app.ui.theme import colors
@@ -210,7 +210,8 @@ class FoldersPanel(QWidget):
         self.failures.setVisible(bool(n))
         if snapshot.folders:
             self.summary.setText(
-                f"{snapshot.files:,} files  ·  {snapshot.passages:,} passages in the index"
+                f"{counted(snapshot.files, 'file')}  ·  "
+                f"{counted(snapshot.passages, 'passage')} in the index"
             )
         else:
             self.summary.setText("No folders yet: add one, or drop it on the window.")

@@ -72,6 +72,7 @@ def test_the_watched_folders_skipped_and_warned_files_show_from_the_first_frame(
     assert "song.mp3" in panel.skipped_label.toolTip()
     # a file indexed with a warning is named too (status lists it; the window did not)
     assert panel.warned_label.text() == "⚠  1 file indexed with a warning: empty.txt"
+    assert panel.summary.text() == "1 file  ·  0 passages in the index"  # "1 files" was
     assert "it holds no text" in panel.warned_label.toolTip()
 
 
