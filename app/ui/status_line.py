@@ -6,6 +6,7 @@ import os
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
+from app.core.wording import counted
 from app.ui.folders_panel import bar_range, progress_text
 from app.ui.payloads import IndexSnapshot, SyncProgress
 from app.ui.widgets import plain_label
@@ -87,5 +88,6 @@ class StatusLine:
         failed = f"  ·  {len(snapshot.failures)} failed" if snapshot.failures else ""
         waiting = f"  ·  {snapshot.waiting:,} without vectors yet" if snapshot.waiting else ""
         self.counts_label.setText(
-            f"{snapshot.files:,} files  ·  {snapshot.passages:,} passages{failed}{waiting}"
+            f"{counted(snapshot.files, 'file')}  ·  {counted(snapshot.passages, 'passage')}"
+            f"{failed}{waiting}"
         )

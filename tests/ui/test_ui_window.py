@@ -297,6 +297,8 @@ def test_the_vectors_stage_shows_after_every_file_is_searchable(bare: Any, qtbot
 
     status.show_counts(IndexSnapshot([], 2, 600, [], 344))
     assert status.counts_label.text().endswith("344 without vectors yet")
+    status.show_counts(IndexSnapshot([], 1, 1, []))
+    assert status.counts_label.text() == "1 file  ·  1 passage"  # not "1 files · 1 passages"
 
 
 CTRL_E_UNDER_X11 = """
