@@ -264,7 +264,7 @@ def test_search_batch_reports_a_bad_line_and_goes_on(indexed, tmp_path: Path) ->
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [o["_id"] for o in out] == ["a", None, "c", "d"]
     assert out[1]["error"].startswith("line 2:") and out[2]["error"].startswith("line 3:")
-    assert "non-empty" in out[2]["error"] and "hits" not in out[2]
+    assert '"text" is not a question' in out[2]["error"] and "hits" not in out[2]
     assert out[3]["hits"][0]["path"].endswith("garden.md")
     assert "2 of 4 queries failed" in proc.stderr
 

@@ -459,6 +459,10 @@ def _negation(
             for w in s.find_sense(word)
             if word is not arc.head or id(s) not in linked_in or (id(s), w.i) in linking
         ]
+        # a "not" the claim adds is read against its own word; a word of its sense then says
+        # the same ("not allowed" against "one cat is allowed; dogs are not permitted")
+        if word.negated and not any(same(word, w) for w in said):
+            continue
         if not said or any(w.negated == word.negated for w in said):
             continue
         if word.negated:

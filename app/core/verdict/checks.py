@@ -295,6 +295,11 @@ CHECKS: tuple[Check, ...] = (
                 "Pets: one cat is allowed; dogs are not permitted without written consent.",
                 "backed",
             ),
+            _E(  # a "not" the claim adds is read against its own word, not another's sense
+                "Dogs are not allowed in the flat [1].",
+                "Pets: cats are permitted, but dogs are prohibited in the flat.",
+                "backed",
+            ),
             _E(  # "without replacing" says "did not replace"
                 "It significantly altered the existing treaties without completely replacing "
                 "them [1].",

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from app.core.text import stem
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import figure_years, period_name, year_swapped
-from app.core.verdict.days import Days, day_not_given, written_days
+from app.core.verdict.days import Days, day_not_given, given_words, written_days
 from app.core.verdict.figures import computed
 from app.core.verdict.labelled import Label, labels, role_elsewhere, said_roles
 from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
@@ -424,7 +424,9 @@ def conflicts(
     figures ("in thousands"), when it states one.
     """
     out: list[Finding] = []
-    missing = [n for n in _missing_figures(claim, span, table_scale) if n not in titled]
+    # a day the passage writes another way ("2024-02-28" for "28 February 2024"): its parts
+    dated = given_words(claim.days, (passage or span).days)
+    missing = [n for n in _missing_figures(claim, span, table_scale) if n not in titled | dated]
     counts = {w for _, w in span.counted}
     by_count = sorted(
         {n for n, w in claim.counted - span.counted if w in counts and n not in missing}
@@ -459,7 +461,7 @@ def conflicts(
     if on("figure_year"):
         out += year_swapped(claim.dated, span.dated)
     found_figure = any(f.check == "figure" for f in out)  # which says what the day lacks
-    day = day_not_given(claim.days, (passage or span).days) if on("day") else None
+    day = day_not_given(claim.days, (passage or span).days, titled) if on("day") else None
     if day is not None and not found_figure:
         out.append(day)
     if (
@@ -474,7 +476,7 @@ def conflicts(
                 f"the passage says {', '.join(elsewhere)}, but not in the sentence closest to this",
             )
         )
-    known = span.stems | titled
+    known = span.stems | titled | {stem(w) for w in dated}
     if context is not None and span.pronoun:
         known |= context.stems
     absent = sorted(
@@ -498,7 +500,7 @@ def conflicts(
     if added:
         word = claim.spelled.get(added, added)
         out.append(Finding("negation", f"the passage does not say 'not' about '{word}'"))
-    dropped = _negation_changed(span, claim) if on("negation") else None
+    dropped = _negation_changed(span, claim, senses=True) if on("negation") else None
     if dropped:
         word = span.spelled.get(dropped, dropped)
         out.append(Finding("negation", f"the passage says the opposite ('not' about '{word}')"))
@@ -590,11 +592,17 @@ def _opposed(claim: Facts, span: Facts) -> list[str]:
     return out
 
 
-def _negation_changed(negating: Facts, other: Facts) -> str | None:
-    """A word ``negating`` negates that ``other`` states without the negation, if any (or a
-    word of the same sense, ``terms.same_sense``: "not permitted" against "allowed")."""
+def _negation_changed(negating: Facts, other: Facts, senses: bool = False) -> str | None:
+    """A word ``negating`` negates that ``other`` states without the negation, if any, read
+    with the words of its sense (``terms.same_sense``: "not allowed" agrees with "one cat is
+    allowed; dogs are not permitted"). With ``senses`` (a "not" the claim drops) a word of
+    its sense is enough (the passage's "not permitted" against the claim's "allowed"); else
+    (a "not" the claim adds) its own word must be there: "not allowed" is no opposite of a
+    passage's "permitted … prohibited"."""
     for anchor, word in negating.negations:
         said = [w for w in (word, *same_sense(word)) if w in other.stems]
+        if not (senses or word in other.stems):
+            continue
         if said and anchor in other.stems and not any(w in other.negated for w in said):
             return word
     for frame in negating.frames:

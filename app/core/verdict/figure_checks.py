@@ -250,8 +250,10 @@ FIGURE_CHECKS: tuple[Check, ...] = (
         "day",
         "a day (or a month of a year) the passage does not say, compared whole: each of "
         '"28 February 2024" may be in a passage that says 28 February 2025 and 1 December '
-        '2024 (the same day written "February 28, 2024" or "2024-02-28" is that day; a '
-        "passage that writes no day or month is left to the figure check)",
+        '2024 (the same day written "February 28, 2024", "2024-02-28", "28.02.2024", "the '
+        '28th day of February, 2024" is that day, and so is a day inside a range, "February '
+        '27-29, 2024", or listed for several years, "December 31, 2023 and 2022"; a passage '
+        "that writes no day or month is left to the figure check)",
         "the passage does not say 28 February 2024 (it gives 28 February 2025)",
         Effect.FLAGS,
         "en",

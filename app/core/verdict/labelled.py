@@ -22,7 +22,7 @@ from app.core.verdict.lang.en import BEING, PARTY_FORMS
 from app.core.verdict.rows import Finding
 
 _NAME = r"((?:[A-Z][\w'’.&-]*\s+){0,3}[A-Z][\w'’.&-]*)"
-_ROLE = r"([A-Za-z][a-z-]+(?:\s[a-z-]+)?)"
+_ROLE = r"([A-Za-z][a-z-]+(?:\s(?!(?:and|or)\b)[a-z-]+)?)"  # "landlord", "managing agent"
 _QUOTED = r"[\"“”'‘’]?"
 # "Ann Smith (landlord)", "Acme Ltd (the “Seller”)", "Bob Jones (hereinafter the "Tenant")":
 # a bracket after a space (not a call, "Math.floor(max)"), holding a role in lower case, or
@@ -42,14 +42,30 @@ _BRACKETED = re.compile(
     + r")\)"
 )
 _BEING = "|".join(sorted((w.replace("_", " ") for w in BEING), key=len, reverse=True))
-# "Bob Jones is the landlord", "Bob Jones acts as the tenant"
+# "Bob Jones is the landlord", "Bob Jones acts as the tenant": the name not the end of a list
+# or of a phrase ("Ann Smith and Bob Jones are the landlord and tenant"), the role the one
+# (not "a company", not "the landlord's tenant", not "the landlord and tenant")
 _NAME_IS = re.compile(
-    _NAME + rf"\s+(?:{_BEING})\s+(?:the|a|an)\s+" + _QUOTED + _ROLE + r"\b(?!['’]s\b)"
+    r"(?<![\w'’.&-])(?<![a-z] )"
+    + _NAME
+    + rf"\s+(?:{_BEING})\s+the\s+"
+    + _QUOTED
+    + _ROLE
+    + r"\b(?!['’]s\b)(?!,?\s+(?:and|or)\b)"
 )
-# "The landlord is Bob Jones"
+# "The landlord is Bob Jones", opening a sentence or clause (not "… to the landlord is Bob
+# Jones's to pay")
 _IS_NAME = re.compile(
-    r"\b[Tt]he\s+" + _QUOTED + _ROLE + _QUOTED + rf"\s+(?:{_BEING})\s+" + _NAME + r"\b"
+    r"(?:^|(?<=[.;:,]\s))[Tt]he\s+"
+    + _QUOTED
+    + _ROLE
+    + _QUOTED
+    + rf"\s+(?:{_BEING})\s+"
+    + _NAME
+    + r"\b(?!['’]s\b)"
 )
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+")
+_IN_BRACKETS = re.compile(r"\([^()]*\)")
 
 
 @dataclass(frozen=True)
@@ -58,10 +74,13 @@ class Label:
 
     written: str
     words: frozenset[str]
-    role: str  # one word, or two for a claim's ("managing agent", or "tenant who")
+    role: str  # one word, or two ("managing agent")
+    bracketed: bool = True  # given in brackets, else said in a sentence ("was elected chair")
 
-    def same_party(self, other: Label) -> bool:
-        return bool(self.words & other.words)
+    def within(self, other: Label) -> bool:
+        """Whether this (a claim's) name is ``other``'s: all its telling words are ("Mr
+        Jones" is Bob Jones; "Mary Jones" is not)."""
+        return self.words <= other.words
 
     def has_role(self, role: str) -> bool:
         """Whether this claim's role is ``role``: its first word or its two words."""
@@ -77,9 +96,25 @@ def _label(name: str, role: str) -> Label | None:
 
 
 def labels(text: str) -> frozenset[Label]:
-    """The (name, role) pairs a text gives in brackets: "Ann Smith (landlord)"."""
+    """The (name, role) pairs a text gives in brackets ("Ann Smith (landlord)"), and those of
+    its sentences that say one of those names with one of those roles outside brackets ("Bob
+    Jones was elected chair": the role a minute's list gave another)."""
     found = (_label(m[1], m[2] or m[3] or m[4]) for m in _BRACKETED.finditer(text))
-    return frozenset(x for x in found if x is not None)
+    given = frozenset(x for x in found if x is not None)
+    if not given:
+        return given
+    roles = {x.role for x in given}
+    said: set[Label] = set()
+    for sentence in _SENTENCE.split(text):
+        words = set(re.findall(r"[\w'’-]+", _IN_BRACKETS.sub(" ", sentence).lower()))
+        said.update(
+            Label(x.written, x.words, role, bracketed=False)
+            for x in given
+            if x.words <= words
+            for role in roles
+            if set(role.split()) <= words
+        )
+    return given | said
 
 
 def said_roles(text: str) -> frozenset[Label]:
@@ -93,16 +128,17 @@ def said_roles(text: str) -> frozenset[Label]:
 
 
 def role_elsewhere(claim: frozenset[Label], passage: frozenset[Label]) -> Finding | None:
-    """A role the claim gives a name, which the passage's brackets give another name and
-    never this one (both names being ones the passage gives a role in brackets)."""
+    """A role the claim gives a name, which the passage's brackets give another name, and
+    never this one in brackets or in a sentence (the name being one the passage gives a role
+    in brackets)."""
     for said in sorted(claim, key=lambda x: (x.written, x.role)):
-        holders = [x for x in passage if said.has_role(x.role)]
-        own = [x for x in passage if x.same_party(said)]
-        if holders and own and not any(x.same_party(said) for x in holders):
+        holders = [x for x in passage if x.bracketed and said.has_role(x.role)]
+        own = [x for x in passage if said.within(x)]
+        if holders and own and not any(said.within(x) and said.has_role(x.role) for x in own):
+            theirs = sorted({x.role for x in own if x.bracketed})
             return Finding(
                 "labelled_role",
                 f"the passage names {', '.join(sorted(x.written for x in holders))} the "
-                f"{holders[0].role}, and {own[0].written} the "
-                f"{', '.join(sorted({x.role for x in own}))}",
+                f"{holders[0].role}, and {own[0].written} the {', '.join(theirs)}",
             )
     return None

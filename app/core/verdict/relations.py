@@ -330,7 +330,17 @@ def _key(t: Token) -> str:
     if text.endswith(("'s", "’s")):
         text = text[:-2]
     lemma = t.lemma_ if t.pos_ != "PROPN" else text
-    return stem(lemma.lower().replace(".", ""))  # "U.S." is "US"
+    low = lemma.lower().replace(".", "")  # "U.S." is "US"
+    if text[:1].isupper():  # "Feb." is "February" (not the verb "mar")
+        low = _MONTH_NAMES.get(low, low)
+    return stem(low)
+
+
+# A month's names, cut short or in full, as its full name ("sept" -> "september")
+_MONTH_NAMES = {
+    name: next(n for n, m in en.MONTH_NUMBERS.items() if m == number)
+    for name, number in en.MONTH_NUMBERS.items()
+}
 
 
 def _name_chain(t: Token) -> Iterator[Token]:

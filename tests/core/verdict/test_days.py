@@ -28,6 +28,27 @@ FILED = "The 8-K was filed on 05/30/2023 and amended on 6/2/2023."
         ("Filed on May 30, 2023.", "It was filed 5/30/2023."),
         ("In 2023 the board met on 30 May and on 2 October.", "The board met on 30 May 2023."),
         ("Rent rises every March.", "Rent rose in March 2024."),
+        # a statement's day given for several years
+        (
+            "As of December 31, 2023 and 2022, the Company had cash of $1.2 billion and "
+            "$0.9 billion, respectively.",
+            "As of December 31, 2022, the Company had cash of $0.9 billion.",
+        ),
+        (
+            "For the years ended December 31, 2023, 2022 and 2021.",
+            "In the year ended December 31, 2021.",
+        ),
+        # ranges and pairs the American way, a range's inner days
+        ("It was held on March 1-3, 2024 in Denver.", "It ended on March 3, 2024."),
+        ("It was held on March 1-3, 2024 in Denver.", "It was held on 2 March 2024."),
+        ("The board met on March 4 and 5, 2024.", "It met on March 5, 2024."),
+        # a contract's and other ways of writing a day
+        ("This Agreement is made this 30th day of May, 2023.", "It was made on 30 May 2023."),
+        ("The hearing was set for the fifth of March 2024.", "The hearing was on 5 March 2024."),
+        ("Invoice 4471 was issued on 28.02.2024.", "It was issued on 28 February 2024."),
+        ("Invoice 4471 was issued on 2024/02/28.", "It was issued on 28 February 2024."),
+        ("Invoice 4471 was issued on 28-Feb-2024.", "It was issued on 28 February 2024."),
+        ("It was logged at 2024-02-28T10:00:00Z.", "It was logged on 28 February 2024."),
         # a passage that writes no day or month: the figure check's to judge
         ("The tower was finished in 1889.", "The tower was finished on 31 March 1889."),
     ],
@@ -44,6 +65,16 @@ def test_the_same_day_written_another_way_is_that_day(passage: str, claim: str) 
         (LEASE, "The lease began in March 2024.", "March 2024"),
         (FILED, "It was amended on 3 June 2023.", "3 June 2023"),
         ("Filed on May 30, 2023.", "It was filed 5/31/2023.", "5/31/2023"),
+        (
+            "It was held on March 1-3, 2024 in Denver.",
+            "It was held on March 4, 2024.",
+            "March 4, 2024",
+        ),
+        (
+            "For the years ended December 31, 2023, 2022 and 2021.",
+            "In the year ended December 30, 2021.",
+            "December 30, 2021",
+        ),
     ],
 )
 def test_a_day_made_of_the_passage_s_figures_is_not_its_day(
@@ -57,3 +88,15 @@ def test_a_day_made_of_the_passage_s_figures_is_not_its_day(
 def test_may_the_verb_is_no_month() -> None:
     said = written_days("You may renew it. Rent may rise in May.")
     assert not said.days and not said.months and said.yearless == {"05"}
+
+
+def test_a_version_is_no_day() -> None:
+    assert not written_days("Version 2023.1.2.4 shipped; v2024.01.05 is a build.").days
+
+
+def test_the_day_a_heading_gives_is_given() -> None:
+    """Minutes named "Board minutes 5 March 2024" whose text names only the next meeting."""
+    passage = written_days("The next meeting is on 2 April 2024.")
+    claim = written_days("The board approved the budget on 5 March 2024.")
+    assert day_not_given(claim, passage) is not None
+    assert day_not_given(claim, passage, frozenset({"board", "5", "march", "2024"})) is None

@@ -45,6 +45,17 @@ def test_a_bracket_that_holds_no_role_is_none(text: str) -> None:
         (LEASE, "Bob Jones is the landlord's tenant.", False),
         (LEASE, "Carol White is the landlord.", False),  # a party the passage does not name
         (SALE, "Acme Ltd is the Seller.", False),
+        # two parties and two roles in one sentence; a name ending a phrase
+        (LEASE, "Ann Smith and Bob Jones are the landlord and tenant of the flat.", False),
+        (LEASE, "The one who pays rent to the landlord is Bob Jones.", False),
+        (SALE, "Beta Ltd is a seller of bricks.", False),  # "a seller", not the defined one
+        # another person of the same surname; a role the passage gives in a sentence too
+        (LEASE + " Mary Jones was the landlord until 2019.", "Mary Jones was the landlord.", False),
+        (
+            "Present: Ann Smith (chair), Bob Jones (secretary). Bob Jones was elected chair.",
+            "Bob Jones is the chair.",
+            False,
+        ),
     ],
 )
 def test_a_role_given_to_the_other_party_is_flagged(

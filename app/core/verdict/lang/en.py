@@ -111,6 +111,17 @@ ORDINAL_SUFFIXES = _words("st nd rd th")
 MONTHS = _words(
     "january february march april may june july august september october november december"
 )
+# The days of a month written as ordinal words ("the fifth of March 2024"), with their numbers.
+_DAY_ORDINALS = _list(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
+    " thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+)
+DAY_ORDINALS: dict[str, int] = {
+    **{w: i for i, w in enumerate(_DAY_ORDINALS, 1)},
+    **{f"twenty-{w}": 20 + i for i, w in enumerate(_DAY_ORDINALS[:9], 1)},
+    "thirtieth": 30,
+    "thirty-first": 31,
+}
 # The months as a date writes them, in full or cut short ("Sept."), with their numbers.
 MONTH_NUMBERS = {
     name: number
