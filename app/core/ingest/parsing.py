@@ -193,7 +193,8 @@ def parse_file(
         )
     ocr_pages = [p.number for p in doc.pages if p.ocr and p.number is not None]
     warning = doc.warning
-    if not chunks:  # indexed, so not read again until it changes, but nothing can find it
+    if not chunks and doc.kind != "code":  # indexed, not read again until it changes, but
+        # nothing can find it (an empty source file, "__init__.py", is a program's, not news)
         warning = "; ".join(w for w in (doc.warning, NO_TEXT) if w)
     return ParseResult(
         path,

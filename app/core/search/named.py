@@ -32,6 +32,7 @@ from __future__ import annotations
 import datetime
 import itertools
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -180,7 +181,10 @@ def question_days(question: str) -> set[datetime.date]:
     written += [(m[1], m[3], m[4]) for m in _ISO_DAY.finditer(question)]
     written += [(m[3], _MONTHS[m[1].lower()], m[2]) for m in _MONTH_DAY.finditer(question)]
     written += [(m[3], _MONTHS[m[2].lower()], m[1]) for m in _DAY_MONTH.finditer(question)]
-    written += [(m[1], m[2], m[3]) for m in _CJK_DAY.finditer(question)]
+    # full-width figures ("２０２３年５月３０日") read as the others
+    written += [
+        (m[1], m[2], m[3]) for m in _CJK_DAY.finditer(unicodedata.normalize("NFKC", question))
+    ]
     for m in _SLASHED_DAY.finditer(question):
         written += [(m[3], m[1], m[2]), (m[3], m[2], m[1])]
     return _days(written)

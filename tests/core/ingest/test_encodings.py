@@ -132,3 +132,5 @@ def test_a_file_with_no_text_is_indexed_with_a_warning_that_says_so(tmp_path: Pa
         assert result.error is None and not result.chunks
         assert result.warning == "it holds no text: nothing in it can be found", name
     assert parse_file(str(tmp_path / "note.md"), None, ParseLimits()).warning is None
+    (tmp_path / "__init__.py").write_bytes(b"")  # a program's empty module is no news
+    assert parse_file(str(tmp_path / "__init__.py"), None, ParseLimits()).warning is None

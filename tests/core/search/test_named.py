@@ -111,7 +111,11 @@ def test_a_day_the_question_writes_sets_aside_the_files_of_other_days(manifest: 
     # a version written like a day is none: release v2023.1.2 and tool 2023.5.30.1
     assert question_days("What changed in release v2023.1.2 and in 2023.5.30.1?") == set()
     assert question_days("What was filed on 2023.05.30?") == {datetime.date(2023, 5, 30)}
-    for asked in ("百事公司2023年5月30日的8-K说了什么？", "2023년 5월 30일 보고서"):
+    for asked in (
+        "百事公司2023年5月30日的8-K说了什么？",
+        "2023년 5월 30일 보고서",
+        "２０２３年５月３０日",
+    ):
         assert question_days(asked) == {datetime.date(2023, 5, 30)}, asked
 
 
