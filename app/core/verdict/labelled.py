@@ -7,9 +7,9 @@ needs, and its parse has no arc to compare with a bracket's. So the bracketed ro
 pairs (``labels``: a name, then its role in brackets), a claim's own pairs as it writes them
 ("Bob Jones is the landlord", "the landlord is Bob Jones", "Bob Jones (landlord)"), and a
 claim that gives a role the passage gives to another name, and never to this one, is flagged
-(``role_elsewhere``, the ``labelled_role`` check). A name is compared by its last word
-by its telling words ("Jones",
-"Mr Jones", "Bob Jones"; not "Ltd" or "Dr").
+(``role_elsewhere``, the ``labelled_role`` check). Names are compared by their telling words
+("Mr Jones" is Bob Jones, "Mary Jones" is not; "Ltd" and "Dr" tell no party apart:
+``en.PARTY_FORMS``).
 """
 
 from __future__ import annotations
@@ -124,7 +124,8 @@ def said_roles(text: str) -> frozenset[Label]:
         *(_label(m[1], m[2]) for m in _NAME_IS.finditer(text)),
         *(_label(m[2], m[1]) for m in _IS_NAME.finditer(text)),
     ]
-    return frozenset(x for x in found if x is not None) | labels(text)
+    bracketed = {x for x in labels(text) if x.bracketed}
+    return frozenset(x for x in found if x is not None) | bracketed
 
 
 def role_elsewhere(claim: frozenset[Label], passage: frozenset[Label]) -> Finding | None:
