@@ -39,7 +39,10 @@ def test_a_long_folder_status_leaves_the_answer_most_of_the_window(qtbot: Any, m
     # The running engine still reports (a watcher's poll, a snapshot): held while the panel
     # shows the made-up status, so a real "idle" cannot land between showing and checking.
     gui.service.blockSignals(True)
-    QApplication.processEvents()  # reports already on their way land before the made-up one
+    # reports already on their way land before the made-up one: one emitted by the engine's
+    # thread as the signals were blocked may be posted a moment later, so wait a little (a
+    # loaded machine once let an "idle" land between showing and checking)
+    qtbot.wait(300)
     try:
         long_status(w)
         for _ in range(5):
