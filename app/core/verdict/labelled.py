@@ -24,13 +24,14 @@ from app.core.verdict.rows import Finding
 _NAME = r"((?:[A-Z][\w'’.&-]*\s+){0,3}[A-Z][\w'’.&-]*)"
 _ROLE = r"([A-Za-z][a-z-]+(?:\s(?!(?:and|or)\b)[a-z-]+)?)"  # "landlord", "managing agent"
 _QUOTED = r"[\"“”'‘’]?"
-# "Ann Smith (landlord)", "Acme Ltd (the “Seller”)", "Bob Jones (hereinafter the "Tenant")":
-# a bracket after a space (not a call, "Math.floor(max)"), holding a role in lower case, or
-# capitalised when quoted or after "the" (a bare capitalised word is another name for the
-# thing: "the Episcopal (Anglican) church", "Sint Nicolaas (Sinterklaas)")
+# "Ann Smith (landlord)", "Acme Ltd (the “Seller”)", "Bob Jones (hereinafter referred to as
+# the "Tenant")", "(as Tenant)": a bracket after a space (not a call, "Math.floor(max)"),
+# holding a role in lower case, or capitalised when quoted, after "the" or "as", or bare
+# where the text writes it in lower case too (else another name for the thing: "the
+# Episcopal (Anglican) church", "Sint Nicolaas (Sinterklaas)")
 _BRACKETED = re.compile(
     _NAME
-    + r",?\s+\((?:hereinafter\s+)?(?:"
+    + r",?\s+\((?:hereinafter\s+)?(?P<as>(?:referred\s+to\s+|called\s+)?as\s+)?(?:"
     + r"(?:the|a|an)\s+"
     + _QUOTED
     + _ROLE
@@ -39,6 +40,7 @@ _BRACKETED = re.compile(
     + _ROLE
     + r"[\"”’']"
     + r"|([a-z][a-z-]+(?:\s[a-z-]+)?)"
+    + r"|([A-Z][a-z-]+)"
     + r")\)"
 )
 _BEING = "|".join(sorted((w.replace("_", " ") for w in BEING), key=len, reverse=True))
@@ -99,7 +101,14 @@ def labels(text: str) -> frozenset[Label]:
     """The (name, role) pairs a text gives in brackets ("Ann Smith (landlord)"), and those of
     its sentences that say one of those names with one of those roles outside brackets ("Bob
     Jones was elected chair": the role a minute's list gave another)."""
-    found = (_label(m[1], m[2] or m[3] or m[4]) for m in _BRACKETED.finditer(text))
+    # a bare capitalised word is a role where the text also writes it in lower case ("Ann
+    # Smith (Landlord) … the landlord shall"), else another name ("Episcopal (Anglican)")
+    lower = set(re.findall(r"\b[a-z][a-z-]+\b", text))
+    found = (
+        _label(m[1], m[3] or m[4] or m[5] or m[6])
+        for m in _BRACKETED.finditer(text)
+        if not m[6] or m["as"] or m[6].lower() in lower
+    )
     given = frozenset(x for x in found if x is not None)
     if not given:
         return given

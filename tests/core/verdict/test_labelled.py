@@ -13,12 +13,18 @@ SALE = "This agreement is made between Acme Ltd (the “Seller”) and Beta Ltd 
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:
-    return {(x.written, x.role) for x in labels(text)}
+    return {(x.written, x.role) for x in labels(text) if x.bracketed}
 
 
 def test_a_party_s_role_in_brackets_is_read_with_its_name() -> None:
     assert _pairs(LEASE) == {("Ann Smith", "landlord"), ("Bob Jones", "tenant")}
     assert _pairs(SALE) == {("Acme Ltd", "seller"), ("Beta Ltd", "buyer")}
+    # a contract's other ways: "as", "hereinafter referred to as", a bare capitalised role
+    # the text also writes in lower case
+    formal = "Acme Ltd (hereinafter referred to as the “Seller”) and Beta Ltd (as Buyer) agree."
+    assert _pairs(formal) == {("Acme Ltd", "seller"), ("Beta Ltd", "buyer")}
+    capitals = "Ann Smith (Landlord) and Bob Jones (Tenant) agree. The tenant pays the landlord."
+    assert _pairs(capitals) == {("Ann Smith", "landlord"), ("Bob Jones", "tenant")}
 
 
 @pytest.mark.parametrize(
