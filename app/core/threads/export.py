@@ -2,8 +2,8 @@
 
 Each ``[n]`` citation becomes a footnote reference ``[^k]`` (numbered across the thread), and
 each cited source one definition with its file (a ``file://`` link), page and the quoted words
-(the span that backs the sentence citing it: a source two sentences cite for different parts
-has a definition for each part)::
+(the spans that back the sentence citing it, joined by " … " where it rests on two parts: a
+source two sentences cite for different parts has a definition for each)::
 
     [^1]: [/home/me/notes/git/undo.md](file:///home/me/notes/git/undo.md) — “git reset --soft…”
     [^2]: [/home/me/R-intro.pdf](file:///home/me/R-intro.pdf), p. 16 — “…”
@@ -54,13 +54,11 @@ def source_state(source: StoredSource, answered_at: float) -> str | None:
 
 
 def quote(source: StoredSource, spans: Sequence[tuple[int, int]] = ()) -> str:
-    """The words quoted for a source: the span that supports the answer, else its start."""
-    text = source.text
-    for start, end in spans:
-        if 0 <= start < end <= len(text):
-            text = text[start:end]
-            break
-    words = " ".join(text.split())
+    """The words quoted for a source: the spans that support the answer, in the source's
+    order and joined by " … " (a sentence backed by two of its parts), else its start."""
+    held = sorted({(a, b) for a, b in spans if 0 <= a < b <= len(source.text)})
+    parts = [source.text[a:b] for a, b in held] or [source.text]
+    words = " … ".join(" ".join(part.split()) for part in parts)
     if len(words) > _QUOTE_CHARS:
         cut = words[:_QUOTE_CHARS]
         words = (cut[: cut.rindex(" ")] if " " in cut else cut).rstrip() + "…"
@@ -89,7 +87,7 @@ class _Notes:
     for, so two sentences backed by different parts of one source each get their own quote."""
 
     def __init__(self) -> None:
-        self.numbers: dict[tuple[int, int, Span | None], int] = {}
+        self.numbers: dict[tuple[int, int, tuple[Span, ...]], int] = {}
         self.lines: list[str] = []
 
     def ref(self, turn: Turn, n: int, spans: Sequence[Span] = ()) -> str | None:
@@ -98,11 +96,11 @@ class _Notes:
         source = next((s for s in turn.sources if s.n == n), None)
         if source is None:
             return None
-        quoted = [sp for sp in spans if 0 <= sp[0] < sp[1] <= len(source.text)]
+        quoted = sorted({sp for sp in spans if 0 <= sp[0] < sp[1] <= len(source.text)})
         if not quoted:
             every = (sp for m in turn.sentences for sp in _spans_of(m, n))
             quoted = [sp for sp in every if 0 <= sp[0] < sp[1] <= len(source.text)][:1]
-        key = (turn.n, n, quoted[0] if quoted else None)
+        key = (turn.n, n, tuple(quoted))
         if key not in self.numbers:
             self.numbers[key] = k = len(self.numbers) + 1
             self.lines.append(f"[^{k}]: {_described(turn, source, quoted)}")

@@ -241,3 +241,27 @@ def test_each_sentence_citing_one_source_is_quoted_at_its_own_span(tmp_path: Pat
     assert set(defs) == {"1", "2"}
     assert "one cat is allowed" in defs["1"] and "1,450" not in defs["1"]
     assert "The monthly rent is 1,450 euros" in defs["2"] and "cat" not in defs["2"]
+
+
+def test_a_sentence_backed_by_two_parts_of_a_source_quotes_both(tmp_path: Path) -> None:
+    """The pets and the rent, one sentence: its footnote quotes both parts, in the source's
+    order, not only the first."""
+    lease = tmp_path / "lease.txt"
+    text = (
+        "Pets: one cat is allowed. The hall is shared. The monthly rent is 1,450 euros, "
+        "due on the first day of each month."
+    )
+    lease.write_text(text)
+    answer = "One cat is allowed and the rent is 1,450 euros [1]."
+    t = turn(str(lease), text, answer=answer)
+    rent = (text.index("The monthly"), len(text))
+    pets = (0, text.index(" The hall"))
+    t.sentences[0]["spans"] = [
+        {"n": 1, "start": rent[0], "end": rent[1]},
+        {"n": 1, "start": pets[0], "end": pets[1]},
+    ]
+    t.n = 1
+    _, defs = _footnotes(thread_markdown("lease?", [t]))
+    (only,) = defs.values()
+    assert "“Pets: one cat is allowed. … The monthly rent is 1,450 euros" in only
+    assert "hall" not in only
