@@ -22,12 +22,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from app.core.text import citations, link_words, sentence_spans, strip_citations
 from app.core.verdict.attest import contradictions, linked
 from app.core.verdict.captions import swapped_caption
 from app.core.verdict.checks import Finding, on
+from app.core.verdict.choice import RIVAL_SHARE, Claim, choose, only_unwitnessed, score_of, unbacked
 from app.core.verdict.code import INLINE_CODE, code_source, inline_code_finding
 from app.core.verdict.contrast import crossed
 from app.core.verdict.copies import clauses_copied, figures_moved, find_copy
@@ -56,9 +57,6 @@ __all__ = ["Passage", "is_meta", "mark_sentences", "prepare"]
 
 SUPPORT_THRESHOLD = 0.5
 GAP = "says the sources do not give this: not a claim"
-_EXTRA_SPAN_GAIN = 0.15  # a second span (another cited source) must add this much coverage
-_PAIR_MARGIN = 0.15  # two adjacent passage sentences must cover this much more than one
-_RIVAL_SHARE = 0.85  # a span backing a fact the closest span contradicts covers this much of it
 
 
 def mark_sentences(
@@ -114,7 +112,7 @@ def mark_sentences(
             stated = facts(plain)
             if stated.names & defined:  # the question's own word for what passages say
                 stated = replace(stated, names=stated.names - defined)
-            claim = _Claim(weights, stated)
+            claim = Claim(weights, stated)
             _figures_by_value(claim, terms, spans)
             copied = on("copy") and _copied(mark, plain, claim, by_n, spans)
             if not copied:
@@ -184,86 +182,10 @@ def _clauses(
     mark.reason = f"matches [{', '.join(map(str, mark.backed_by))}], clause by clause"
 
 
-@dataclass
-class _Claim:
-    weights: dict[str, float]
-    facts: Facts
-
-
-def _coverage(weights: dict[str, float], terms: set[str]) -> float:
-    total = sum(weights.values())
-    return sum(w for t, w in weights.items() if t in terms) / total if total else 0.0
-
-
-def _best(
-    weights: dict[str, float], candidates: list[Span], have: set[str], threshold: float
-) -> Span | None:
-    """The span adding most coverage to ``have``: one sentence unless a pair clearly wins."""
-    base = _coverage(weights, have)
-    top: dict[bool, tuple[float, Span] | None] = {True: None, False: None}
-    for sp in candidates:
-        gain = round(_coverage(weights, sp.terms | have) - base, 9)
-        best = top[sp.single]
-        shorter = best is not None and sp.end - sp.start < best[1].end - best[1].start
-        if gain > 0 and (best is None or gain > best[0] or (gain == best[0] and shorter)):
-            top[sp.single] = (gain, sp)
-    single, pair = top[True], top[False]
-    if pair is None:
-        return single[1] if single else None
-    if single is None:
-        return pair[1]
-    wins = pair[0] >= single[0] + _PAIR_MARGIN or base + single[0] < threshold <= base + pair[0]
-    return pair[1] if wins else single[1]
-
-
-def _problems(claim: _Claim, chosen: list[Span]) -> list[Finding]:
-    """What the chosen spans (together) fail to back among the claim's facts."""
-    if not chosen:
-        return []
-    titled = frozenset().union(*(sp.titled for sp in chosen))
-    return conflicts(
-        claim.facts,
-        merge([sp.facts for sp in chosen]),
-        merge([sp.context for sp in chosen]),
-        titled,
-        merge([sp.whole for sp in chosen]),
-        table_scale=chosen[0].scale,
-    )
-
-
-def _consistent(claim: _Claim, pool: list[Span], threshold: float) -> list[Span]:
-    """The best-covering span of ``pool`` that covers enough and contradicts no fact."""
-    ranked = sorted(
-        (sp for sp in pool if _coverage(claim.weights, sp.terms) >= threshold),
-        key=lambda sp: (-_coverage(claim.weights, sp.terms), not sp.single, sp.end - sp.start),
-    )
-    return next(([sp] for sp in ranked if not _problems(claim, [sp])), [])
-
-
-def _choose(
-    claim: _Claim, pool: list[Span], extra: bool, threshold: float, floor: float = 0.0
-) -> tuple[list[Span], list[Finding]]:
-    """Spans of ``pool`` that back the claim, or the closest ones and what they fail to back.
-
-    When the closest spans contradict a fact, another span may back the claim instead, but
-    only one that covers it nearly as well (``_RIVAL_SHARE``, and at least ``floor``): a span
-    that merely shares the sentence's common words is no witness. Against a span that says
-    the opposite word of the same things, only one that covers it at least as well.
-    """
-    chosen = _pick(claim.weights, pool, extra, threshold)
-    score = _score(claim.weights, chosen)
-    problems = _problems(claim, chosen)
-    if score >= threshold and not problems:
-        return chosen, []
-    share = 1.0 if any(f.check == "opposite" for f in problems) else _RIVAL_SHARE
-    other = _consistent(claim, pool, max(threshold, floor, share * score))
-    return (other, []) if other else (chosen, problems)
-
-
 def _copied(
     mark: SentenceMark,
     plain: str,
-    claim: _Claim,
+    claim: Claim,
     by_n: dict[int, Passage],
     spans: dict[int, list[Span]],
 ) -> bool:
@@ -371,7 +293,7 @@ _FIGURE = re.compile(rf"{RANGE.pattern}|\d[\d,.]*")  # a range ("1919–1980") i
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
-def _figures_by_value(claim: _Claim, terms: set[str], spans: dict[int, list[Span]]) -> None:
+def _figures_by_value(claim: Claim, terms: set[str], spans: dict[int, list[Span]]) -> None:
     """Count a claim's figure as present in a span that gives it in other digits ("about
     $5,466 million" in a table's 5,466,312 thousand; "1,577 million" in a bare 1,577 of a table
     in millions): coverage compares figures by value, as the figure checks do."""
@@ -436,35 +358,35 @@ def _code(mark: SentenceMark, line: str, by_n: dict[int, Passage]) -> None:
 
 
 def _align(
-    mark: SentenceMark, claim: _Claim, spans: dict[int, list[Span]], threshold: float
+    mark: SentenceMark, claim: Claim, spans: dict[int, list[Span]], threshold: float
 ) -> None:
     threshold = threshold if on("coverage") else 0.0
     cited = [n for n in mark.sources if n in spans]
     listed = [sp for group in spans.values() for sp in group if not sp.witness]
     spans = {n: [sp for sp in group if sp.witness] for n, group in spans.items()}
     pool = [sp for n in (cited or list(spans)) for sp in spans[n]]
-    chosen, problems = _choose(claim, pool, len(cited) > 1, threshold)
-    score = _score(claim.weights, chosen)
+    chosen, problems = choose(claim, pool, len(cited) > 1, threshold)
+    score = score_of(claim.weights, chosen)
     if cited and (score < threshold or problems):  # the claim may be in a source it did not cite
         rest = [sp for n in spans if n not in cited for sp in spans[n]]
-        floor = _RIVAL_SHARE * score if problems else 0.0
-        others, trouble = _choose(claim, rest, False, threshold, floor)
-        if _score(claim.weights, others) >= max(threshold, floor) and not trouble:
-            chosen, problems, score = others, [], _score(claim.weights, others)
+        floor = RIVAL_SHARE * score if problems else 0.0
+        others, trouble = choose(claim, rest, False, threshold, floor)
+        if score_of(claim.weights, others) >= max(threshold, floor) and not trouble:
+            chosen, problems, score = others, [], score_of(claim.weights, others)
     placed = bool(problems) and {f.check for f in problems} <= _PLACED
     if placed and _in_relation(mark, claim.facts, chosen, spans):
         problems = []
     if cited and (score < threshold or problems) and {f.check for f in problems} <= _PLACED:
         spread = _spread(mark, claim, spans, cited, threshold)
         if spread:
-            chosen, score, problems = spread, _score(claim.weights, spread), []
+            chosen, score, problems = spread, score_of(claim.weights, spread), []
     mark.score = round(score, 4)
     mark.support_spans = [(sp.n, sp.start, sp.end) for sp in chosen]
     mark.supported = score >= threshold and not problems
     found = sorted({sp.n for sp in chosen})
     if not mark.supported:
         mark.support_spans = []
-        lister = _only_unwitnessed(claim, listed, threshold) if score < threshold else None
+        lister = only_unwitnessed(claim, listed, threshold) if score < threshold else None
         if problems:
             where = f"[{', '.join(map(str, found))}]"
             mark.checks = list(dict.fromkeys(f.check for f in problems))
@@ -543,7 +465,7 @@ def _swapped_caption(mark: SentenceMark, text: str, by_n: dict[int, Passage]) ->
 
 
 def _counted_other(
-    mark: SentenceMark, claim: _Claim, group: frozenset[str], by_n: dict[int, Passage]
+    mark: SentenceMark, claim: Claim, group: frozenset[str], by_n: dict[int, Passage]
 ) -> Finding | None:
     """``premise.counted_other`` against each span that backs ``mark``."""
     for n, start, end in mark.support_spans if group else ():
@@ -608,7 +530,7 @@ def _fenced(sp: Span) -> bool:
 
 def _spread(
     mark: SentenceMark,
-    claim: _Claim,
+    claim: Claim,
     spans: dict[int, list[Span]],
     cited: list[int],
     threshold: float,
@@ -642,40 +564,13 @@ def _spread(
         held = "".join("".join(p.split()) for p in dict.fromkeys(sp.passage for sp in pool))
         if not all(c in held for c in code):
             continue
-        if _score(claim.weights, pool) < threshold or _problems(claim, pool):
+        if score_of(claim.weights, pool) < threshold or unbacked(claim, pool):
             continue
         parsed = read_text(_plain_markup(strip_citations(mark.text)))
         sentences = [r for sp in pool for r in [read_text(sp.text)] if r is not None]
         if parsed is not None and not contradictions(parsed, sentences):
             return [sp for sp in pool if sp.terms & set(claim.weights)]
     return []
-
-
-def _only_unwitnessed(claim: _Claim, listed: list[Span], threshold: float) -> Span | None:
-    """The contents line or planted instruction that alone would have backed the claim."""
-    best = _best(claim.weights, listed, set(), threshold)
-    if best is None or _coverage(claim.weights, best.terms) < threshold:
-        return None
-    return best
-
-
-def _pick(weights: dict[str, float], pool: list[Span], extra: bool, threshold: float) -> list[Span]:
-    first = _best(weights, pool, set(), threshold)
-    if first is None:
-        return []
-    chosen = [first]
-    if extra:
-        rest = [sp for sp in pool if sp.n != first.n]
-        second = _best(weights, rest, first.terms, threshold)
-        gain = _coverage(weights, first.terms | (second.terms if second else set()))
-        if second is not None and gain - _coverage(weights, first.terms) >= _EXTRA_SPAN_GAIN:
-            chosen.append(second)
-    return chosen
-
-
-def _score(weights: dict[str, float], chosen: list[Span]) -> float:
-    have = set().union(*(sp.terms for sp in chosen)) if chosen else set()
-    return _coverage(weights, have)
 
 
 def prepare(sources: Sequence[Passage]) -> None:
