@@ -206,35 +206,37 @@ def test_the_unsupported_mark_sits_after_the_sentence_before_its_space(tmp_path:
     assert re.search(r"^\[\^1\]: ", md, re.MULTILINE)
 
 
+RENT = "The monthly rent is 1,450 euros, due on the first day of each month."
+
+
+def _lease_turn(tmp_path: Path, text: str, answer: str) -> Turn:
+    """One answer about a lease (written to a file), its first sentence a backed claim."""
+    lease = tmp_path / "lease.txt"
+    lease.write_text(text)
+    t = turn(str(lease), text, answer=answer)
+    t.n = 1
+    return t
+
+
+def _span(start: int, end: int) -> dict[str, int]:
+    return {"n": 1, "start": start, "end": end}
+
+
 def test_each_sentence_citing_one_source_is_quoted_at_its_own_span(tmp_path: Path) -> None:
     """Two sentences cite one lease, each backed by another part of it: the rent sentence's
     footnote quotes the rent, not the pets sentence's words (one footnote per source quoted
     the first span any sentence had of it); a sentence backed where another is shares its
     footnote."""
-    lease = tmp_path / "lease.txt"
-    text = (
-        "Pets: one cat is allowed; dogs are not permitted without written consent. "
-        "The monthly rent is 1,450 euros, due on the first day of each month."
-    )
-    lease.write_text(text)
+    text = "Pets: one cat is allowed; dogs are not permitted without written consent. " + RENT
     answer = "One cat is allowed [1]. The rent is 1,450 euros [1]. It is due on the first [1]."
-    t = turn(str(lease), text, answer=answer)
+    t = _lease_turn(tmp_path, text, answer)
     pets = (0, text.index(" The monthly"))
     rent = (text.index("The monthly"), len(text))
     ends = [answer.index("[1].", i) + 4 for i in (0, 24, 52)]
     t.sentences = [
-        {
-            "text": answer[a:b],
-            "start": a,
-            "end": b,
-            "supported": True,
-            "sources": [1],
-            "spans": [{"n": 1, "start": span[0], "end": span[1]}],
-            "kind": "claim",
-        }
+        t.sentences[0] | {"text": answer[a:b], "start": a, "end": b, "spans": [_span(*span)]}
         for a, b, span in zip([0, ends[0], ends[1]], ends, [pets, rent, rent], strict=True)
     ]
-    t.n = 1
     md = thread_markdown("lease terms?", [t])
     assert "One cat is allowed[^1]. The rent is 1,450 euros[^2]. It is due on the first[^2]." in md
     _, defs = _footnotes(md)
@@ -246,21 +248,11 @@ def test_each_sentence_citing_one_source_is_quoted_at_its_own_span(tmp_path: Pat
 def test_a_sentence_backed_by_two_parts_of_a_source_quotes_both(tmp_path: Path) -> None:
     """The pets and the rent, one sentence: its footnote quotes both parts, in the source's
     order, not only the first."""
-    lease = tmp_path / "lease.txt"
-    text = (
-        "Pets: one cat is allowed. The hall is shared. The monthly rent is 1,450 euros, "
-        "due on the first day of each month."
-    )
-    lease.write_text(text)
-    answer = "One cat is allowed and the rent is 1,450 euros [1]."
-    t = turn(str(lease), text, answer=answer)
+    text = "Pets: one cat is allowed. The hall is shared. " + RENT
+    t = _lease_turn(tmp_path, text, "One cat is allowed and the rent is 1,450 euros [1].")
     rent = (text.index("The monthly"), len(text))
     pets = (0, text.index(" The hall"))
-    t.sentences[0]["spans"] = [
-        {"n": 1, "start": rent[0], "end": rent[1]},
-        {"n": 1, "start": pets[0], "end": pets[1]},
-    ]
-    t.n = 1
+    t.sentences[0]["spans"] = [_span(*rent), _span(*pets)]
     _, defs = _footnotes(thread_markdown("lease?", [t]))
     (only,) = defs.values()
     assert "“Pets: one cat is allowed. … The monthly rent is 1,450 euros" in only
