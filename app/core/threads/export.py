@@ -56,8 +56,7 @@ def source_state(source: StoredSource, answered_at: float) -> str | None:
 def quote(source: StoredSource, spans: Sequence[tuple[int, int]] = ()) -> str:
     """The words quoted for a source: the spans that support the answer, in the source's
     order and joined by " … " (a sentence backed by two of its parts), else its start."""
-    held = sorted({(a, b) for a, b in spans if 0 <= a < b <= len(source.text)})
-    parts = [source.text[a:b] for a, b in held] or [source.text]
+    parts = [source.text[a:b] for a, b in _within(spans, source.text)] or [source.text]
     words = " … ".join(" ".join(part.split()) for part in parts)
     if len(words) > _QUOTE_CHARS:
         cut = words[:_QUOTE_CHARS]
@@ -75,6 +74,12 @@ def file_link(path: str) -> str:
 
 
 Span = tuple[int, int]
+
+
+def _within(spans: Sequence[Span], text: str) -> list[Span]:
+    """The spans that lie within ``text``, each once, in its order (a stored span of a file
+    changed since may not)."""
+    return sorted({(a, b) for a, b in spans if 0 <= a < b <= len(text)})
 
 
 def _spans_of(mark: dict, n: int) -> list[Span]:
@@ -96,10 +101,11 @@ class _Notes:
         source = next((s for s in turn.sources if s.n == n), None)
         if source is None:
             return None
-        quoted = sorted({sp for sp in spans if 0 <= sp[0] < sp[1] <= len(source.text)})
+        quoted = _within(spans, source.text)
         if not quoted:
-            every = (sp for m in turn.sentences for sp in _spans_of(m, n))
-            quoted = [sp for sp in every if 0 <= sp[0] < sp[1] <= len(source.text)][:1]
+            every = [sp for m in turn.sentences for sp in _spans_of(m, n)]  # sentence order
+            valid = set(_within(every, source.text))
+            quoted = [sp for sp in every if sp in valid][:1]
         key = (turn.n, n, tuple(quoted))
         if key not in self.numbers:
             self.numbers[key] = k = len(self.numbers) + 1
