@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date, timedelta
+from itertools import pairwise
 
-from app.core.verdict.lang.en import DAY_ORDINALS, MONTH_NUMBERS
+from app.core.verdict.lang.en import DAY_ORDINALS, MONTH_LEADS, MONTH_NUMBERS
 from app.core.verdict.rows import Finding
 
 _MONTH = "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True))
@@ -46,8 +48,19 @@ _MONTH_DAYS_YEAR = re.compile(
     re.IGNORECASE,
 )
 # the years listed after a day: "As of December 31, 2023 and 2022", "the years ended December
-# 31, 2023, 2022 and 2021" give that day in each year
-_MORE_YEARS = re.compile(r",?\s+(?:and\s+)?((?:1[6-9]|20)\d\d)\b")
+# 31, 2023, 2022 and 2021" give that day in each year; a year after a bare comma is listed only
+# if the list goes on ("2023, 2022 and"), so "December 31, 2023, 1999 employees" lists none
+_MORE_YEARS = re.compile(
+    r",?\s+(?:and|or)\s+((?:1[6-9]|20)\d\d)\b"
+    r"|,\s*((?:1[6-9]|20)\d\d)\b(?=,|\s+(?:and|or)\b)"
+)
+# listed years lie within this many years of the day's own
+_LISTED_YEARS_SPAN = 10
+# two days joined as a span ("from 1 March 2024 to 3 March 2024"): the days between are the
+# passage's too when the span is no longer than a month (a lease's two years are no span of
+# days a claim could mean, and a day inside them is no day the lease names)
+_SPAN_JOIN = re.compile(r"\s*(?:[-–]|to|through|until|till)\s*$", re.IGNORECASE)
+_SPAN_DAYS = 31
 # "5/30/2023": month first in the United States, day first elsewhere; a passage's gives both
 # readings, a claim's is backed by either
 _SLASHED = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/((?:1[6-9]|20)\d\d)(?![\d/])")
@@ -61,8 +74,10 @@ _DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.((?:1[6-9]|20)\d\d)(?![\d
 _MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?(?:\s+of)?\s+{_YEAR}\b", re.IGNORECASE)
 _DAY_MONTH = re.compile(rf"\b{_DAY}{_ORDINAL}(?:\s+day)?(?:\s+of)?\s+({_MONTH})\b", re.IGNORECASE)
 _MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL}\b(?!,?\s*\d)", re.I)
-# a month named alone, capitalised as a month is ("in March"; "may" is a verb)
+# a month named alone, capitalised as a month is ("in March"; "may" is a verb), unless a
+# capitalised word other than a month's lead comes right before it ("Theresa May")
 _MONTH_ALONE = re.compile(r"\b(" + "|".join(m.title() for m in MONTH_NUMBERS) + r")\b")
+_WORD_BEFORE = re.compile(r"([A-Z][\w'’-]*)\s+$")
 
 
 @dataclass(frozen=True)
@@ -102,11 +117,14 @@ def written_days(text: str) -> Days:
     days: dict[str, str] = {}
     months: dict[str, str] = {}
     taken: list[tuple[int, int]] = []
+    placed: list[tuple[int, int, date]] = []  # each whole day's span and value
 
     def add(m: re.Match[str], year: str, month: int, day: int | None, written: str = "") -> None:
         if day is not None and not 1 <= day <= 31:
             return
         taken.append(m.span())
+        if day is not None and (value := _date(int(year), month, day)) is not None:
+            placed.append((*m.span(), value))
         written = written or " ".join(m.group(0).split())
         if day is None:
             months.setdefault(f"{year}-{month:02d}", written)
@@ -119,8 +137,11 @@ def written_days(text: str) -> Days:
     def more_years(m: re.Match[str], month: int, day: int, year: str) -> None:
         at = m.end()
         while (more := _MORE_YEARS.match(text, at)) is not None:
-            written = " ".join(m.group(0).split()).replace(year, more[1])  # "December 31, 2022"
-            add(more, more[1], month, day, written)
+            listed = more[1] or more[2]
+            if abs(int(listed) - int(year)) > _LISTED_YEARS_SPAN:
+                break
+            written = " ".join(m.group(0).split()).replace(year, listed)  # "December 31, 2022"
+            add(more, listed, month, day, written)
             at = more.end()
 
     for m in _DAY_MONTH_YEAR.finditer(text):
@@ -148,6 +169,7 @@ def written_days(text: str) -> Days:
         if to not in ("and", "or", "&"):
             inner = range(int(first) + 1, int(last)) if int(last) - int(first) <= 31 else ()
             within.update(f"{year}-{month:02d}-{d:02d}" for d in inner)
+    within |= _spanned(text, placed)
     either: list[tuple[str, frozenset[str]]] = []
     for m in _SLASHED.finditer(text):
         readings = frozenset(
@@ -173,9 +195,33 @@ def written_days(text: str) -> Days:
         if free(m) and 1 <= int(m[2]) <= 31:
             yearless.add(f"{MONTH_NUMBERS[m[1].lower()]:02d}-{int(m[2]):02d}")
     for m in _MONTH_ALONE.finditer(text):
+        before = _WORD_BEFORE.search(text, 0, m.start())
+        if before is not None and before[1].lower() not in MONTH_LEADS:
+            continue  # "Theresa May": a name
         if free(m):
             yearless.add(f"{MONTH_NUMBERS[m[1].lower()]:02d}")
     return Days(days, months, frozenset(yearless), tuple(either), frozenset(within - set(days)))
+
+
+def _date(year: int, month: int, day: int) -> date | None:
+    """The day, or None for one no calendar has ("30 February")."""
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _spanned(text: str, placed: list[tuple[int, int, date]]) -> set[str]:
+    """The days strictly between two whole days written as a span of at most a month ("from
+    1 March 2024 to 3 March 2024" holds 2 March)."""
+    inner: set[str] = set()
+    ordered = sorted(placed)
+    for (_, end, first), (start, _, last) in pairwise(ordered):
+        if 1 < (last - first).days <= _SPAN_DAYS and _SPAN_JOIN.match(text[end:start]):
+            inner.update(
+                (first + timedelta(days=n)).isoformat() for n in range(1, (last - first).days)
+            )
+    return inner
 
 
 def _day(written: str) -> int:

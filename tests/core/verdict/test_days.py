@@ -42,6 +42,8 @@ FILED = "The 8-K was filed on 05/30/2023 and amended on 6/2/2023."
         ("It was held on March 1-3, 2024 in Denver.", "It ended on March 3, 2024."),
         ("It was held on March 1-3, 2024 in Denver.", "It was held on 2 March 2024."),
         ("The board met on March 4 and 5, 2024.", "It met on March 5, 2024."),
+        ("It ran from 1 March 2024 to 3 March 2024.", "It was open on 2 March 2024."),
+        ("It ran from 30 January 2024 until 2 February 2024.", "It ran on 1 February 2024."),
         # a contract's and other ways of writing a day
         ("This Agreement is made this 30th day of May, 2023.", "It was made on 30 May 2023."),
         ("The hearing was set for the fifth of March 2024.", "The hearing was on 5 March 2024."),
@@ -75,6 +77,24 @@ def test_the_same_day_written_another_way_is_that_day(passage: str, claim: str) 
             "In the year ended December 30, 2021.",
             "December 30, 2021",
         ),
+        # a span of days a month long at most: a lease's two years give no day inside them
+        (LEASE, "The lease was renewed on 1 June 2024.", "1 June 2024"),
+        (
+            "It ran from 1 March 2024 to 3 March 2024.",
+            "It was open on 4 March 2024.",
+            "4 March 2024",
+        ),
+        # a year after a day that lists nothing: "1999 employees"
+        (
+            "As of December 31, 2023, 1999 employees worked there.",
+            "As of December 31, 1999, they worked there.",
+            "December 31, 1999",
+        ),
+        (
+            "As of December 31, 2023 and 1990 the rule held.",
+            "On December 31, 1990 the rule held.",
+            "December 31, 1990",
+        ),
     ],
 )
 def test_a_day_made_of_the_passage_s_figures_is_not_its_day(
@@ -88,6 +108,17 @@ def test_a_day_made_of_the_passage_s_figures_is_not_its_day(
 def test_may_the_verb_is_no_month() -> None:
     said = written_days("You may renew it. Rent may rise in May.")
     assert not said.days and not said.months and said.yearless == {"05"}
+
+
+def test_a_person_named_may_is_no_month() -> None:
+    """ "Theresa May" in a passage gives no May: a claim's "in May 2017" is not backed by her
+    name; "In May" and "Early March" still name months."""
+    assert not written_days("Theresa May resigned as leader.").yearless
+    assert not written_days("The song was written by Brian May.").yearless
+    assert written_days("In May the board met.").yearless == {"05"}
+    assert written_days("Prices fell in Early March.").yearless == {"03"}
+    claim = written_days("Theresa May resigned in May 2019.")
+    assert day_not_given(claim, written_days("Theresa May resigned on 7 June 2019.")) is not None
 
 
 def test_a_version_is_no_day() -> None:

@@ -332,6 +332,11 @@ BEING = _list(
 )
 # "in the Renaissance", "under Louis XIV": a name after these can say when.
 TIME_PREPOSITIONS = _words("in during after before since until by at on under")
+# Words a month named alone may follow ("In May", "Early March", "Since June"); after any
+# other capitalised word a month's name is part of a name ("Theresa May", "Long March").
+MONTH_LEADS = TIME_PREPOSITIONS | _words(
+    "early late mid last next this each every of from through throughout till around"
+)
 # Prepositions a place follows ("in Paris", "near the river").
 PLACE_PREPOSITIONS = _words("in at near on inside outside from beside across along into")
 # Words a bare value comes with: its unit or scale.
