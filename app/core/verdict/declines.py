@@ -177,11 +177,16 @@ def _points_into_sources(t: Token) -> bool:
 
 
 def _is_source(t: Token) -> bool:
-    """The passages given ("the sources", "these excerpts"), not files of some kind ("data
-    files have no delimiters", "log files")."""
+    """The passages given ("the sources", "these excerpts", "the provided files"), not files
+    of some kind ("data files have no delimiters", "log files", "hidden files are not
+    uploaded", "files deleted locally")."""
     if not (t.lemma_.lower() in en.SOURCE_NOUNS or t.lower_ in en.SOURCE_NOUNS):
         return False
-    return not any(c.dep_ in ("compound", "nmod") for c in t.children)
+    return not any(
+        c.dep_ in ("compound", "nmod")
+        or (c.dep_ in ("amod", "acl") and c.lower_ not in en.SOURCE_QUALIFIERS)
+        for c in t.children
+    )
 
 
 def _topic(t: Token) -> frozenset[str]:
@@ -199,7 +204,8 @@ def _topic(t: Token) -> frozenset[str]:
 
 
 _PATTERN = re.compile(
-    r"\b(?:sources?|passages?|documents?|texts?|context|excerpts?|files?)\b.{0,40}?"
+    r"\b(?:the|these|those|provided|given|available|any) "
+    r"(?:sources?|passages?|documents?|texts?|context|excerpts?|files?)\b.{0,40}?"
     r"\b(?:do|does|did|can|could)(?: not|n't)\b"
     r"|\b(?:none|nothing|neither) (?:of|in)\b.{0,30}\b(?:sources?|passages?|documents?|excerpts?)"
     r"|\bnot (?:given|mentioned|stated|provided|included|found)\b.{0,40}"

@@ -24,6 +24,14 @@ _UNSAID = (
     r"(?:mentioned|stated|given|provided|covered|found|specified|discussed|included|addressed"
     r"|described|listed|named|identified|indicated|available|known|clear)"
 )
+# ... of which only documents are said to do these ("the designer is not mentioned"); the rest
+# say things of the world too ("Breakfast is not included", "The cause is not known")
+_ONLY_WRITTEN = r"(?:mentioned|stated|specified|discussed|addressed|described|indicated)"
+# what a sentence says is not given when it is about the sources ("The answer is not provided.",
+# "This information is not available.", "Further details are not given.")
+_GIVEN_THING = (
+    r"(?:answer|information|details?|data|explanation|mention|figures?|breakdown|description)"
+)
 _META = re.compile(
     r"\b(?:the|these|provided|given|available|any|none of the) (?:sources?|passages?|documents?"
     r"|texts?|context|excerpts?)\b.{0,40}?\b(?:do|does|did|can)(?: not|n't)\b"
@@ -34,10 +42,12 @@ _META = re.compile(
     r"(?:find|answer|determine|tell|know|say)\b"
     r"|^(?:there is|there's) no (?:information|mention)\b"
     r"|^none of the (?:sources|passages|documents)\b"
-    # "The answer is not provided.", "X is not mentioned (in the text)."
+    # "X is not mentioned.", "X is not given in the text.", "The answer is not provided."
+    rf"|\b(?:is|are|was|were) (?:not|never) {_ONLY_WRITTEN}\W*$"
     rf"|\b(?:is|are|was|were) (?:not|never) {_UNSAID}"
-    rf"(?: (?:in|by|within|from) (?:the |any of the |these |this )?{_SOURCES}"
-    r"(?: (?:provided|given|above))?)?\W*$"
+    rf" (?:in|by|within|from) (?:the |any of the |these |this )?{_SOURCES}"
+    r"(?: (?:provided|given|above))?\W*$"
+    rf"|\b{_GIVEN_THING} (?:is|are|was|were) (?:not|never) {_UNSAID}\W*$"
     rf"|^\W*(?:no answer|unknown|not {_UNSAID})\W*$"
     # about the question, not the world: "The question is asking for a source that…"
     r"|^\W*(?:the|this|your) question (?:is|was|asks|asked|seems|wants|refers)\b",

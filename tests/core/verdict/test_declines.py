@@ -33,6 +33,9 @@ BIRTH = "What year was Pedro Menéndez de Avilés born?"
         # the sources unnamed: only documents mention, and information is given
         "The excerpts describe its hours [1], but the building's designer is not mentioned.",
         "No details are given about the building's designer.",
+        # the sources named with a word that points at them
+        "The provided files do not say who signed it.",
+        "The relevant passages don't mention the date.",
     ],
 )
 def test_models_decline_in_many_words(sentence: str) -> None:
@@ -63,6 +66,9 @@ def test_a_gap_whose_sources_go_unnamed_declines_only_when_it_opens_the_answer(
         "Paris is the capital of France [1].",
         "The king did not sign the treaty.",  # negated, but about the world
         "Data files have no delimiters.",  # files of some kind, not the sources given
+        "Hidden files are not uploaded [1].",
+        "Hidden files do not get uploaded.",
+        "Files deleted locally are not deleted remotely by default [1].",
         "The reading room is not mentioned in the 1890 report.",  # a claim about that report
         "No troops were given to the garrison.",  # given, but not information
         "They say 3M is sourcing parts abroad, but they give no figures.",  # "sourcing": a verb
@@ -200,3 +206,18 @@ def test_a_decline_in_any_of_these_words_is_no_answer(answer: str) -> None:
     support = Support(True, 0.9, "A passage closely matches the question.")
     verdict = judge(support, marks, question=DESIGNED, passages={1: (MUSEUM, "")})
     assert verdict.level is Level.NO_ANSWER, verdict.reason
+
+
+HOTEL = "Breakfast is included in the room rate. Parking costs 15 euros per night."
+
+
+def test_a_wrong_negated_fact_is_checked_not_taken_for_a_decline() -> None:
+    """ "Breakfast is not included" says something of the hotel, not of the sources: shown as
+    the model declining, the wrong answer would go grey with a headline the model never said."""
+    passages = [Passage(1, HOTEL)]
+    question = "Is breakfast included?"
+    marks = mark_sentences("Breakfast is not included [1].", passages, question=question)
+    assert [m.kind for m in marks] == ["claim"] and not marks[0].supported
+    support = Support(True, 0.9, "A passage closely matches the question.")
+    verdict = judge(support, marks, question=question, passages={1: (HOTEL, "")})
+    assert verdict.level is Level.UNSUPPORTED

@@ -26,7 +26,9 @@ from app.core.verdict.kinds import (
     [
         "The sources do not say.",
         "The answer is not provided.",
+        "This information is not available.",
         "The last major city on the Rhine is not mentioned.",
+        "The date is not given in the sources.",
         "The source that contains the answer is [1].",
         "I cannot find this in the passages.",
         "The question is asking for a date.",
@@ -44,6 +46,10 @@ def test_sentences_about_the_sources_or_the_answerer_are_not_claims(sentence: st
         "The sources do not say when, but it was in 1911 [1].",  # it says something too
         "Rent is not mentioned as a cost but tax is.",
         "The treaty was not signed until 1920.",
+        # not given, not known: said of the world as often as of the sources
+        "Breakfast is not included [1].",
+        "Batteries are not included.",
+        "The cause is not known.",
     ],
 )
 def test_claims_about_the_world_are_claims(sentence: str) -> None:

@@ -361,6 +361,12 @@ SOURCE_NOUNS = _words(
     " file files filing filings page pages snippet snippets extract extracts information"
     " note notes"
 )
+# Adjectives that point at the passages given, not at files of a kind ("the provided files",
+# "the relevant passages"; not "hidden files", "large documents").
+SOURCE_QUALIFIERS = _words(
+    "provided given available above following relevant retrieved cited attached supplied shared"
+    " uploaded listed quoted same other"
+)
 # The answerer speaking of itself ("I couldn't find…").
 ANSWERER = _words("i we")
 # Words that say, unnegated, that something is not there or not known: "the documents are
