@@ -398,8 +398,8 @@ ARC_CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E(
-                "The plan was approved by the committee [1].",
-                "The plan, which the committee had debated for months, was never approved.",
+                "The plan was adopted by the committee [1].",
+                "The plan, which the committee had debated for months, was never adopted.",
                 "flagged",
             ),
             _E(  # "not only" denies nothing: they, and more

@@ -578,6 +578,8 @@ def _opposed(claim: Facts, span: Facts) -> list[str]:
         if 1 - side not in sides:
             continue
         if side not in sides and {p[1] for p in claim.poles if p[0] == axis} == {side}:
+            if word.startswith("not ") and stem(word[4:]) == stem(sides[1 - side]):
+                continue  # "rather than opening it" against "opens it": the negation check's
             out.append(f"the passage says '{sides[1 - side]}', not '{word}'")
             continue
         if word.startswith("not ") or not (before and after):

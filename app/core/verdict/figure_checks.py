@@ -303,4 +303,40 @@ FIGURE_CHECKS: tuple[Check, ...] = (
             ),
         ),
     ),
+    Check(
+        "line_lent",
+        "a claim resting on two lines of one kind (a list, a statement, a booking) that takes "
+        "one line's figure or name in place of the other's own (``lines``)",
+        "the passage gives 20 on another line (“Take atorvastatin 20 mg once daily at "
+        "night.”), not on “Take metformin 500 mg twice daily.”",
+        Effect.FLAGS,
+        "any",
+        (
+            _E(
+                "Take metformin 20 mg twice daily [1].",
+                "Take metformin 500 mg twice daily. Take atorvastatin 20 mg once daily at night.",
+                "flagged",
+            ),
+            _E(
+                "The return flight is SK 1463 [1].",
+                "Outbound: SK 1463, Friday 14 March. Return: SK 1470, Sunday 16 March.",
+                "flagged",
+            ),
+            _E(
+                "The Premium plan is $10 per month [1].",
+                "Basic: $10 per month. Premium: $15 per month.",
+                "flagged",
+            ),
+            _E(  # a sentence going on about the other's thing lends its figure
+                "The company paid a dividend of $2.1 billion in 2023 [1].",
+                "In 2023 the company paid a dividend. The total was $2.1 billion.",
+                "backed",
+            ),
+            _E(  # a figure from each line: both taken
+                "Revenue was $5.2 billion and operating income $1.1 billion [1].",
+                "Revenue was $5.2 billion. Operating income was $1.1 billion.",
+                "backed",
+            ),
+        ),
+    ),
 )

@@ -44,6 +44,7 @@ from app.core.verdict.kinds import (
     sentence_kind,
 )
 from app.core.verdict.lang import en
+from app.core.verdict.lines import lent_across
 from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import asked_event, counted_other, echoed, premise, undated
 from app.core.verdict.question import asked as asked_for
@@ -129,6 +130,8 @@ def mark_sentences(
                 _crossed(mark, plain, by_n)
             if mark.supported and on("figure_order"):
                 _moved(mark, plain, by_n)
+            if mark.supported and on("line_lent"):
+                _line_lent(mark, claim, spans)
             if mark.supported and on("caption"):
                 _swapped_caption(mark, text, by_n)
             if mark.supported and asked:
@@ -216,6 +219,21 @@ def _copied(
         mark.reason = f"matches [{n}]" if cited else f"found in [{n}], not in the cited source"
         return True
     return False
+
+
+def _line_lent(mark: SentenceMark, claim: Claim, spans: dict[int, list[Span]]) -> None:
+    """Unback a claim resting on two lines of one kind that takes one line's figure or name
+    into the other (``lines``): "Take metformin 20 mg twice daily" from the metformin line
+    and the atorvastatin line's dose."""
+    if len(mark.support_spans) != 1:
+        return
+    n, start, end = mark.support_spans[0]
+    pair = next((sp for sp in spans.get(n, []) if (sp.start, sp.end) == (start, end)), None)
+    if pair is None:
+        return
+    found = lent_across(claim.facts, claim.weights, pair, spans[n])
+    if found is not None:
+        mark.unback(found.check, found.reason[0].upper() + found.reason[1:])
 
 
 def _reordered(mark: SentenceMark, plain: str, by_n: dict[int, Passage]) -> bool:

@@ -131,6 +131,12 @@ def test_a_negation_added_or_dropped_is_flagged_with_the_word_it_negates() -> No
             "Extra elections are held in addition, even when held within six months.",
             "Extra elections are in addition, unless held within six months.",
         ),
+        # the words of prescriptions, settings, statements and minutes
+        ("Take one tablet once daily with food.", "Take one tablet twice daily with food."),
+        ("Disable two-factor authentication.", "Enable two-factor authentication."),
+        ("The budget for testing was rejected.", "The budget for testing was approved."),
+        ("Amlodipine was stopped in May.", "Amlodipine was started in May."),
+        ("The train departs at 07:35.", "The train arrives at 07:35."),
     ],
 )
 def test_opposites_count_like_a_negation(claim: str, span: str) -> None:
@@ -139,6 +145,16 @@ def test_opposites_count_like_a_negation(claim: str, span: str) -> None:
 
 def test_a_negated_word_agrees_with_its_opposite() -> None:
     assert found("The bill did not pass.", "The bill failed in the senate.") == []
+
+
+def test_the_same_word_negated_is_left_to_the_negation_check() -> None:
+    """ "rather than opening the file" against "visudo opens the file": not the opposite
+    "opens" of "not opening", which would read as a contradiction; what the negation check
+    makes of it stands."""
+    assert "opposite" not in found(
+        "Use visudo rather than opening the file in an editor.",
+        "visudo opens the file in an editor that checks the syntax.",
+    )
 
 
 def test_a_computed_figure_is_backed_when_the_sentence_says_it_computes() -> None:

@@ -214,7 +214,8 @@ OPPOSITES = (
     "correct correctly | incorrect incorrectly",
     "may might could | must shall",
     "optional voluntary | mandatory compulsory obligatory required",
-    "accept accepted accepts accepting | reject rejected rejects rejecting refuse refused",
+    "accept accepted accepts accepting approve approved approves approving | reject rejected"
+    " rejects rejecting refuse refused",
     "allow allowed allows permit permitted permits | forbid forbade forbidden prohibit"
     " prohibited prohibits ban banned bans",
     "include included includes including | exclude excluded excludes excluding",
@@ -228,6 +229,18 @@ OPPOSITES = (
     "positive positively | negative negatively",
     "strong stronger strongest | weak weaker weakest",
     "agree agreed agrees | disagree disagreed disagrees",
+    # the words of statements, bookings, prescriptions and settings (not "close to": near)
+    "open opens opened opening | closes closed closing",
+    "start starts started starting begin begins began begun | stop stops stopped stopping",
+    "enable enables enabled enabling | disable disables disabled disabling",
+    "once | twice",
+    "faster fastest quicker quickest | slower slowest",
+    "arrive arrives arrived arriving arrival | depart departs departed departing departure",
+    "debit debits debited | credit credits credited",
+    "deposit deposits deposited | withdraw withdraws withdrew withdrawal withdrawals",
+    "add adds added adding | remove removes removed removing",
+    "wet | dry",
+    "hot | cold",
     # an exception against a concession: "in addition, unless held within six months" is not
     # "in addition even when held within six months" (``CONCESSIVE``)
     "unless | even",
