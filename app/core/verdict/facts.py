@@ -49,6 +49,8 @@ from app.core.verdict.lang.en import PERCENT as _PERCENT
 from app.core.verdict.lang.en import PRONOUNS as _PRONOUNS
 from app.core.verdict.lang.en import SCALE_WORDS as _MULTIPLIERS
 from app.core.verdict.lang.en import UNABLE as _UNABLE
+from app.core.verdict.lang.en import spelled_figures, whole_day_word
+from app.core.verdict.measures import Measure, measures, quantities, written
 from app.core.verdict.names import known_name, runs
 from app.core.verdict.terms import same_sense
 from app.core.verdict.tokens import Token, tokens
@@ -100,6 +102,8 @@ class Facts:
     days: Days = field(default_factory=Days, compare=False)  # "28 February 2025" whole
     labels: frozenset[Label] = frozenset()  # roles given in brackets: "Ann Smith (landlord)"
     roles: frozenset[Label] = frozenset()  # roles it states: "Bob Jones is the landlord"
+    # (figure, its quantity in its measure's base unit): "1 hour" -> ("1", "time:3600")
+    measures: frozenset[Measure] = frozenset()
 
 
 def _listed_before(toks: list[Token], i: int, number: str) -> list[str]:
@@ -121,7 +125,7 @@ def _listed_before(toks: list[Token], i: int, number: str) -> list[str]:
 
 def facts(text: str) -> Facts:
     """The facts of one sentence or span."""
-    toks = tokens(text)
+    toks = tokens(spelled_figures(text))
     numbers: set[str] = set()
     names: set[str] = set()
     negations: list[tuple[str, str]] = []
@@ -131,9 +135,14 @@ def facts(text: str) -> Facts:
     counted: set[tuple[str, str]] = set()
     poles: list[tuple[str, int, str, str, str]] = []
     pairs: set[tuple[str, str]] = set()
+    figure_at: dict[int, str] = {}
+    expanded: set[str] = set()  # the whole names of "Mar", "Fri" written short by a figure
     first = True
     for i, t in enumerate(toks):
         low = t.word.lower()
+        whole = whole_day_word(t.word, _next_to_figure(toks, i))
+        if whole is not None:
+            expanded.add(stem(whole))
         number = _number(low)
         if low == "one" and _pronoun_one(toks, i):
             number = None
@@ -143,6 +152,7 @@ def facts(text: str) -> Facts:
             number = None  # "Q2", "H1": a period's name, which a filing writes as its months
         if number is not None:
             numbers.add(number)
+            figure_at[i] = number
             nxt = toks[i + 1] if i + 1 < len(toks) else None
             scaled = _scaled(number, nxt.word.lower() if nxt else "")
             if scaled:
@@ -157,10 +167,11 @@ def facts(text: str) -> Facts:
                 and _number(nxt.word.lower()) is None
             ):
                 counted.update((n, nxt.stem) for n in _listed_before(toks, i, number))
-        elif low in _MONTHS and t.word[0].isupper() and not first:
-            numbers.add(low)
+        elif (whole or low) in _MONTHS and t.word[0].isupper() and not first:
+            numbers.add(whole or low)
         elif t.word[0].isupper() and (not first or _marked(t.word)) and t.content and not t.glued:
-            names.add(t.stem)  # a sentence's first word is capitalised anyway, unless marked
+            # a sentence's first word is capitalised anyway, unless marked
+            names.add(stem(whole) if whole else t.stem)
         spelled.setdefault(t.stem, t.word)
         if _negates(toks, i):
             scope = _scope(toks, i)
@@ -178,7 +189,7 @@ def facts(text: str) -> Facts:
             poles.append(_polarity(toks, i, pole))
         first = first and not t.word[0].isalnum()
     return Facts(
-        frozenset(t.stem for t in toks),
+        frozenset(t.stem for t in toks) | expanded,
         frozenset(n for n in numbers if n not in _ORDINAL_SUFFIX),
         frozenset(names),
         tuple(negations),
@@ -197,6 +208,7 @@ def facts(text: str) -> Facts:
         written_days(text),
         labels(text),
         said_roles(text),
+        measures(toks, figure_at),
     )
 
 
@@ -205,6 +217,11 @@ _COMPUTING = re.compile(
     r"\d\s*[-+×x*/÷=]\s*\$?\d|[=≈]|\b(?:" + "|".join(_COMPUTATION_WORDS) + r")\b",
     re.IGNORECASE,
 )
+
+
+def _next_to_figure(toks: list[Token], i: int) -> bool:
+    """Whether the word at ``i`` has a figure right before or after it ("14 Mar", "Fri 14")."""
+    return any(0 <= j < len(toks) and toks[j].word[:1].isdigit() for j in (i - 1, i + 1))
 
 
 def _marked(word: str) -> bool:
@@ -427,9 +444,15 @@ def conflicts(
     # a day the passage writes another way ("2024-02-28" for "28 February 2024"): its parts
     dated = given_words(claim.days, (passage or span).days)
     missing = [n for n in _missing_figures(claim, span, table_scale) if n not in titled | dated]
+    mismeasured = _mismeasured(claim, span, missing)
     counts = {w for _, w in span.counted}
+    measured = quantities(span.measures)  # "75 minutes" for "1 hour 15 minutes": no count
     by_count = sorted(
-        {n for n, w in claim.counted - span.counted if w in counts and n not in missing}
+        {
+            n
+            for n, w in claim.counted - span.counted
+            if w in counts and n not in missing and not quantities(claim.measures, n) & measured
+        }
     )
     if by_count and on("computed") and claim.computes:  # "$17,606M", the sum of two "…M"
         given = [n for n in claim.numbers if n[:1].isdigit() and n not in missing + by_count]
@@ -447,6 +470,17 @@ def conflicts(
                 "figure",
                 f"the passage does not say {', '.join(_as_written(n, claim) for n in missing)}"
                 + (f" (it has {', '.join(have)})" if have else ""),
+            )
+        )
+    if mismeasured and on("figure"):
+        out.append(
+            Finding(
+                "figure",
+                "the passage gives "
+                + ", ".join(
+                    f"{written(span.measures, n)}, not {written(claim.measures, n)}"
+                    for n in mismeasured
+                ),
             )
         )
     if rescaled and on("figure"):
@@ -509,6 +543,19 @@ def conflicts(
     return out
 
 
+def _mismeasured(claim: Facts, span: Facts, missing: list[str]) -> list[str]:
+    """The claim's figures with a unit that the span gives with another quantity only: "five
+    minutes" against "5 hours" or "5 pm" (the figure is there; the quantity is not)."""
+    given = quantities(span.measures)
+    return [
+        n
+        for n in sorted(claim.numbers - set(missing))
+        if (mine := quantities(claim.measures, n))
+        and quantities(span.measures, n)
+        and not mine & given
+    ]
+
+
 def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list[str]:
     """The claim's figures the span does not give, compared by value (``figures``): "1,577
     million" is backed by "1,577,000,000", by a bare "1,577" (a table's figures in millions,
@@ -547,6 +594,8 @@ def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list
         ):
             continue
         out.append(n)
+    given = quantities(span.measures)  # "1 hour" for "60 minutes"
+    out = [n for n in out if not quantities(claim.measures, n) & given]
     if out and on("restated"):  # "$3,142,308 thousand (about $3.1 billion)": one value
         values = {v for scales in groups.values() for v in scales}
         backed_values = [
@@ -637,4 +686,5 @@ def merge(parts: list[Facts]) -> Facts:
         dated=frozenset().union(*(p.dated for p in parts)),
         days=Days.union([p.days for p in parts]),
         labels=frozenset().union(*(p.labels for p in parts)),
+        measures=frozenset().union(*(p.measures for p in parts)),
     )

@@ -17,7 +17,7 @@ FIGURE_CHECKS: tuple[Check, ...] = (
         "figure",
         "a figure (number, date, amount) the passage does not give, compared by value "
         '("1,577 million" is a table\'s 1,577 in millions; "about $5,466 million" rounds '
-        "5,466,312 thousand)",
+        '5,466,312 thousand; "one hour" is "60 minutes", ``measures``)',
         "the passage does not say 1898 (it has 1889)",
         Effect.FLAGS,
         "any",
@@ -30,6 +30,16 @@ FIGURE_CHECKS: tuple[Check, ...] = (
             _E(
                 "Only one of the three expeditions succeeded [1].",
                 "Two of the three expeditions were successful.",
+                "flagged",
+            ),
+            _E(  # a quantity in another unit: its value in one unit
+                "Check-in closes one hour before departure [1].",
+                "Check-in closes 60 minutes before departure.",
+                "backed",
+            ),
+            _E(  # the same figure with another unit is another quantity
+                "Bake the loaf for 5 minutes [1].",
+                "Bake the loaf for 5 hours at 180 degrees.",
                 "flagged",
             ),
             _E(  # "a single statement" gives the figure 1

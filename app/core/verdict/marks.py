@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from app.core.text import citations, link_words, sentence_spans, strip_citations
+from app.core.text import citations, link_words, sentence_spans, stem, strip_citations
 from app.core.verdict.attest import contradictions, linked
 from app.core.verdict.captions import swapped_caption
 from app.core.verdict.checks import Finding, on
@@ -45,6 +45,7 @@ from app.core.verdict.kinds import (
 )
 from app.core.verdict.lang import en
 from app.core.verdict.lines import lent_across
+from app.core.verdict.measures import quantities
 from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import asked_event, counted_other, echoed, premise, undated
 from app.core.verdict.question import asked as asked_for
@@ -314,7 +315,8 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 def _figures_by_value(claim: Claim, terms: set[str], spans: dict[int, list[Span]]) -> None:
     """Count a claim's figure as present in a span that gives it in other digits ("about
     $5,466 million" in a table's 5,466,312 thousand; "1,577 million" in a bare 1,577 of a table
-    in millions): coverage compares figures by value, as the figure checks do."""
+    in millions; "1 hour" in "60 minutes", with its unit): coverage compares figures by value,
+    as the figure checks do."""
     scaled = dict(claim.facts.scaled)
     scales = {t for t in terms if scale_word(t) is not None}
     for n in (t for t in terms if t[:1].isdigit()):
@@ -325,6 +327,12 @@ def _figures_by_value(claim: Claim, terms: set[str], spans: dict[int, list[Span]
             figures = [t for t in sp.terms if t[:1].isdigit()]
             if any(same_value(value, m, table_scale=sp.scale) for m in figures):
                 sp.terms = sp.terms | {n} | (scales if n in scaled else set())
+    if claim.facts.measures:  # "1 hour" in a span that says "60 minutes": its figure and unit
+        for sp in (sp for group in spans.values() for sp in group):
+            said = quantities(sp.facts.measures)
+            for figure, quantity, _ in claim.facts.measures:
+                if quantity in said:
+                    sp.terms = sp.terms | (terms & ({figure} | _UNIT_TERMS))
     if claim.facts.computes and on("computed"):  # worked out from figures the span gives
         mine = [t for t in terms if t[:1].isdigit()]
         for sp in (sp for group in spans.values() for sp in group):
@@ -333,6 +341,9 @@ def _figures_by_value(claim: Claim, terms: set[str], spans: dict[int, list[Span]
                 given = [t for t in mine if t in sp.terms]
                 left = computed(missing, given, claim.facts.percents)
                 sp.terms = sp.terms | (set(missing) - set(left))
+
+
+_UNIT_TERMS = frozenset(stem(w) for w in en.UNITS)
 
 
 def _tabular(text: str) -> bool:

@@ -632,8 +632,10 @@ def read_text(text: str) -> Reading | None:
 
     A Markdown link is its words. Runs of white space are one space: the blanks left where
     Markdown was taken out ("the session's  starting directory ,") would parse as words of
-    their own, and a blank before a stop or comma changes how the words before it are read."""
-    text = link_words(text)  # "[Preflight](https://…)": the words, not the address
+    their own, and a blank before a stop or comma changes how the words before it are read.
+    A figure spelled in two words ("forty-five") is read as its digits, as the passage may
+    write it."""
+    text = en.spelled_figures(link_words(text))  # "[Preflight](https://…)": the words
     return _cached_reading(_BLANK_BEFORE_STOP.sub(r"\1", " ".join(text.split())))
 
 

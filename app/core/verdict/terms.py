@@ -1,10 +1,11 @@
 """The verdict's view of words: stemmed content words and whole figures, for matching claims.
 
 ``claim_terms`` stems a text's content words (the Porter rule the lexical index uses, so search
-and the checks agree on what a word is) and keeps figures whole; it leaves out stopwords, the
-words an answer uses about its sources (``lang.en.ANSWER_FILLER``), the hedges and quantifiers
-a paraphrase adds (``lang.en.PARAPHRASE_FILLER``), an ordinal's suffix and connectives ("In
-addition, …" does not back an answer that the thing asked about is called "addition").
+and the checks agree on what a word is) and keeps figures whole, a spelled one as its digits
+("ten", "forty-five"); it leaves out stopwords, the words an answer uses about its sources
+(``lang.en.ANSWER_FILLER``), the hedges and quantifiers a paraphrase adds
+(``lang.en.PARAPHRASE_FILLER``), an ordinal's suffix and connectives ("In addition, …" does
+not back an answer that the thing asked about is called "addition").
 Dotted initials ("U.N.") are one term, "un", as "UN" is.
 """
 
@@ -41,7 +42,7 @@ def claim_terms(text: str, lemmas: dict[str, str] | None = None) -> set[str]:
     """Stemmed content words and normalised numbers of ``text`` (connectives left out); with
     ``lemmas`` (word -> lemma), each word is stemmed from its lemma."""
     terms = {m.group().replace(".", "").lower() for m in _DOTTED.finditer(text)}  # "U.N."
-    text = _CONNECTIVE.sub(" ", text)
+    text = en.spelled_figures(_CONNECTIVE.sub(" ", text))
     for m in _CLAIM_WORD.finditer(text):
         tok = m.group().lower()
         if len(tok) <= 2 and _contracted(text, m.start()):
@@ -50,11 +51,22 @@ def claim_terms(text: str, lemmas: dict[str, str] | None = None) -> set[str]:
             continue  # "1000th" is the figure 1000, not a word "th"
         if tok[0].isdigit():
             terms.add(tok.replace(",", ""))
+        elif tok in en.CARDINAL_WORDS:
+            terms.add(en.CARDINAL_WORDS[tok])  # "ten" is the passage's "10"
+        elif (whole := en.whole_day_word(m.group(), _by_figure(text, m))) is not None:
+            terms.add(stem(whole))  # "14 Mar" is the passage's "14 March"
         elif len(tok) > 1 and not (
             tok in en.STOPWORDS or tok in en.ANSWER_FILLER or tok in en.PARAPHRASE_FILLER
         ):
             terms.add(stem(lemmas.get(tok, tok) if lemmas else tok))
     return terms
+
+
+def _by_figure(text: str, m: re.Match[str]) -> bool:
+    """Whether the word ``m`` has a figure right before or after it ("14 Mar", "Fri 14")."""
+    before = text[max(0, m.start() - 3) : m.start()].rstrip(" ,")
+    after = text[m.end() : m.end() + 3].lstrip(" .,")
+    return before[-1:].isdigit() or after[:1].isdigit()
 
 
 def _contracted(text: str, start: int) -> bool:

@@ -91,6 +91,85 @@ NUMBER_WORDS: dict[str, str] = {
     **{w: str(10 * i) for i, w in enumerate(_TENS, 3)},
     **{w: str(i) for i, w in enumerate(_ORDINALS, 1)},
 }
+# Figures spelled in two words joined by a hyphen ("forty-five", "twenty-eight"), read as one
+# (``spelled_figures``).
+_COMPOUND_FIGURE = re.compile(
+    r"\b(" + "|".join(["twenty", *_TENS]) + r")[-‐‑ ](" + "|".join(_UNITS[1:10]) + r")\b",
+    re.IGNORECASE,
+)
+# Spelled figures a claim's words may give for a passage's digits ("It serves ten" for "Serves
+# 10"): the cardinals from two ("one" is as often a pronoun, "first" a place in a series).
+CARDINAL_WORDS: dict[str, str] = {
+    w: n for w, n in NUMBER_WORDS.items() if w in _UNITS[2:] or w in _TENS
+}
+
+
+# Quantities said in words: "half an hour" is 0.5 hour, "a dozen eggs" 12 eggs.
+_SAID_QUANTITIES = (
+    (re.compile(r"\bhalf an? (hour|day|minute|week)\b", re.IGNORECASE), r"0.5 \1"),
+    (re.compile(r"\bhalf a dozen\b", re.IGNORECASE), "6"),
+    (re.compile(r"\ba dozen\b", re.IGNORECASE), "12"),
+    (re.compile(r"(\d)\s*(?:per ?cent|percent)\b", re.IGNORECASE), r"\1%"),
+    (re.compile(r"\s*degrees? Celsius\b", re.IGNORECASE), " °C"),
+    (re.compile(r"\s*degrees? Fahrenheit\b", re.IGNORECASE), " °F"),
+    # a currency's code before or after a figure, as its sign
+    (re.compile(r"\bEUR\s?(?=\d)|(?<=\d)\s?EUR\b"), " € "),
+    (re.compile(r"\bGBP\s?(?=\d)|(?<=\d)\s?GBP\b"), " £ "),
+    (re.compile(r"\bUSD\s?(?=\d)|(?<=\d)\s?USD\b"), " $ "),
+)
+
+
+def spelled_figures(text: str) -> str:
+    """``text`` with each figure spelled in two words as its digits, and the quantities said
+    in words as figures: "forty-five minutes" -> "45 minutes", "half an hour" -> "0.5 hour",
+    "a dozen eggs" -> "12 eggs", "96.5 per cent" -> "96.5%", "35 degrees Celsius" -> "35 °C",
+    "EUR 1,200" -> "€ 1,200"."""
+    text = _COMPOUND_FIGURE.sub(
+        lambda m: str(int(NUMBER_WORDS[m[1].lower()]) + int(NUMBER_WORDS[m[2].lower()])), text
+    )
+    for pattern, figure in _SAID_QUANTITIES:
+        text = pattern.sub(figure, text)
+    return text
+
+
+def _units(spec: str, measure: str) -> dict[str, tuple[str, str]]:
+    """Unit words, each with its measure and its size in the measure's base unit."""
+    return {
+        word: (measure, size)
+        for group in spec.split(";")
+        for size, *words in [group.split()]
+        for word in words
+    }
+
+
+# The units a figure is compared in across ("1 hour" is "60 minutes", "15.9 mm" is "1.59 cm"),
+# each with its size in its measure's base unit (a second, a metre, a gram, a litre). Letters
+# that name other things too ("m": metres, minutes or million; "l"; "h") are left out.
+UNITS: dict[str, tuple[str, str]] = {
+    **_units(
+        "1 second seconds sec secs; 60 minute minutes min mins; 3600 hour hours hr hrs;"
+        " 86400 day days; 604800 week weeks; 1209600 fortnight fortnights",
+        "time",
+    ),
+    **_units(
+        "1/1000 millimetre millimetres millimeter millimeters mm;"
+        " 1/100 centimetre centimetres centimeter centimeters cm;"
+        " 1 metre metres meter meters; 1000 kilometre kilometres kilometer kilometers km",
+        "length",
+    ),
+    **_units(
+        "1/1000 milligram milligrams mg; 1 gram grams g; 1000 kilogram kilograms kg kilo kilos",
+        "mass",
+    ),
+    **_units(
+        "1/1000 millilitre millilitres milliliter milliliters ml; 1 litre litres liter liters",
+        "volume",
+    ),
+    # an hour of the clock is no length of time: "5 pm" does not back "five minutes"
+    **_units("1 am pm a.m. p.m. o'clock", "clock"),
+}
+
+
 # Words that scale the figure before them ("1,577 million").
 SCALE_WORDS: dict[str, int] = {
     "hundred": 100,
@@ -144,6 +223,40 @@ MONTH_NUMBERS = {
     )
     for name in names.split()
 }
+# Months and days of the week cut short, as bookings and statements write them ("Fri 14 Mar"),
+# with their whole names.
+SHORT_DAY_WORDS: dict[str, str] = {
+    **{
+        short: whole
+        for whole in MONTHS
+        for short, number in MONTH_NUMBERS.items()
+        if number == MONTH_NUMBERS[whole] and short != whole
+    },
+    **{
+        short: whole
+        for whole, shorts in (
+            ("monday", "mon"),
+            ("tuesday", "tue tues"),
+            ("wednesday", "wed"),
+            ("thursday", "thu thur thurs"),
+            ("friday", "fri"),
+            ("saturday", "sat"),
+            ("sunday", "sun"),
+        )
+        for short in shorts.split()
+    },
+}
+
+
+def whole_day_word(word: str, next_to_figure: bool) -> str | None:
+    """The whole name of a month or weekday written short ("Mar", "Fri."), capitalised and
+    next to a figure ("14 Mar", "Fri 14"), as a date writes it; None for any other word ("sat
+    down", "Sun" alone)."""
+    if not (word[:1].isupper() and next_to_figure):
+        return None
+    return SHORT_DAY_WORDS.get(word.rstrip(".").lower())
+
+
 # Verbs that deny the thing they take as object, as lemmas: "this precludes the need for a
 # dedicated path" says no dedicated path is needed.
 PRECLUDING = _words("preclude obviate")
