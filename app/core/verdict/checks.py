@@ -72,11 +72,14 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "layout",
         "headings, list numbers, contents lines, code fences, markup tags, the prompt's "
-        "source tags",
+        "source tags, a table's head row and the rule under it",
         "a heading (list number, contents line…), not a claim",
         Effect.NOT_A_CLAIM,
         "any",
-        (_E("## Summary", "Paris is in France.", "not a claim"),),
+        (
+            _E("## Summary", "Paris is in France.", "not a claim"),
+            _E("| Payee | Amount |\n|---|---|", "Tesco was paid £64.17.", "not a claim"),
+        ),
     ),
     # -- what backs a sentence -----------------------------------------------------------
     Check(

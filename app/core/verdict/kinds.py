@@ -69,6 +69,7 @@ _BOLD_SENTENCE = re.compile(r"[.!?](?:\*\*|__)\s*$")
 _SENTENCE_WORDS = 3
 
 NOT_A_CLAIM = "a statement about the sources, not a claim"
+TABLE_HEAD = "a table's head, not a claim"
 LIST_NUMERAL = "a list number, not a sentence"
 HEADING = "a heading, not a claim"
 CONTENTS_LINE = "a line of a table of contents or an index, not a claim"
@@ -76,6 +77,9 @@ SOURCE_TAG = "the prompt's source markup repeated, not a claim"
 CODE_FENCE = "the fence of a code block, not a claim"
 MARKUP = "a markup tag alone, not a claim"
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+#.-]*\s*$")
+# A Markdown table's row ("| Payee | Amount |") and the rule under its head ("|---|:--:|").
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 # A tag alone on its line: <script>, </pre>, <div class="x">, <br/>.
 _LONE_TAG = re.compile(r"^\s*</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>\s*$")
 # A model that pastes its prompt back: ``<source n="1" file="…">`` or ``</source>`` lines.
@@ -164,9 +168,21 @@ def sentence_kind(answer: str, start: int, end: int) -> str:
         return LIST_NUMERAL
     if "#" in answer[line_start:start] or (_BOLD_LINE.match(text) and not _bold_claim(text)):
         return HEADING
+    if _TABLE_RULE.match(line) or (
+        _TABLE_ROW.match(line) and _TABLE_RULE.match(_line_after(answer, line_end))
+    ):
+        return TABLE_HEAD
     if is_meta(text):
         return NOT_A_CLAIM
     return ""
+
+
+def _line_after(answer: str, line_end: int) -> str:
+    """The line after the one ending at ``line_end`` (-1: the last line), or ""."""
+    if line_end < 0:
+        return ""
+    after = answer.find("\n", line_end + 1)
+    return answer[line_end + 1 : len(answer) if after < 0 else after]
 
 
 def _bold_claim(text: str) -> bool:

@@ -59,7 +59,10 @@ def lent_across(
     found = _lent(second, first, stated, weights) or _lent(first, second, stated, weights)
     if found is None:
         return None
-    figures = ", ".join(stated.spelled.get(t, t) for t in sorted(found.lent))
+    in_order = [t for t in stated.spelled if t in found.lent] + sorted(
+        found.lent - stated.spelled.keys()
+    )
+    figures = ", ".join(stated.spelled.get(t, t) for t in in_order)  # as the claim has them
     return Finding(
         "line_lent",
         f"the passage gives {figures} on another line (“{_quote(found.neighbour.text)}”), "
@@ -72,7 +75,7 @@ def _lent(neighbour: Span, line: Span, stated: Facts, weights: dict[str, float])
     the line has its own of and the claim takes none of from it; the two lines share a word."""
     specific = stated.numbers | stated.names
     lent = neighbour.terms - line.terms
-    if lent & (set(weights) - specific) or not line.terms & neighbour.terms:
+    if lent & (set(weights) - specific) or not _said(line) & _said(neighbour):
         return None  # a word of the claim's lent, or two sentences with nothing in common
     own_only = line.terms - neighbour.terms
     for claimed, own in (
@@ -82,6 +85,11 @@ def _lent(neighbour: Span, line: Span, stated: Facts, weights: dict[str, float])
         if lent & claimed and not own_only & claimed and own - claimed:
             return _Lines(line, neighbour, frozenset(lent & claimed))
     return None
+
+
+def _said(line: Span) -> set[str]:
+    """A line's terms and months ("May" is no term: it is a modal verb too)."""
+    return line.terms | {n for n in line.facts.numbers if not n[:1].isdigit()}
 
 
 def _quote(text: str) -> str:

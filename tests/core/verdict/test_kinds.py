@@ -13,6 +13,7 @@ from app.core.verdict.kinds import (
     MARKUP,
     NOT_A_CLAIM,
     SOURCE_TAG,
+    TABLE_HEAD,
     in_code_block,
     is_meta,
     is_planted,
@@ -80,6 +81,14 @@ def _kind(answer: str, part: str) -> str:
         ('<source n="1" file="a.txt">', '<source n="1" file="a.txt">', SOURCE_TAG),
         ("The sources do not say.", "The sources do not say.", NOT_A_CLAIM),
         ("Paris is in France [1].", "Paris is in France [1].", ""),
+        # a table's head row and the rule under it; its rows are claims
+        (
+            "| Payee | Amount |\n|---|---:|\n| Tesco | £64.17 [1] |",
+            "| Payee | Amount |",
+            TABLE_HEAD,
+        ),
+        ("| Payee | Amount |\n|---|---:|\n| Tesco | £64.17 [1] |", "|---|---:|", TABLE_HEAD),
+        ("| Payee | Amount |\n|---|---:|\n| Tesco | £64.17 [1] |", "| Tesco | £64.17 [1] |", ""),
     ],
 )
 def test_each_shape_of_non_claim_gets_its_reason(answer: str, part: str, kind: str) -> None:

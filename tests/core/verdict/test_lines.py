@@ -38,6 +38,13 @@ def _mark(claim: str, passage: str) -> tuple[bool, list[str], str]:
             "The next meeting is on 24 October [1].",
             "24",
         ),
+        # a statement's lines, alike only in their month ("May" is no word of their own)
+        (
+            "Direct debit to Thames Water of £38.00 was paid on 3 May. Card payment at Tesco "
+            "of £64.17 on 11 May.",
+            "Thames Water was paid £64.17 on 11 May [1].",
+            "64.17, 11",
+        ),
     ],
 )
 def test_a_figure_taken_from_the_line_beside_is_flagged(
