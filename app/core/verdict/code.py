@@ -63,9 +63,18 @@ def inline_code_finding(sentence: str, texts: Sequence[str]) -> Finding | None:
     for piece in pieces:
         # a command may be put together from the flags and paths a note gives one by one
         for token in _ELIDED.sub(" ", piece.strip("`")).split():
-            if token not in held:
+            if not _holds(held, token):
                 return Finding("inline_code", f"no source holds `{token}` as written")
     return None
+
+
+def _holds(text: str, token: str) -> bool:
+    """Whether ``text`` holds ``token``, a word or option whole: `fsync` is not in
+    `fsync-tool`, nor `--job` in `--jobs`; an operator, quote or mark (`+=`, `"`, `-]`)
+    anywhere."""
+    before = r"(?<![\w-])" if re.match(r"-*\w", token) else ""  # a word, or an option
+    after = r"(?![\w-])" if re.search(r"\w$", token) else ""
+    return re.search(before + re.escape(token) + after, text) is not None
 
 
 def shown_results(passage: str) -> dict[str, set[str]]:

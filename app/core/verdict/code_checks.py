@@ -80,6 +80,11 @@ CODE_CHECKS: tuple[Check, ...] = (
                 "To stash untracked files too, run `git  stash  -u` in the repository.",
                 "backed",
             ),
+            _E(  # read as a whole token: `fsync` is not `fsync-tool`
+                "Install it with `pip install fsync` [1].",
+                "Install the client with `pip install fsync-tool`.",
+                "flagged",
+            ),
         ),
     ),
     Check(
