@@ -594,8 +594,8 @@ def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list
         ):
             continue
         out.append(n)
-    given = quantities(span.measures)  # "1 hour" for "60 minutes"
-    out = [n for n in out if not quantities(claim.measures, n) & given]
+    measured = quantities(span.measures)  # "1 hour" for "60 minutes"
+    out = [n for n in out if not quantities(claim.measures, n) & measured]
     if out and on("restated"):  # "$3,142,308 thousand (about $3.1 billion)": one value
         values = {v for scales in groups.values() for v in scales}
         backed_values = [
