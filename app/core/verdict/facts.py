@@ -124,8 +124,10 @@ def _listed_before(toks: list[Token], i: int, number: str) -> list[str]:
 
 
 def facts(text: str) -> Facts:
-    """The facts of one sentence or span."""
-    toks = tokens(spelled_figures(text))
+    """The facts of one sentence or span, its figures read as the passage may write them
+    ("forty-five" as 45, "per cent" as "%": ``en.spelled_figures``)."""
+    text = spelled_figures(text)
+    toks = tokens(text)
     numbers: set[str] = set()
     names: set[str] = set()
     negations: list[tuple[str, str]] = []

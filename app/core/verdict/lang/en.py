@@ -104,7 +104,8 @@ CARDINAL_WORDS: dict[str, str] = {
 }
 
 
-# Quantities said in words: "half an hour" is 0.5 hour, "a dozen eggs" 12 eggs.
+# Quantities and units said in words, as figures and signs: "half an hour" is 0.5 hour, "a
+# dozen eggs" 12 eggs, "per cent" "%", a currency's code its sign.
 _SAID_QUANTITIES = (
     (re.compile(r"\bhalf an? (hour|day|minute|week)\b", re.IGNORECASE), r"0.5 \1"),
     (re.compile(r"\bhalf a dozen\b", re.IGNORECASE), "6"),
