@@ -51,7 +51,7 @@ from app.core.verdict.lang.en import SCALE_WORDS as _MULTIPLIERS
 from app.core.verdict.lang.en import UNABLE as _UNABLE
 from app.core.verdict.lang.en import spelled_figures, whole_day_word
 from app.core.verdict.measures import Measure, measures, quantities, written
-from app.core.verdict.names import known_name, runs
+from app.core.verdict.names import known_name, runs, spelled_out
 from app.core.verdict.terms import same_sense
 from app.core.verdict.tokens import Token, tokens
 
@@ -519,6 +519,7 @@ def conflicts(
         n
         for n in claim.names - known
         if not known_name(n, known, claim.words, claim.runs, span.runs)
+        and not spelled_out(claim.spelled.get(n, n), span.words)  # "BP": "blood pressure"
     )
     named = [n for n in absent if passage is not None and n in passage.stems]
     absent = [n for n in absent if n not in named]

@@ -14,7 +14,7 @@ import functools
 import itertools
 import re
 
-from app.core.text import fold, stem
+from app.core.text import STOPWORDS, fold, stem
 from app.core.verdict.tokens import Token
 
 # (initials, the stems of the words they stand for) of each run of capitalised words
@@ -140,6 +140,25 @@ def spelled_alike(a: str, b: str) -> bool:
         return sum(x != y for x, y in zip(a, b, strict=True)) == 1
     short, long = (a, b) if len(a) < len(b) else (b, a)
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+_SPELLED_OUT = range(2, 6)  # letters of initials read against the words they may stand for
+
+
+def spelled_out(written: str, words: str) -> bool:
+    """Whether ``written``, a name in capitals ("BP", "HR", "RAM"), stands for words a span
+    writes in lower case one after the other (``words``: "… her blood pressure was …"): a
+    letter's and a report's "blood pressure", "human resources", "random access memory"."""
+    if not (written.isalpha() and written.isupper() and len(written) in _SPELLED_OUT):
+        return False
+    said = words.split()
+    size = len(written)
+    initials = written.lower()
+    return any(
+        "".join(w[0] for w in said[i : i + size]) == initials
+        and all(w.isalpha() and w not in STOPWORDS for w in said[i : i + size])
+        for i in range(len(said) - size + 1)
+    )
 
 
 def known_name(

@@ -324,3 +324,20 @@ def test_a_run_of_capitalised_words_ends_with_its_sentence() -> None:
     assert {"eu", "ecj"} <= initials and not any("euecj" in i for i in initials)
     merged = merge([facts("It acts under the European Union."), facts("The Court rules.")])
     assert "eu" in {letters for letters, _ in merged.runs}
+
+
+@pytest.mark.parametrize(
+    ("claim", "span", "named"),
+    [
+        ("Her BP was 162/98 mmHg.", "Her blood pressure was 162/98 mmHg.", True),
+        ("Contact HR by 5 May.", "Contact human resources by 5 May.", True),
+        # no words in a row with those initials
+        ("Her BP was 7.1 mmol/L.", "Her blood sugar was 7.1 mmol/L.", False),
+        # small words stand for no initials: "to him" is no "HR"
+        ("Give the form to HR by 5 May.", "Give the form to him by 5 May.", False),
+    ],
+)
+def test_initials_in_capitals_stand_for_words_written_out(
+    claim: str, span: str, named: bool
+) -> None:
+    assert ("name" not in found(claim, span)) is named
