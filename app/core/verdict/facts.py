@@ -502,7 +502,12 @@ def conflicts(
         out.append(day)
     if (
         on("labelled_role")
-        and (swapped := role_elsewhere(claim.roles, (passage or span).labels)) is not None
+        and (
+            swapped := role_elsewhere(
+                claim.roles, (passage or span).labels, (passage or span).words
+            )
+        )
+        is not None
     ):
         out.append(swapped)
     if elsewhere and on("figure_place"):

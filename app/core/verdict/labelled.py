@@ -1,4 +1,4 @@
-"""The roles a passage gives names in brackets, and a claim that gives a role to another name.
+"""The roles a passage gives names in brackets or labels, and a claim giving one to another name.
 
 A contract names its parties once with their roles: "Lease agreement between Ann Smith
 (landlord) and Bob Jones (tenant)", "Acme Ltd (the “Seller”)". Both names and both roles are
@@ -7,7 +7,8 @@ needs, and its parse has no arc to compare with a bracket's. So the bracketed ro
 pairs (``labels``: a name, then its role in brackets), a claim's own pairs as it writes them
 ("Bob Jones is the landlord", "the landlord is Bob Jones", "Bob Jones (landlord)"), and a
 claim that gives a role the passage gives to another name, and never to this one, is flagged
-(``role_elsewhere``, the ``labelled_role`` check). Names are compared by their telling words
+(``role_elsewhere``, the ``labelled_role`` check). A report or a form gives roles as labels
+("Tutor: Mr Hughes."), read as brackets are. Names are compared by their telling words
 ("Mr Jones" is Bob Jones, "Mary Jones" is not; "Ltd" and "Dr" tell no party apart:
 ``en.PARTY_FORMS``).
 """
@@ -58,13 +59,18 @@ _NAME_IS = re.compile(
 # "The landlord is Bob Jones", opening a sentence or clause (not "… to the landlord is Bob
 # Jones's to pay")
 _IS_NAME = re.compile(
-    r"(?:^|(?<=[.;:,]\s))[Tt]he\s+"
+    r"(?:^|(?<=[.;:,]\s))(?:[Tt]he|[Hh]er|[Hh]is|[Tt]heir|[Ii]ts|[Mm]y|[Yy]our|[Oo]ur)\s+"
     + _QUOTED
     + _ROLE
     + _QUOTED
     + rf"\s+(?:{_BEING})\s+"
     + _NAME
     + r"\b(?!['’]s\b)"
+)
+# "Tutor: Mr Hughes.", "Chair: Priya Shah": a role as a label, a name alone after it (not
+# "Action: Marcus to fix the bug", where the name opens a sentence)
+_LABEL_LINE = re.compile(
+    r"(?:^|(?<=[.;!?]\s)|(?<=\n))([A-Z][a-z]+(?:\s[a-z]+)?):\s+" + _NAME + r"(?=\s*(?:[.;,\n]|$))"
 )
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
 _IN_BRACKETS = re.compile(r"\([^()]*\)")
@@ -94,7 +100,7 @@ def _label(name: str, role: str) -> Label | None:
     role = role.lower()
     if not words or role.split()[0] in ("see", "as", "i", "ii", "and", "or"):
         return None
-    return Label(" ".join(name.split()), words, role)
+    return Label(" ".join(name.split()).rstrip(".,"), words, role)
 
 
 def labels(text: str) -> frozenset[Label]:
@@ -104,11 +110,14 @@ def labels(text: str) -> frozenset[Label]:
     # a bare capitalised word is a role where the text also writes it in lower case ("Ann
     # Smith (Landlord) … the landlord shall"), else another name ("Episcopal (Anglican)")
     lower = set(re.findall(r"\b[a-z][a-z-]+\b", text))
-    found = (
-        _label(m[1], m[3] or m[4] or m[5] or m[6])
-        for m in _BRACKETED.finditer(text)
-        if not m[6] or m["as"] or m[6].lower() in lower
-    )
+    found = [
+        *(
+            _label(m[1], m[3] or m[4] or m[5] or m[6])
+            for m in _BRACKETED.finditer(text)
+            if not m[6] or m["as"] or m[6].lower() in lower
+        ),
+        *(_label(m[2], m[1]) for m in _LABEL_LINE.finditer(text)),
+    ]
     given = frozenset(x for x in found if x is not None)
     if not given:
         return given
@@ -137,18 +146,30 @@ def said_roles(text: str) -> frozenset[Label]:
     return frozenset(x for x in found if x is not None) | bracketed
 
 
-def role_elsewhere(claim: frozenset[Label], passage: frozenset[Label]) -> Finding | None:
-    """A role the claim gives a name, which the passage's brackets give another name, and
-    never this one in brackets or in a sentence (the name being one the passage gives a role
-    in brackets)."""
+def role_elsewhere(
+    claim: frozenset[Label], passage: frozenset[Label], words: str = ""
+) -> Finding | None:
+    """A role the claim gives a name, which the passage's brackets or labels give another
+    name, and never this one in brackets or in a sentence (the name being one the passage
+    gives a role, or one its ``words`` name: "Year 8 report for Maya Okafor … Tutor: Mr
+    Hughes" against "Her tutor is Mr Okafor")."""
+    named = set(words.split())
     for said in sorted(claim, key=lambda x: (x.written, x.role)):
         holders = [x for x in passage if x.bracketed and said.has_role(x.role)]
         own = [x for x in passage if said.within(x)]
-        if holders and own and not any(said.within(x) and said.has_role(x.role) for x in own):
-            theirs = sorted({x.role for x in own if x.bracketed})
+        if not holders or any(said.within(x) and said.has_role(x.role) for x in own):
+            continue
+        theirs = sorted({x.role for x in own if x.bracketed})
+        if own and theirs:
             return Finding(
                 "labelled_role",
                 f"the passage names {', '.join(sorted(x.written for x in holders))} the "
                 f"{holders[0].role}, and {own[0].written} the {', '.join(theirs)}",
+            )
+        if not own and said.words <= named:
+            return Finding(
+                "labelled_role",
+                f"the passage names {', '.join(sorted(x.written for x in holders))} the "
+                f"{holders[0].role}, not {said.written}",
             )
     return None

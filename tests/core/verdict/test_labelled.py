@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.core.verdict.facts import facts
 from app.core.verdict.labelled import labels, role_elsewhere, said_roles
 
 LEASE = "Lease agreement between Ann Smith (landlord) and Bob Jones (tenant) for the flat."
@@ -69,3 +70,33 @@ def test_a_role_given_to_the_other_party_is_flagged(
 ) -> None:
     found = role_elsewhere(said_roles(claim), labels(passage))
     assert (found is not None) == flagged, found
+
+
+REPORT = "Year 8 report for Maya Okafor, Summer term. English: grade 7. Tutor: Mr Hughes."
+
+
+def test_a_role_given_as_a_label_is_read_with_its_name() -> None:
+    """ "Tutor: Mr Hughes." names the tutor; "English: grade 7" and "Action: Marcus to fix the
+    bug" name no one (a grade, and a name that opens a sentence)."""
+    found = {(x.written, x.role) for x in labels(REPORT)}
+    assert ("Mr Hughes", "tutor") in found
+    assert not {x for x in labels("Action: Marcus to fix the bug by 24 October.")}
+    assert not [x for x in labels(REPORT) if x.role == "english"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "flagged"),
+    [
+        ("Her tutor is Mr Okafor.", True),  # a name the report writes, given the tutor's role
+        ("Her tutor is Mr Hughes.", False),
+        ("The tutor is Mr Hughes.", False),
+        ("Her tutor is Mr Patel.", False),  # a name the report does not write: the name check's
+    ],
+)
+def test_a_labelled_role_given_to_another_name_the_passage_writes_is_flagged(
+    claim: str, flagged: bool
+) -> None:
+    found = role_elsewhere(said_roles(claim), labels(REPORT), facts(REPORT).words)
+    assert (found is not None) is flagged
+    if found is not None:
+        assert found.reason == "the passage names Mr Hughes the tutor, not Mr Okafor"
