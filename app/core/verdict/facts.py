@@ -8,15 +8,15 @@ that the span contradicts or lacks makes the sentence unsupported. A negation is
 where it applies: a "not" counts as added or removed only when the other text has the words
 around it (the word it negates and a word of its clause, or the same few words in a row without
 it), so a clause dropped from a shortened sentence does not count as a removed "not"; "rather
-than" and "instead of" deny the words after them as a "not" does.
-Opposites count like a negation: a sentence saying "passed", "increased", "after", "the most",
-"may" where its span says "failed", "decreased", "before", "the least", "must" is contradicted
-(a negated word counts as its opposite: "did not pass" agrees with "failed").
+than" and "instead of" deny the words after them as a "not" does (``negation`` reads which
+words a negation rules). Opposites count like a negation: a sentence saying "passed",
+"increased", "after", "the most", "may" where its span says "failed", "decreased", "before",
+"the least", "must" is contradicted (a negated word counts as its opposite: "did not pass"
+agrees with "failed"; ``opposites``).
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,48 +28,27 @@ from app.core.verdict.days import Days, day_not_given, given_words, written_days
 from app.core.verdict.figures import computed
 from app.core.verdict.labelled import Label, labels, role_elsewhere, said_roles
 from app.core.verdict.lang.en import COMPUTATION_WORDS as _COMPUTATION_WORDS
-from app.core.verdict.lang.en import CONCEDED as _CONCEDED
-from app.core.verdict.lang.en import CONCESSIVE as _CONCESSIVE
-from app.core.verdict.lang.en import DENYING as _DENYING
 from app.core.verdict.lang.en import MONTHS as _MONTHS
-from app.core.verdict.lang.en import NEGATING_WORDS as _NEGATIONS
 from app.core.verdict.lang.en import NEGATION_MOVED as _MOVED
-from app.core.verdict.lang.en import NEGATION_SCOPE_END as _SCOPE_END
-from app.core.verdict.lang.en import NEGATIVE_QUANTIFIERS as _NEGATIVE_QUANTIFIERS
-from app.core.verdict.lang.en import NOT_NEGATING_AFTER as _NOT_NEGATING
 from app.core.verdict.lang.en import NUMBER_WORDS as _NUMBER_WORDS
 from app.core.verdict.lang.en import ONE_AS_MEMBER_AFTER as _ONE_AS_MEMBER_AFTER
 from app.core.verdict.lang.en import ONE_AS_PRONOUN_BEFORE as _ONE_AS_PRONOUN_BEFORE
 from app.core.verdict.lang.en import ONE_COUNTED_AFTER as _ONE_COUNTED_AFTER
 from app.core.verdict.lang.en import ONE_SAID_AS as _ONE_SAID_AS
-from app.core.verdict.lang.en import OPPOSITES as _OPPOSITES
 from app.core.verdict.lang.en import ORDINAL_IDIOMS as _NOT_FIGURES
 from app.core.verdict.lang.en import ORDINAL_SUFFIXES as _ORDINAL_SUFFIX
 from app.core.verdict.lang.en import PERCENT as _PERCENT
 from app.core.verdict.lang.en import PRONOUNS as _PRONOUNS
 from app.core.verdict.lang.en import SCALE_WORDS as _MULTIPLIERS
-from app.core.verdict.lang.en import UNABLE as _UNABLE
 from app.core.verdict.lang.en import spelled_figures, whole_day_word
 from app.core.verdict.measures import Measure, measures, quantities, written
 from app.core.verdict.names import known_name, runs, spelled_out
+from app.core.verdict.negation import clause_word, frame, negates, scope
+from app.core.verdict.opposites import Poles, opposed, polarity, pole_at
 from app.core.verdict.terms import same_sense
 from app.core.verdict.tokens import Token, tokens
 
 _ONE_STEMS = frozenset(stem(w) for w in _ONE_SAID_AS)
-_SCOPE = 3  # content words after a negation that it governs
-_FRAME = 2  # words either side of a negation compared in order
-_POLAR_REACH = 3  # a negation this many words before an opposite-pair word flips it
-# ... and a negative quantifier that opens the clause, this many: "None of the attacks succeeded"
-_QUANTIFIER_REACH = 6
-_SIDES: dict[str, tuple[tuple[str, ...], ...]] = {
-    pair.split()[0]: tuple(tuple(words.split()) for words in pair.split("|")) for pair in _OPPOSITES
-}
-_POLES: dict[str, tuple[str, int]] = {
-    word: (pair.split()[0], side)
-    for pair in _OPPOSITES
-    for side, words in enumerate(pair.split("|"))
-    for word in words.split()
-}
 
 
 @dataclass(frozen=True)
@@ -88,7 +67,7 @@ class Facts:
     spelled: dict[str, str] = field(default_factory=dict, compare=False)  # stem -> word
     # (axis, side, as written, word before, word after) of each word of an opposite pair
     # ("not pass" is on fail's side)
-    poles: tuple[tuple[str, int, str, str, str], ...] = ()
+    poles: Poles = ()
     # (number, its value scaled by the word after it): "1,577 million" is (1577, 1577000000)
     scaled: frozenset[tuple[str, str]] = frozenset()
     # the initials of each run of capitalised words ("members of the Scottish Parliament"
@@ -175,20 +154,20 @@ def facts(text: str) -> Facts:
             # a sentence's first word is capitalised anyway, unless marked
             names.add(stem(whole) if whole else t.stem)
         spelled.setdefault(t.stem, t.word)
-        if _negates(toks, i):
-            scope = _scope(toks, i)
-            negated.update(scope)
+        if negates(toks, i):
+            governed = scope(toks, i)
+            negated.update(governed)
             if i and toks[i - 1].word.lower() in _MOVED and not t.after_break:
                 negated.add(toks[i - 1].stem)  # "would otherwise not be": "not otherwise"
-            anchor = _clause_word(toks, i) or (scope[1] if len(scope) > 1 else None)
-            if scope and anchor:
-                negations.append((anchor, scope[0]))
-            frame = _frame(toks, i)
-            if frame:
-                frames.append(frame)
-        pole = _pole_at(toks, i)
+            anchor = clause_word(toks, i) or (governed[1] if len(governed) > 1 else None)
+            if governed and anchor:
+                negations.append((anchor, governed[0]))
+            around = frame(toks, i)
+            if around:
+                frames.append(around)
+        pole = pole_at(toks, i)
         if pole is not None:
-            poles.append(_polarity(toks, i, pole))
+            poles.append(polarity(toks, i, pole))
         first = first and not t.word[0].isalnum()
     return Facts(
         frozenset(t.stem for t in toks) | expanded,
@@ -230,85 +209,6 @@ def _marked(word: str) -> bool:
     """A word whose capitals say it is a name wherever it stands: initials ("NSFNET", "US"),
     a capital inside it ("LambdaRail")."""
     return len(word) >= 2 and any(c.isupper() for c in word[1:])
-
-
-def _pole_at(toks: list[Token], i: int) -> tuple[str, int] | None:
-    """The opposite pair (axis, side) the word at ``i`` belongs to, if any. A capitalised one
-    inside a sentence is a name ("Best Buy"); "even" is a concession only before "when", "if"
-    and the like ("even numbers" is none)."""
-    t = toks[i]
-    low = t.word.lower()
-    if not (t.after_stop or not t.word[0].isupper()):
-        return None
-    if low in _CONCESSIVE and not (i + 1 < len(toks) and toks[i + 1].word.lower() in _CONCEDED):
-        return None
-    return _POLES.get(low)
-
-
-_SAME_SHARE = 0.5  # of a claim's content words, in a sentence about the same things
-_POLE_ABOUT = 6  # content words after an opposite-pair word that say what it is about
-
-
-@functools.lru_cache(maxsize=4096)
-def _poles_about(text: str) -> tuple[tuple[str, int, str, frozenset[str]], ...]:
-    """Each opposite-pair word of ``text`` (axis, side, as written) with what it is about: the
-    content words right after it ("inside the configure block": {"configur", "block"})."""
-    toks = tokens(text)
-    out = []
-    for i in range(len(toks)):
-        pole = _pole_at(toks, i)
-        if pole is None:
-            continue
-        axis, side, word, _, _ = _polarity(toks, i, pole)
-        about = [t.stem for t in toks[i + 1 :] if t.content][:_POLE_ABOUT]
-        out.append((axis, side, word, frozenset(about)))
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=4096)
-def _content(text: str) -> frozenset[str]:
-    return frozenset(t.stem for t in tokens(text) if t.content)
-
-
-def opposed_about(claim: str, other: str) -> str | None:
-    """A word of ``claim`` whose opposite ``other`` says about the same things (two of the
-    content words after each, and half the claim's content words in all), where the claim
-    says one side only and ``other`` the other side only: "inside the configure block"
-    against a note's "just outside of the standard configure block", in a sentence other than
-    the one the claim rests on."""
-    mine = _poles_about(claim)
-    if not mine or len(_content(claim) & _content(other)) < _SAME_SHARE * len(_content(claim)):
-        return None  # a sentence about other things, though it shares a few words
-    theirs = _poles_about(other)
-    for axis, side, word, about in mine:
-        if {s for a, s, _, _ in mine if a == axis} != {side}:
-            continue
-        if any(a == axis and s == side for a, s, _, _ in theirs):
-            continue
-        for a, _, said, other_about in theirs:
-            if said.startswith("not ") or word.startswith("not "):
-                continue  # a negated word is read where it stands (``negation``), not here
-            if a == axis and len(about & other_about) >= 2:
-                return f"the passage says '{said}' of the same things, not '{word}'"
-    return None
-
-
-def _polarity(toks: list[Token], i: int, pole: tuple[str, int]) -> tuple[str, int, str, str, str]:
-    """The pole of word ``i``, flipped when a negation shortly before it in its clause rules it,
-    with the words either side of it."""
-    axis, side = pole
-    word = toks[i].word.lower()
-    before = toks[i - 1].word.lower() if i else ""
-    after = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
-    for j in range(i - 1, max(-1, i - 1 - _QUANTIFIER_REACH), -1):
-        if toks[j + 1].after_break:
-            break
-        low = toks[j].word.lower()
-        opens = j == 0 or toks[j].after_break  # "None of the attacks succeeded"
-        reach = _QUANTIFIER_REACH if low in _NEGATIVE_QUANTIFIERS and opens else _POLAR_REACH
-        if i - j <= reach and _negates(toks, j):
-            return axis, 1 - side, f"not {word}", before, after
-    return axis, side, word, before, after
 
 
 def _pronoun_one(toks: list[Token], i: int) -> bool:
@@ -368,57 +268,6 @@ def _scaled(number: str, word: str) -> str | None:
     except (KeyError, ValueError):
         return None
     return str(int(value)) if value == int(value) else None
-
-
-def _negates(toks: list[Token], i: int) -> bool:
-    """Whether word ``i`` negates what follows: a negation ("not", "never"), "unable to",
-    "impossible to" (``UNABLE``), or the second word of a pair that sets a thing against
-    another ("rather than the death of Ali", "instead of valves": ``DENYING``)."""
-    low = toks[i].word.lower()
-    if low in _NEGATIONS:
-        return not _negation_exempt(toks, i)
-    if low in _UNABLE:  # "unable to legislate", not "impossible that they collapse"
-        return i + 1 < len(toks) and toks[i + 1].word.lower() in ("to", "of")
-    return i > 0 and _DENYING.get(toks[i - 1].word.lower()) == low
-
-
-def _negation_exempt(toks: list[Token], i: int) -> bool:
-    """A negation that negates nothing: "not only", "no doubt" (``NOT_NEGATING_AFTER``), and
-    "with or without alpha", which allows both."""
-    nxt = toks[i + 1].word.lower() if i + 1 < len(toks) else ""
-    before = " ".join(t.word.lower() for t in toks[max(0, i - 2) : i])
-    return nxt in _NOT_NEGATING or (toks[i].word.lower() == "without" and before == "with or")
-
-
-def _clause_word(toks: list[Token], i: int) -> str | None:
-    """The content word nearest before a negation in its own clause (what it is said of)."""
-    for j in range(i, 0, -1):
-        if toks[j].after_break:
-            return None
-        if toks[j - 1].content:
-            return toks[j - 1].stem
-    return None
-
-
-def _scope(toks: list[Token], i: int) -> list[str]:
-    scope: list[str] = []
-    for t in toks[i + 1 :]:
-        if t.after_break or len(scope) >= _SCOPE or (scope and t.word.lower() in _SCOPE_END):
-            break
-        if t.content:
-            scope.append(t.stem)
-    return scope
-
-
-def _frame(toks: list[Token], i: int) -> str | None:
-    """Two words either side of a negation, without it: what the text says if it is dropped."""
-    before = [t.word.lower() for t in toks[max(0, i - _FRAME) : i]]
-    after = [t.word.lower() for t in toks[i + 1 : i + 1 + _FRAME]]
-    if not after or len(before) + len(after) < _FRAME + 1:
-        return None
-    if any(w in _NEGATIONS for w in before + after):
-        return None
-    return " " + " ".join(before + after) + " "
 
 
 def conflicts(
@@ -547,7 +396,7 @@ def conflicts(
         word = span.spelled.get(dropped, dropped)
         out.append(Finding("negation", f"the passage says the opposite ('not' about '{word}')"))
     if not (added or dropped) and on("opposite"):  # a negation named is not named again
-        out += [Finding("opposite", why) for why in _opposed(claim, span)]
+        out += [Finding("opposite", why) for why in opposed(claim.poles, span.poles, span.words)]
     return out
 
 
@@ -620,37 +469,6 @@ def _missing_figures(claim: Facts, span: Facts, table_scale: int | None) -> list
     return out
 
 
-def _opposed(claim: Facts, span: Facts) -> list[str]:
-    """Words of ``claim`` whose opposite ``span`` says: "passed" for "failed".
-
-    When the span says both sides ("northern and southern China"), the opposite counts where
-    it stands between the same words as the claim's ("reunited southern and").
-    """
-    said: dict[str, dict[int, str]] = {}
-    for axis, side, word, _, _ in span.poles:
-        said.setdefault(axis, {}).setdefault(side, word)
-    out: list[str] = []
-    for axis, side, word, before, after in dict.fromkeys(claim.poles):
-        sides = said.get(axis, {})
-        if 1 - side not in sides:
-            continue
-        if side not in sides and {p[1] for p in claim.poles if p[0] == axis} == {side}:
-            if word.startswith("not ") and stem(word[4:]) == stem(sides[1 - side]):
-                continue  # "rather than opening it" against "opens it": the negation check's
-            out.append(f"the passage says '{sides[1 - side]}', not '{word}'")
-            continue
-        if word.startswith("not ") or not (before and after):
-            continue
-        if f" {before} {word} {after} " in span.words:
-            continue
-        opposite = next(
-            (w for w in _SIDES[axis][1 - side] if f" {before} {w} {after} " in span.words), None
-        )
-        if opposite is not None:
-            out.append(f"the passage says '{before} {opposite} {after}', not '{word}'")
-    return out
-
-
 def _negation_changed(negating: Facts, other: Facts, senses: bool = False) -> str | None:
     """A word ``negating`` negates that ``other`` states without the negation, if any, read
     with the words of its sense (``terms.same_sense``: "not allowed" agrees with "one cat is
@@ -664,9 +482,9 @@ def _negation_changed(negating: Facts, other: Facts, senses: bool = False) -> st
             continue
         if said and anchor in other.stems and not any(w in other.negated for w in said):
             return word
-    for frame in negating.frames:
-        if frame in other.words:
-            return frame.split()[-1]
+    for around in negating.frames:
+        if around in other.words:
+            return around.split()[-1]
     return None
 
 

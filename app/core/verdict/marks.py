@@ -33,7 +33,7 @@ from app.core.verdict.code import INLINE_CODE, code_source, inline_code_finding
 from app.core.verdict.contrast import crossed
 from app.core.verdict.copies import clauses_copied, figures_moved, find_copy
 from app.core.verdict.declines import declines, gap
-from app.core.verdict.facts import Facts, conflicts, facts, merge, opposed_about
+from app.core.verdict.facts import Facts, conflicts, facts, merge
 from app.core.verdict.figures import RANGE, computed, same_value, scale_word
 from app.core.verdict.kinds import (
     NOT_A_CLAIM,
@@ -46,6 +46,7 @@ from app.core.verdict.kinds import (
 from app.core.verdict.lang import en
 from app.core.verdict.lines import lent_across
 from app.core.verdict.measures import quantities
+from app.core.verdict.opposites import opposed_about
 from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import asked_event, counted_other, echoed, premise, undated
 from app.core.verdict.question import asked as asked_for
@@ -448,7 +449,7 @@ _PLACED = frozenset({"name_place", "figure_place"})
 
 def _opposed_elsewhere(mark: SentenceMark, plain: str, spans: dict[int, list[Span]]) -> None:
     """Unback a backed claim when a sentence of a source it cites, other than those it rests
-    on, says the opposite of its word about the same things (``facts.opposed_about``). A
+    on, says the opposite of its word about the same things (``opposites.opposed_about``). A
     copy of a passage sentence says what its passage says, and is left alone."""
     if "copy" in mark.checks:
         return

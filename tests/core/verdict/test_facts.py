@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.core.verdict.facts import Facts, conflicts, facts, merge, opposed_about
+from app.core.verdict.facts import Facts, conflicts, facts, merge
 from app.core.verdict.marks import mark_sentences
 from app.core.verdict.names import alike, with_peoples
+from app.core.verdict.opposites import opposed_about
 from app.core.verdict.tokens import tokens
 
 
