@@ -1,4 +1,4 @@
-"""Settings: Ollama host and model (listed from the server), embedding model, answer mode..."""
+"""Settings: Ollama host and model (listed from the server), grounding and embedding models..."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.core.api import ModelInfo, host_problem, pick_chat_model, plain_http_warning
 from app.core.config import DEFAULT_MODEL, Settings
+from app.ui.grounding_field import GroundingField
 from app.ui.history import HistoryCleared
 from app.ui.model_pull import PullDialog
 from app.ui.payloads import ModelList
@@ -67,6 +68,8 @@ class SettingsDialog(QDialog):
         self.pull_button.clicked.connect(self.pull_model)
         self.pull_button.hide()
         self.status_level = "checking"  # ok (green), missing (amber), down (red)
+        self.grounding = GroundingField(s.grounding_model, s.ollama_host)
+        self.grounding.pulled.connect(self._on_pulled)
         self.embedding = QComboBox()
         self.embedding.setEditable(True)
         self.embedding.addItems(sorted({DEFAULT_MODEL, s.embedding_model}))
@@ -133,6 +136,7 @@ class SettingsDialog(QDialog):
         model_row.addWidget(self.model, 1)
         model_row.addWidget(self.pull_button)
         form.addRow("Answer model", model_row)
+        form.addRow("Sentence checker", self.grounding)
         form.addRow("Embedding model", self.embedding)
         form.addRow("", self.embedding_note)
         form.addRow("When unsupported", self.mode)
@@ -161,7 +165,7 @@ class SettingsDialog(QDialog):
         box.addLayout(form)
         box.addWidget(self.invalid)
         box.addWidget(buttons)
-        self.resize(620, 560)
+        self.resize(620, 600)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(600)
@@ -207,6 +211,7 @@ class SettingsDialog(QDialog):
         current = self.model.currentText()
         self.model.clear()
         self.pull_button.hide()
+        self.grounding.show_models(listed.host, None if listed.error else listed.models)
         if listed.error:
             self.status_level = "down"
             self.host_status.setText(listed.error)  # a sentence: "Ollama is not running at …"
@@ -299,6 +304,7 @@ class SettingsDialog(QDialog):
             self.service.settings,
             ollama_host=self.host.text().strip() or self.service.settings.ollama_host,
             ollama_model=self.model.currentText().strip() or self.service.settings.ollama_model,
+            grounding_model=self.grounding.model(),
             embedding_model=self.embedding.currentText().strip() or DEFAULT_MODEL,
             unsupported_mode=str(self.mode.currentData()),
             top_k=self.top_k.value(),

@@ -113,6 +113,47 @@ def test_settings_round_trip(make_gui: Any, qtbot: Any, tmp_path: Path) -> None:
     again.reject()
 
 
+def test_settings_choose_a_grounding_model_get_it_and_the_verdict_names_it(
+    make_gui: Any, qtbot: Any, fake_ollama: Any, tmp_path: Path
+) -> None:
+    fake_ollama.grounding = lambda _document, claim: "No"  # it backs no sentence
+    gui = make_gui()
+    wait_ready(qtbot, gui)
+    dialog = gui.show_settings()
+    qtbot.waitUntil(lambda: "is running" in dialog.host_status.text(), timeout=20_000)
+    field = dialog.grounding
+    listed = [field.combo.itemText(i) for i in range(field.combo.count())]
+    assert listed == ["", "llama3.2:latest", "qwen2.5:3b"]  # none first: the built-in checks
+    assert field.model() == "" and not field.get_button.isVisible()
+    assert "instead of the built-in checks" in field.note.text()
+
+    field.combo.setCurrentText("bespoke-minicheck")
+    assert field.get_button.isVisible() and field.get_button.text() == "Get bespoke-minicheck"
+    assert "“bespoke-minicheck” is not installed: the built-in checks judge" in field.note.text()
+    pull = field.pull()
+    with wait_signal(qtbot, dialog.model.currentTextChanged, 20_000):  # listed again once got
+        qtbot.waitUntil(lambda: pull.done_ is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: not field.get_button.isVisible(), timeout=20_000)
+    assert field.combo.findText("bespoke-minicheck:latest") > 0  # listed after "" (none)
+    assert field.model() == "bespoke-minicheck" and "not installed" not in field.note.text()
+    with wait_signal(qtbot, gui.service.settings_applied, 20_000):
+        dialog.accept()
+    saved = json.loads((tmp_path / "data" / "settings.json").read_text())
+    assert saved["grounding_model"] == "bespoke-minicheck"
+
+    outcome = ask(qtbot, gui.window, "How much sun do tomatoes need?")
+    assert outcome.verdict.level != "supported"  # the model's No stands over the built-in marks
+    assert "Sentences checked by bespoke-minicheck." in gui.window.banner.reason.text()
+    assert any(r.body["model"].startswith("bespoke") for r in fake_ollama.chats())
+
+    again = gui.show_settings()
+    assert again.grounding.model() == "bespoke-minicheck"
+    again.grounding.combo.setCurrentText("")  # back to the built-in checks
+    with wait_signal(qtbot, gui.service.settings_applied, 20_000):
+        again.accept()
+    assert Settings.load(tmp_path / "data" / "settings.json").grounding_model == ""
+
+
 def test_settings_show_ollama_not_running(make_gui: Any, qtbot: Any) -> None:
     gui = make_gui()
     dialog = gui.show_settings()
