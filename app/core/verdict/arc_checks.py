@@ -43,6 +43,22 @@ ARC_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "swap",
+        "the claim's two arguments of one word exchanged, the passage holding each in the "
+        "other's role (no arc of the claim is attested, so only a sentence holding the "
+        "exchange counts as about it)",
+        "in the passage Bob is 'to …' of 'reports', not the subject of it",
+        Effect.FLAGS,
+        "en",
+        (
+            _E("The dog chased the cat [1].", "The cat chased the dog.", "flagged"),
+            _E("Bob reports to Alice [1].", "Alice reports to Bob, who runs the data team.", "flagged"),
+            _E(  # one argument only in another role is no exchange
+                "The cat was chased [1].", "The cat chased the dog.", "backed"
+            ),
+        ),
+    ),
+    Check(
         "filler",
         "the same slot of the same word filled by another name in the passage (or by a noun "
         "the passage names beside it: “a member of his team (Roger Scantlebury)”)",
@@ -176,6 +192,11 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "Jacques Legardeur de Saint-Pierre, who succeeded Marin as commander of the "
                 "French forces after the latter died on October 29, invited Washington to dine "
                 "with him.",
+                "flagged",
+            ),
+            _E(  # a passive continued by a participle shares its subject: the invoice paid
+                "The invoice was paid by Maria [1].",
+                "The invoice was approved by Maria and paid by the finance team.",
                 "flagged",
             ),
             _E(

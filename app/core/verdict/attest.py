@@ -97,6 +97,9 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
         # a sentence contradicts only when it is about the claim: it attests another of its
         # arcs ("Of the 129 MSPs, 73 ..." is not contradicted by "the number of MPs ...")
         about = [s for s in pool if any(s in got for m, got in attested.items() if m != n)]
+        exchanged = not about and on("swap")  # "the dog chased the cat" against "the cat
+        if exchanged:  # chased the dog": no arc attested, the sentence plainly about it
+            about = [s for s in pool if _swapped(arc, claim, s)]
         # a counted word ("500,000 Huguenots were killed") that the passage gives another
         # word's slot, while the claim's word has that slot filled otherwise ("three-quarters
         # were killed … 500,000 Huguenots had fled"): the figure is the passage's, the claim not
@@ -109,6 +112,8 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
             found = _contradiction(Arc(verb, arc.role, arc.dep), about, said=claim.arcs)
             if found is not None:
                 break
+        if found is not None and exchanged:
+            found = Finding("swap", found.reason)
         if found is not None:
             out.append(Finding("own_verb", found.reason) if n in own_verb else found)
     return list(dict.fromkeys(f for f in out if on(f.check)))
@@ -350,6 +355,22 @@ def _objects(arcs: Sequence[Arc]) -> frozenset[int]:
     return frozenset(a.head.i for a in arcs if a.role == OBJ)
 
 
+def _swapped(arc: Arc, claim: Reading, s: Reading) -> bool:
+    """Whether sentence ``s`` holds ``arc``'s two words and those of another argument of the
+    same claim word, each pair in roles that conflict: the claim's arguments exchanged ("Bob
+    reports to Alice" against "Alice reports to Bob"). No arc of such a claim is attested, so
+    no sentence would otherwise count as being about it; this one plainly is."""
+    if arc.role not in _ARGUMENTS or not any(_conflicting(arc, o) for o in s.arcs):
+        return False
+    return any(
+        a is not arc
+        and a.head.i == arc.head.i
+        and a.role in _ARGUMENTS
+        and any(_conflicting(a, o) for o in s.arcs)
+        for a in claim.arcs
+    )
+
+
 def _ergative(arc: Arc, other: Arc, s: Reading, objects: frozenset[int]) -> bool:
     """One thing the subject of a verb used without an object on one side ("file marks
     persist", "new windows open") and the object of the same verb on the other ("marks are
@@ -530,7 +551,19 @@ def _contradiction(
                         for o in s.arcs
                     )
                 ]
-                if len(held) >= 2:
+                # the claim's own verb in the passage holding another of the claim's
+                # arguments ("approved by Maria and paid by the team", the invoice paid):
+                # the passage says who did it, and another verb's two arguments do not
+                # stand for it
+                rival = any(
+                    a is not arc
+                    and any(
+                        o.head.i == other.head.i and same(a.dep, o.dep) and compatible(a.role, o.role)
+                        for o in s.arcs
+                    )
+                    for a in siblings
+                )
+                if len(held) >= 2 and not rival:
                     continue  # the passage's word for the claim's: a paraphrase
                 return Finding(
                     "taken",

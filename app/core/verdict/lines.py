@@ -78,13 +78,24 @@ def _lent(neighbour: Span, line: Span, stated: Facts, weights: dict[str, float])
     if lent & (set(weights) - specific) or not _said(line) & _said(neighbour):
         return None  # a word of the claim's lent, or two sentences with nothing in common
     own_only = line.terms - neighbour.terms
+    # figures are compared with figures of their measure only: "20 mg" lent in place of
+    # "500 mg", whatever the claim takes of the line's "twice daily" (a rate)
+    kinds = {_measure(neighbour.facts, f) for f in lent & stated.numbers}
+    numbers = {f for f in stated.numbers if _measure(line.facts, f) in kinds or f in lent}
+    own_numbers = {f for f in line.facts.numbers if _measure(line.facts, f) in kinds}
     for claimed, own in (
-        (stated.numbers, line.facts.numbers),
+        (numbers, own_numbers),
         (stated.names, line.facts.names),
     ):
         if lent & claimed and not own_only & claimed and own - claimed:
             return _Lines(line, neighbour, frozenset(lent & claimed))
     return None
+
+
+def _measure(facts: Facts, figure: str) -> str:
+    """What ``figure`` measures where ``facts`` give it ("mass" of "20 mg", "rate" of "2 times
+    daily"), or "" for a figure without a unit."""
+    return next((q.split(":")[0] for f, q, _ in sorted(facts.measures) if f == figure), "")
 
 
 def _said(line: Span) -> set[str]:

@@ -51,7 +51,7 @@ from app.core.verdict.order import reversed_order
 from app.core.verdict.premise import asked_event, counted_other, echoed, premise, undated
 from app.core.verdict.question import asked as asked_for
 from app.core.verdict.question import counted_group, defined_names
-from app.core.verdict.relations import main_clauses, read_text
+from app.core.verdict.relations import lead_name, main_clauses, read_text
 from app.core.verdict.sentence import SentenceMark
 from app.core.verdict.spans import Passage, Span, by_initials, rarity, source_spans
 from app.core.verdict.terms import lemma_terms
@@ -113,6 +113,9 @@ def mark_sentences(
         else:
             weights = {t: idf.get(t, unseen) for t in terms}
             stated = facts(plain)
+            lead = lead_name(plain) if on("name") else None
+            if lead is not None:  # a name the sentence opens with, which facts cannot tell
+                stated = replace(stated, names=stated.names | {stem(lead.lower())})
             if stated.names & defined:  # the question's own word for what passages say
                 stated = replace(stated, names=stated.names - defined)
             claim = Claim(weights, stated)
@@ -344,7 +347,9 @@ def _figures_by_value(claim: Claim, terms: set[str], spans: dict[int, list[Span]
                 sp.terms = sp.terms | (set(missing) - set(left))
 
 
-_UNIT_TERMS = frozenset(stem(w) for w in en.UNITS)
+_UNIT_TERMS = frozenset(
+    stem(w) for w in [*en.UNITS, *en.PERIOD_DAYS, *en.PERIOD_ADVERBS, "time", "times"]
+)
 
 
 def _tabular(text: str) -> bool:

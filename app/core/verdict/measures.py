@@ -5,7 +5,8 @@ A fluent answer converts: "check-in closes one hour before departure" for "60 mi
 Compared figure by figure, each is a figure the passage does not give. A figure followed by a
 unit of a measure (``lang.en.UNITS``: time, length, mass, volume) is read as its quantity in
 the measure's base unit; figures with units of one measure told one after the other ("1 hour
-15 minutes", "1 hour and 15 minutes") are also read as their sum. A claim's figure is backed
+15 minutes", "1 hour and 15 minutes") are also read as their sum. How often a thing happens
+("2 times a day", "twice daily" as ``lang.en`` writes it) is a rate, in times a day. A claim's figure is backed
 by a passage that gives the same quantity in any unit (``facts.conflicts``).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from app.core.verdict.lang.en import UNITS
+from app.core.verdict.lang.en import PER_PERIOD, PERIOD_ADVERBS, PERIOD_DAYS, UNITS
 from app.core.verdict.tokens import Token
 
 # (figure as the facts normalise it, "measure:quantity in the base unit", as written: "5 hours")
@@ -28,6 +29,10 @@ def measures(toks: list[Token], figure_at: dict[int, str]) -> frozenset[Measure]
     run: list[tuple[str, str, Fraction, str]] = []  # (figure, measure, quantity, as written)
     end = -1  # the index of the last unit read
     for i, figure in sorted(figure_at.items()):
+        rate = _rate(toks, i, figure)
+        if rate is not None:
+            out.add(rate)
+            continue
         if i + 1 >= len(toks) or (unit := UNITS.get(toks[i + 1].word.lower())) is None:
             continue
         measure, size = unit
@@ -47,6 +52,25 @@ def measures(toks: list[Token], figure_at: dict[int, str]) -> frozenset[Measure]
             out.update((f, total, whole) for f, _, _, _ in run)
         end = i + 1
     return frozenset(out)
+
+
+def _rate(toks: list[Token], i: int, figure: str) -> Measure | None:
+    """How often the figure at ``i`` says a thing happens, when "times" and a period follow
+    it ("2 times a day", "3 times per week", "2 times daily"): the times per day."""
+    words = [t.word.lower() for t in toks[i + 1 : i + 4]]
+    if not words or words[0] not in ("time", "times") or len(words) < 2:
+        return None
+    period = PERIOD_ADVERBS.get(words[1])
+    if period is None and words[1] in PER_PERIOD and len(words) > 2:
+        period = words[2] if words[2] in PERIOD_DAYS else None
+    if period is None:
+        return None
+    try:
+        quantity = Fraction(figure) / Fraction(PERIOD_DAYS[period])
+    except (ValueError, ZeroDivisionError):
+        return None
+    said = " ".join(t.word for t in toks[i : i + (3 if words[1] in PERIOD_ADVERBS else 4)])
+    return figure, _key("rate", quantity), said
 
 
 def _key(measure: str, quantity: Fraction) -> str:

@@ -595,6 +595,12 @@ def shared_subject_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
             continue
         if t.dep_ == "conj":
             first, role = _parallel_participle(t, tokens) or _first_conjunct(t), SUBJ
+            if _passive_pair(first, t):  # "approved by Maria and paid by the team": the
+                for holder, held in _resolved(t, OBJ):  # invoice was paid too
+                    for subject in (c for c in first.children if c.dep_ == "nsubjpass"):
+                        if subject.i in inside:
+                            yield holder.i - start, held, subject.i - start
+                continue
         elif t.dep_ == "advcl" and t.tag_ in ("VBG", "VBN"):
             if t.lower_ in en.PREPOSITIONAL_PARTICIPLES:
                 continue
@@ -606,6 +612,17 @@ def shared_subject_arcs(doc: Doc | Span) -> Iterable[tuple[int, str, int]]:
         for holder, held in _resolved(t, role):
             for subject in subjects:
                 yield holder.i - start, held, subject.i - start
+
+
+def _passive_pair(first: Token, t: Token) -> bool:
+    """Whether ``t``, a participle conjoined to the passive verb ``first`` without an
+    auxiliary of its own, continues it as a passive ("The invoice was approved by Maria and
+    paid by the team"): its subject is then the thing done to, ``first``'s passive subject."""
+    return (
+        t.tag_ == "VBN"
+        and any(c.dep_ == "nsubjpass" for c in first.children)
+        and not any(c.dep_ in ("aux", "auxpass") for c in t.children)
+    )
 
 
 def reading(doc: Doc | Span) -> Reading:
@@ -637,6 +654,20 @@ def read_text(text: str) -> Reading | None:
     write it."""
     text = en.spelled_figures(link_words(text))  # "[Preflight](https://…)": the words
     return _cached_reading(_BLANK_BEFORE_STOP.sub(r"\1", " ".join(text.split())))
+
+
+def lead_name(text: str) -> str | None:
+    """The sentence's first word as written, when the parser reads it as a name of one word
+    ("Maria paid the invoice"). The word checks (``facts``) cannot tell a name from any word
+    capitalised because it starts a sentence, so without this a claim's subject, which most
+    often comes first, would never be asked for in the passage."""
+    reading = read_text(text)
+    first = min(reading.words, key=lambda w: w.i, default=None) if reading else None
+    if first is None or first.kind != "name" or " " in first.text:
+        return None
+    if any(first.key in w.parts for w in reading.words if w is not first):
+        return None  # "Donald" of "Donald Davies": the whole name is read as one
+    return first.text if text.lstrip(" *_#>-•\"'“(").startswith(first.text) else None
 
 
 def main_clauses(text: str) -> list[str]:

@@ -133,7 +133,7 @@ def test_a_negation_added_or_dropped_is_flagged_with_the_word_it_negates() -> No
             "Extra elections are in addition, unless held within six months.",
         ),
         # the words of prescriptions, settings, statements and minutes
-        ("Take one tablet once daily with food.", "Take one tablet twice daily with food."),
+        ("Take the tablet before meals.", "Take the tablet after meals."),
         ("Disable two-factor authentication.", "Enable two-factor authentication."),
         ("The budget for testing was rejected.", "The budget for testing was approved."),
         ("Amlodipine was stopped in May.", "Amlodipine was started in May."),

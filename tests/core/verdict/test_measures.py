@@ -100,6 +100,22 @@ def test_another_quantity_is_flagged(passage: str, claim: str, reason: str) -> N
     assert not supported and reason in said
 
 
+def test_how_often_is_a_rate_in_times_a_day() -> None:
+    """A prescription's "twice daily" is "two times a day" or "2 times per day"; "twice
+    weekly" or "once daily" is another rate, flagged; "twice as large" is no rate."""
+    assert quantities(facts("Take it twice daily.").measures) == {"rate:2"}
+    assert quantities(facts("Take it two times a day.").measures) == {"rate:2"}
+    assert quantities(facts("Water them 3 times per week.").measures) == {"rate:3/7"}
+    assert not facts("It is twice as large.").measures
+    passage = "Take one tablet twice daily with food."
+    for said in ("two times a day", "2 times per day", "twice a day"):
+        assert _mark(f"Take one tablet {said} with food [1].", passage)[0], said
+    for wrong in ("twice weekly", "once daily", "three times a day"):
+        assert not _mark(f"Take one tablet {wrong} with food [1].", passage)[0], wrong
+    supported, reason = _mark("Take one tablet twice weekly with food [1].", passage)
+    assert "not 2 times weekly" in reason
+
+
 def test_an_hour_of_the_clock_is_no_length_of_time() -> None:
     """ "five minutes" is not backed by the "5 pm" of another sentence."""
     supported, _ = _mark(

@@ -106,7 +106,23 @@ CARDINAL_WORDS: dict[str, str] = {
 
 # Quantities and units said in words, as figures and signs: "half an hour" is 0.5 hour, "a
 # dozen eggs" 12 eggs, "per cent" "%", a currency's code its sign.
+# How often: "a day", "per week", "every month", or one word ("daily"), after "N times"
+# (``measures``); each period in days.
+PERIOD_DAYS = {"hour": "1/24", "day": "1", "night": "1", "week": "7", "fortnight": "14"}
+PERIOD_DAYS |= {"month": "30", "year": "365"}
+PERIOD_ADVERBS = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week"}
+PERIOD_ADVERBS |= {"fortnightly": "fortnight", "monthly": "month", "yearly": "year"}
+PERIOD_ADVERBS |= {"annually": "year"}
+PER_PERIOD = frozenset({"a", "an", "per", "every", "each"})
+_PERIOD = (
+    r"(?=\s+(?:(?:a|an|per|every|each)\s+(?:" + "|".join(PERIOD_DAYS) + r")|"
+    + "|".join(PERIOD_ADVERBS) + r")\b)"
+)
 _SAID_QUANTITIES = (
+    # how often, as a count of times: "twice daily" is "2 times a day"
+    (re.compile(r"\bonce" + _PERIOD, re.IGNORECASE), "1 time"),
+    (re.compile(r"\btwice" + _PERIOD, re.IGNORECASE), "2 times"),
+    (re.compile(r"\bthrice" + _PERIOD, re.IGNORECASE), "3 times"),
     (re.compile(r"\bhalf an? (hour|day|minute|week)\b", re.IGNORECASE), r"0.5 \1"),
     (re.compile(r"\bhalf a dozen\b", re.IGNORECASE), "6"),
     (re.compile(r"\ba dozen\b", re.IGNORECASE), "12"),
@@ -123,7 +139,7 @@ _SAID_QUANTITIES = (
 def spelled_figures(text: str) -> str:
     """``text`` with each figure spelled in two words as its digits, and the quantities said
     in words as figures: "forty-five minutes" -> "45 minutes", "half an hour" -> "0.5 hour",
-    "a dozen eggs" -> "12 eggs", "96.5 per cent" -> "96.5%", "35 degrees Celsius" -> "35 °C",
+    "a dozen eggs" -> "12 eggs", "twice daily" -> "2 times daily", "96.5 per cent" -> "96.5%", "35 degrees Celsius" -> "35 °C",
     "EUR 1,200" -> "€ 1,200"."""
     text = _COMPOUND_FIGURE.sub(
         lambda m: str(int(NUMBER_WORDS[m[1].lower()]) + int(NUMBER_WORDS[m[2].lower()])), text
