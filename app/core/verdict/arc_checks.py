@@ -52,7 +52,11 @@ ARC_CHECKS: tuple[Check, ...] = (
         "en",
         (
             _E("The dog chased the cat [1].", "The cat chased the dog.", "flagged"),
-            _E("Bob reports to Alice [1].", "Alice reports to Bob, who runs the data team.", "flagged"),
+            _E(
+                "Bob reports to Alice [1].",
+                "Alice reports to Bob, who runs the data team.",
+                "flagged",
+            ),
             _E(  # one argument only in another role is no exchange
                 "The cat was chased [1].", "The cat chased the dog.", "backed"
             ),

@@ -558,7 +558,9 @@ def _contradiction(
                 rival = any(
                     a is not arc
                     and any(
-                        o.head.i == other.head.i and same(a.dep, o.dep) and compatible(a.role, o.role)
+                        o.head.i == other.head.i
+                        and same(a.dep, o.dep)
+                        and compatible(a.role, o.role)
                         for o in s.arcs
                     )
                     for a in siblings

@@ -6,8 +6,9 @@ Compared figure by figure, each is a figure the passage does not give. A figure 
 unit of a measure (``lang.en.UNITS``: time, length, mass, volume) is read as its quantity in
 the measure's base unit; figures with units of one measure told one after the other ("1 hour
 15 minutes", "1 hour and 15 minutes") are also read as their sum. How often a thing happens
-("2 times a day", "twice daily" as ``lang.en`` writes it) is a rate, in times a day. A claim's figure is backed
-by a passage that gives the same quantity in any unit (``facts.conflicts``).
+("2 times a day", "twice daily" as ``lang.en`` writes it) is a rate, in times a day. A
+claim's figure is backed by a passage that gives the same quantity in any unit
+(``facts.conflicts``).
 """
 
 from __future__ import annotations

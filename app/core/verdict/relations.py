@@ -662,7 +662,9 @@ def lead_name(text: str) -> str | None:
     capitalised because it starts a sentence, so without this a claim's subject, which most
     often comes first, would never be asked for in the passage."""
     reading = read_text(text)
-    first = min(reading.words, key=lambda w: w.i, default=None) if reading else None
+    if reading is None:
+        return None
+    first = min(reading.words, key=lambda w: w.i, default=None)
     if first is None or first.kind != "name" or " " in first.text:
         return None
     if any(first.key in w.parts for w in reading.words if w is not first):

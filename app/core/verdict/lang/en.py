@@ -115,8 +115,11 @@ PERIOD_ADVERBS |= {"fortnightly": "fortnight", "monthly": "month", "yearly": "ye
 PERIOD_ADVERBS |= {"annually": "year"}
 PER_PERIOD = frozenset({"a", "an", "per", "every", "each"})
 _PERIOD = (
-    r"(?=\s+(?:(?:a|an|per|every|each)\s+(?:" + "|".join(PERIOD_DAYS) + r")|"
-    + "|".join(PERIOD_ADVERBS) + r")\b)"
+    r"(?=\s+(?:(?:a|an|per|every|each)\s+(?:"
+    + "|".join(PERIOD_DAYS)
+    + r")|"
+    + "|".join(PERIOD_ADVERBS)
+    + r")\b)"
 )
 _SAID_QUANTITIES = (
     # how often, as a count of times: "twice daily" is "2 times a day"
@@ -139,8 +142,8 @@ _SAID_QUANTITIES = (
 def spelled_figures(text: str) -> str:
     """``text`` with each figure spelled in two words as its digits, and the quantities said
     in words as figures: "forty-five minutes" -> "45 minutes", "half an hour" -> "0.5 hour",
-    "a dozen eggs" -> "12 eggs", "twice daily" -> "2 times daily", "96.5 per cent" -> "96.5%", "35 degrees Celsius" -> "35 °C",
-    "EUR 1,200" -> "€ 1,200"."""
+    "a dozen eggs" -> "12 eggs", "twice daily" -> "2 times daily", "96.5 per cent" -> "96.5%",
+    "35 degrees Celsius" -> "35 °C", "EUR 1,200" -> "€ 1,200"."""
     text = _COMPOUND_FIGURE.sub(
         lambda m: str(int(NUMBER_WORDS[m[1].lower()]) + int(NUMBER_WORDS[m[2].lower()])), text
     )
