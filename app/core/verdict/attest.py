@@ -36,9 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.core.text import stem
 from app.core.verdict import figures
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import EVENT_YEAR
+from app.core.verdict.lang import en
 from app.core.verdict.relations import CORE, MAX_HOPS, OBJ, SUBJ, Arc, Reading, Word, same
 
 # Roles that say who acted on whom: a filler moved between two of them changes the claim.
@@ -178,12 +180,13 @@ def _apart(
     for held in by_head.values():
         ns = [n for n in held if claim.arcs[n].dep.specific]
         figure = len(ns) == 1 and claim.arcs[ns[0]].dep.kind == "number"
-        if figure:  # one figure beside the word's subject or object, a common noun
+        common = not ns  # the word's subject and object, common nouns ("the landlord pays
+        if figure or common:  # the utilities" where "the tenant pays the utilities")
             ns = held
         if len(ns) < 2:
             continue
         sentences = set.intersection(*(set(where[n]) for n in ns))
-        if figure and not sentences:
+        if (figure or common) and not sentences:
             continue
         if any(set.intersection(*(where[n][k] for n in ns)) for k in sentences):
             continue
@@ -385,13 +388,26 @@ def _ergative(arc: Arc, other: Arc, s: Reading, objects: frozenset[int]) -> bool
 
 
 def _conflicting(arc: Arc, other: Arc) -> bool:
-    """The same two words, linked by roles that cannot mean the same."""
+    """The same two words, linked by roles that cannot mean the same (a verb whose subject
+    and object may change places, "France fought Britain", has none such between them)."""
     return (
         same(arc.head, other.head)
         and same(arc.dep, other.dep)
         and not compatible(arc.role, other.role)
         and not _one_range(arc, other)
+        and not (arc.head.key in _SYMMETRIC and {arc.role, other.role} <= _MUTUAL)
     )
+
+
+_SYMMETRIC = frozenset(stem(w) for w in en.SYMMETRIC_VERBS)
+_MUTUAL = CORE | {"prep:with", "prep:against"}
+
+
+def _same_slot(a: Arc, b: Arc) -> bool:
+    """Whether two arcs of one word fill one slot: the same role, or, for a verb whose
+    subject and object may change places, either of those ("Britain fought France": France
+    is the one fought and the one fighting)."""
+    return a.role == b.role or (b.head.key in _SYMMETRIC and {a.role, b.role} <= _MUTUAL)
 
 
 _RANGE_ENDS = frozenset({"prep:from", "prep:to", "prep:between"})
@@ -593,7 +609,7 @@ def _contradiction(
                     filler.kind == arc.dep.kind
                     and not same(arc.dep, filler)
                     and not any(
-                        a.role == arc.role and same(a.head, arc.head) and same(a.dep, filler)
+                        _same_slot(a, arc) and same(a.head, arc.head) and same(a.dep, filler)
                         for a in said
                     )
                 ):

@@ -156,9 +156,13 @@ def same(a: Word, b: Word) -> bool:
     the same value, or one name the initials of the other."""
     if a.kind == "number" or b.kind == "number":
         return a.kind == b.kind and figures.same_figure(a.key, b.key)
-    if a.key == b.key or (a.parts & b.keys) or (b.parts & a.keys):
+    if a.key == b.key or ((a.parts & b.keys) | (b.parts & a.keys)) - _TITLE_KEYS:
         return True
     return _initials(a, b) or _initials(b, a)
+
+
+# a title or a company's form shared by two names makes them no one name ("Dr Patel", "Dr Khan")
+_TITLE_KEYS = frozenset(stem(w) for w in en.NAME_TITLES | en.PARTY_FORMS)
 
 
 def _initials(short: Word, long: Word) -> bool:
@@ -669,6 +673,8 @@ def lead_name(text: str) -> str | None:
         return None
     if any(first.key in w.parts for w in reading.words if w is not first):
         return None  # "Donald" of "Donald Davies": the whole name is read as one
+    if not any(a.dep is first and a.role != "mod" for a in reading.arcs):
+        return None  # "**Special provisions**:": a capitalised word modifying a noun
     return first.text if text.lstrip(" *_#>-•\"'“(").startswith(first.text) else None
 
 

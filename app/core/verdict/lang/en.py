@@ -471,6 +471,18 @@ SAME_SENSE = ("allow permit", "forbid prohibit", "require oblige")
 # Words of a party's name that tell no party from another: titles and company forms
 # (``labelled``: "Mr Jones" is Bob Jones, "Acme Ltd" is not "Beta Ltd").
 PARTY_FORMS = _words("mr mrs ms dr prof sir the ltd inc llc gmbh corp co plc sa ag bv lp llp")
+# Titles before a name, which two people share without being one ("Dr Patel", "Dr Khan";
+# ``relations.same``).
+NAME_TITLES = _words(
+    "mr mrs ms miss mx dr prof sir dame lord lady king queen prince princess saint st president"
+    " general captain pope emperor empress duke duchess count countess"
+)
+# Verbs whose subject and object may change places and say the same ("Britain fought France",
+# "France fought Britain"; ``attest``).
+SYMMETRIC_VERBS = _words(
+    "fight battle marry wed meet merge play date divorce partner ally collaborate compete"
+    " negotiate trade correspond"
+)
 # What a sentence says a named party is with: "Bob Jones is the landlord", "acts as the tenant"
 # (``labelled``).
 BEING = _list(
