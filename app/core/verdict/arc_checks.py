@@ -34,6 +34,11 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "Lombards to act against the Byzantines.",
                 "backed",
             ),
+            _E(  # a verb whose subject and object may change places
+                "Britain fought France in the Seven Years' War [1].",
+                "France fought Britain in the Seven Years' War.",
+                "backed",
+            ),
             _E(  # one argument: nothing to swap
                 "Written to the viminfo file, file marks persist across Vim sessions [1].",
                 "File marks are written to the viminfo file. This means that your file marks "
@@ -93,6 +98,11 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "CHANGELOG.md#420---2016-07-01), the `Devise::TestHelpers` have been "
                 "deprecated. The `Devise::Test::ControllerHelpers` module should instead be "
                 "included.",
+                "flagged",
+            ),
+            _E(  # a title two people share makes them no one person
+                "Dr Khan referred the patient to Dr Patel [1].",
+                "Dr Patel referred the patient to Dr Khan.",
                 "flagged",
             ),
             _E(  # the claim's name set beside the passage's title: one filler
@@ -260,6 +270,16 @@ ARC_CHECKS: tuple[Check, ...] = (
                 "Across 2021 product sales rose 12% [1].",
                 "Across the whole of 2021 our product sales rose 12% while the operating costs "
                 "of the plant rose 5%.",
+                "backed",
+            ),
+            _E(  # a subject and an object, common nouns, within one sentence
+                "The landlord pays the utilities [1].",
+                "The landlord pays for repairs; the tenant pays the utilities.",
+                "flagged",
+            ),
+            _E(
+                "The tenant pays the utilities [1].",
+                "The landlord pays for repairs; the tenant pays the utilities.",
                 "backed",
             ),
         ),

@@ -202,6 +202,16 @@ CHECKS: tuple[Check, ...] = (
                 "flagged",
             ),
             _E("The EU signed the treaty [1].", "The European Union signed the treaty.", "backed"),
+            _E(  # a name the sentence opens with, as the parser reads it
+                "Maria paid the invoice [1].",
+                "The invoice was paid by the finance team.",
+                "flagged",
+            ),
+            _E(  # a capitalised word opening a list item's label is no name
+                "**Special provisions**: the council can make provisions for regions [1].",
+                "The council can make specific provisions for regions.",
+                "backed",
+            ),
             _E("Liu Heima served Ögedei Khan [1].", "Liu Heima served Ogödei Khan.", "backed"),
             _E(  # a name written as one word with the word beside it
                 "The trigger calls a PL/pgSQL function that copies each inserted row into "
