@@ -118,13 +118,20 @@ ARC_CHECKS: tuple[Check, ...] = (
         "slot_figure",
         "the same slot of the same word given another figure in the passage (a date: any "
         "of 'in', 'after', 'from … to' … of the word; a year the parse hangs on a verb's "
-        "object dates the verb; a figure or a range in brackets beside a word), or a name the "
+        "object dates the verb, as does a day's year: 'On November 28, 1995, … signed'; a "
+        "figure or a range in brackets beside a word), or a name the "
         "claim hangs on a figure hung on another figure, unless the claim gives it that "
         "figure too",
         "the passage gives 1830 'in …' of 'took', not 1850",
         Effect.FLAGS,
         "en",
         (
+            _E(  # the year of the day the passage gives, where its 1974 is another thing's
+                "The National Highway Designation Act was signed in 1974 [1].",
+                "The speed limit was set in 1974. On November 28, 1995, Bill Clinton signed "
+                "the National Highway Designation Act.",
+                "flagged",
+            ),
             _E(
                 "France took control of Algeria in 1850 [1].",
                 "France took control of Algeria in 1830 and began to rebuild its empire "
@@ -479,6 +486,16 @@ ARC_CHECKS: tuple[Check, ...] = (
             _E(  # "no longer" denies the verb it modifies
                 "After that, swiping won't trigger navigation in Chrome [1].",
                 "Restart Chrome. The swipe navigation will no longer be triggered.",
+                "backed",
+            ),
+            _E(  # one "not", on the word here and on its noun there
+                "Labour isn't covered by the warranty, only parts [1].",
+                "The warranty covers parts but not labour.",
+                "backed",
+            ),
+            _E(
+                "The company did not pay dividends in 2020 [1].",
+                "The company paid no dividends in 2020.",
                 "backed",
             ),
             _E(  # both deny the same noun

@@ -92,7 +92,8 @@ def contradictions(claim: Reading, pool: Sequence[Reading]) -> list[Finding]:
                 for k, idx in (where.get(n, {}) if arc.role in CORE else {}).items()
                 for i in idx
             )
-            out += _negation(arc, attested[n], linking)
+            partners = [a.dep for a in claim.arcs if a.head.i == arc.head.i and a is not arc]
+            out += _negation(arc, attested[n], linking, partners)
             continue
         if arc.head.i in muddled:
             continue  # the parse gave this word two subjects: its roles say nothing
@@ -479,7 +480,10 @@ def _paraphrased(claim: Reading, s: Reading) -> set[int]:
 
 
 def _negation(
-    arc: Arc, sentences: Sequence[Reading], linking: frozenset[tuple[int, int]] = frozenset()
+    arc: Arc,
+    sentences: Sequence[Reading],
+    linking: frozenset[tuple[int, int]] = frozenset(),
+    partners: Sequence[Word] = (),
 ) -> list[Finding]:
     """A negation the claim adds to (or drops from) the word its arc hangs from, or the noun
     it ends in ("rather than its inducibility", "no troops"), where every sentence attesting
@@ -487,8 +491,23 @@ def _negation(
     that word is the one read (``linking``: the sentence, the word's index): "precludes the need
     for a dedicated path, but … more information is needed" denies the path's need, whatever
     else it says is needed. (A looser link, a complement, may be the parse's: the sentence's
-    every use of the word is read.)"""
+    every use of the word is read.)
+
+    One "not" may stand on the word or on one of its nouns and say the same: "labour isn't
+    covered by the warranty" for "the warranty covers parts but not labour", "the company did
+    not pay dividends" for "paid no dividends". So a claim negating the word (or the noun) is
+    read as the passage's when a sentence negates the other, or (``partners``: the claim's
+    other nouns of the word) another of the word's nouns the claim has."""
     linked_in = {s for s, _ in linking}
+    nouns = [w for w in (arc.dep, *partners) if w.kind == "noun"]
+    if arc.head.negated or any(n.negated for n in nouns):
+        for s in sentences:  # a "not" on the word or on one of its nouns, here as there
+            if not all(s.find_sense(n) for n in nouns if n.negated):
+                continue  # "paid no bonuses" is not said by "did not pay dividends"
+            if any(h.negated for h in s.find_sense(arc.head)) or any(
+                d.negated for noun in nouns for d in s.find_sense(noun)
+            ):
+                return []
     for word in (arc.dep, arc.head) if arc.dep.kind == "noun" else (arc.head,):
         said = [
             w
@@ -622,10 +641,12 @@ def _contradiction(
     if _year(arc.dep) and arc.role in _WHEN:
         for s in pool:
             dates = [
-                o.dep
+                d
                 for w in s.find(arc.head)
                 for o in s.arcs
-                if o.head.i == w.i and o.role in _WHEN and _year(o.dep)
+                if o.head.i == w.i and o.role in _WHEN
+                for d in (o.dep, *_years_of(o.dep, s))
+                if _year(d)
             ]
             if dates and not any(same(arc.dep, d) for d in dates):
                 return Finding(
@@ -662,6 +683,17 @@ def _held_by_figure(arc: Arc, pool: Sequence[Reading]) -> Finding | None:
                     f"not {arc.head.text}",
                 )
     return None
+
+
+def _years_of(word: Word, s: Reading) -> list[Word]:
+    """The years a month or a day is given with in ``s`` ("On November 28, 1995": 1995 of
+    'November'), which date what the month's word hangs from."""
+    if word.kind != "name" or word.key not in _MONTH_KEYS:
+        return []
+    return [o.dep for o in s.arcs if o.head.i == word.i and o.role == "mod" and _year(o.dep)]
+
+
+_MONTH_KEYS = frozenset(stem(m) for m in en.MONTHS)
 
 
 def _appositives(word: Word, s: Reading) -> list[Word]:

@@ -213,6 +213,11 @@ CHECKS: tuple[Check, ...] = (
                 "backed",
             ),
             _E("Liu Heima served Ögedei Khan [1].", "Liu Heima served Ogödei Khan.", "backed"),
+            _E(  # initials that spell a word ("US" is stemmed "u")
+                "Price controls deepened the crisis in the United States [1].",
+                "Price controls deepened the crisis in the US.",
+                "backed",
+            ),
             _E(  # a name written as one word with the word beside it
                 "The trigger calls a PL/pgSQL function that copies each inserted row into "
                 "the mirror table [1].",

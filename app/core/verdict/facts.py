@@ -476,10 +476,14 @@ def _negation_changed(negating: Facts, other: Facts, senses: bool = False) -> st
     its sense is enough (the passage's "not permitted" against the claim's "allowed"); else
     (a "not" the claim adds) its own word must be there: "not allowed" is no opposite of a
     passage's "permitted … prohibited"."""
+    anchors = {a for a, _ in other.negations}
     for anchor, word in negating.negations:
         said = [w for w in (word, *same_sense(word)) if w in other.stems]
         if not (senses or word in other.stems):
             continue
+        if (anchor in other.negated) if not senses else (word in anchors):
+            continue  # the same "not" scoped otherwise: "covers parts but not labour" for
+            # "labour isn't covered"
         if said and anchor in other.stems and not any(w in other.negated for w in said):
             return word
     for around in negating.frames:

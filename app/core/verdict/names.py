@@ -177,4 +177,7 @@ def known_name(
     bare = name[:-1] if name.endswith("s") and len(name) > 2 else name
     if any(initials in (name, bare) for initials, _ in span_runs):
         return True  # "MSPs" for "members of the Scottish Parliament"
-    return any(name in stems and initials in known for initials, stems in claim_runs)
+    return any(  # "US" is stemmed "u": its initials are read as the span's stem too
+        name in stems and (initials in known or stem(initials) in known)
+        for initials, stems in claim_runs
+    )

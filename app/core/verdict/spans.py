@@ -138,8 +138,10 @@ def by_initials(
     give a name's initials, as the name check reads them; ``runs`` are the claim's own, from
     its facts). Unchanged, the same mapping."""
     names = {letters: stems for letters, stems in runs if letters not in STOPWORDS}
+    # initials that spell a common word ("US", "IT") are no term: read in capitals only
+    worded = {_capitals(letters): st for letters, st in runs if letters in STOPWORDS}
     short = {m.group().replace(".", "").lower() for m in _ACRONYM.finditer(claim)}
-    if not names and not short:
+    if not names and not short and not worded:
         return spans
     out: dict[int, list[Span]] = {}
     changed = False
@@ -147,6 +149,7 @@ def by_initials(
         out[n] = []
         for sp in group:
             extra = set().union(*(st for letters, st in names.items() if letters in sp.terms))
+            extra |= set().union(*(st for caps, st in worded.items() if caps.search(sp.text)))
             for letters, stems in passage_facts(sp.passage).runs if short - sp.terms else ():
                 if letters in short and stems <= sp.terms:  # the span says the name in full
                     extra.add(letters)
@@ -156,6 +159,12 @@ def by_initials(
                 changed = True
             out[n].append(sp)
     return out if changed else spans
+
+
+def _capitals(letters: str) -> re.Pattern[str]:
+    """Initials written in capitals, with or without stops: "US", "U.S."."""
+    dotted = r"\.?".join(re.escape(c) for c in letters.upper())
+    return re.compile(rf"(?<![\w.]){dotted}\.?(?!\w)")
 
 
 _YEAR = re.compile(rf"\b(?:{EVENT_YEAR.pattern})\b")

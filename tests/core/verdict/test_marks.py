@@ -475,3 +475,48 @@ def test_a_citation_of_a_source_never_given_says_which_sources_were() -> None:
     three = [Passage(n, fact) for n in (1, 2, 3)]
     (many,) = mark_sentences("Paris is the capital of France [4].", three)
     assert many.reason == "cites [4], but the model was given only sources [1]–[3]"
+
+
+@pytest.mark.parametrize(
+    ("passage", "claim", "backed"),
+    [
+        # one "not", on the word in one and on its noun in the other: the same denial
+        ("The plan covers dental care but not vision.", "Vision is not covered by the plan.", True),
+        (
+            "The company paid no dividends in 2020.",
+            "The company did not pay dividends in 2020.",
+            True,
+        ),
+        (
+            "The company did not pay dividends in 2020.",
+            "The company paid no dividends in 2020.",
+            True,
+        ),
+        # ... but a denial of another thing, or of a noun the passage does not have, is none
+        (
+            "The plan covers dental care but not vision.",
+            "Dental care is not covered by the plan.",
+            False,
+        ),
+        (
+            "The committee approved the budget but not the plan.",
+            "The committee did not approve the budget.",
+            False,
+        ),
+        (
+            "The company did not pay dividends in 2020.",
+            "The company paid no bonuses in 2020.",
+            False,
+        ),
+        (
+            "The company paid dividends, not bonuses, in 2020.",
+            "The company did not pay dividends in 2020.",
+            False,
+        ),
+    ],
+)
+def test_a_not_on_the_word_or_on_its_noun_says_the_same(
+    passage: str, claim: str, backed: bool
+) -> None:
+    (mark,) = mark_sentences(claim.replace(".", " [1]."), [Passage(1, passage)])
+    assert mark.supported is backed, mark.reason
