@@ -223,7 +223,12 @@ def _pronoun_one(toks: list[Token], i: int) -> bool:
         return True
     if before in _ONE_AS_MEMBER_AFTER and not (i > 1 and toks[i - 2].word.lower() == "there"):
         return True  # "there was one survivor" counts
+    if any(t.word.lower() == "another" for t in toks[i + 1 : i + 1 + _ONE_ANOTHER_REACH]):
+        return True  # "one country taking control of another": any one, against another
     return after is None or after.word.lower() == "of" or not after.content
+
+
+_ONE_ANOTHER_REACH = 8  # "one … another" this many words apart is no count
 
 
 def _closest(missing: list[str], have: Iterable[str], k: int = 3) -> list[str]:

@@ -177,7 +177,8 @@ def known_name(
     bare = name[:-1] if name.endswith("s") and len(name) > 2 else name
     if any(initials in (name, bare) for initials, _ in span_runs):
         return True  # "MSPs" for "members of the Scottish Parliament"
-    return any(  # "US" is stemmed "u": its initials are read as the span's stem too
-        name in stems and (initials in known or stem(initials) in known)
+    written = {initials for initials, stems in span_runs if len(stems) == 1}  # "US", "U.S."
+    return any(  # ("US" is stemmed "u": no stem of the span's stands for it)
+        name in stems and (initials in known or initials in written)
         for initials, stems in claim_runs
     )
