@@ -279,6 +279,39 @@ ANSWER_CHECKS: tuple[Check, ...] = (
         ),
     ),
     Check(
+        "premise_roles",
+        "the question's own statement, read as arcs (who did what to whom, which name fills "
+        "which slot), contradicted by the sentences backing the answer: a name in a slot the "
+        "passage fills with another, or roles swapped; the answer took the question's premise",
+        "the question's premise does not hold: the passage gives Parliament the object of "
+        "'address', not House",
+        Effect.LEVEL,
+        "en",
+        (
+            _E(  # the question's name is the passage's, but said of another thing
+                "They are decided by the Presiding Officer [1].",
+                "This contrasts with the Prayers of the House of Commons. Invitations to "
+                "address Parliament in this manner are determined by the Presiding Officer on "
+                "the advice of the parliamentary bureau.",
+                "unsupported",
+                question="Invitations to address the House of Commons are determined by whom?",
+            ),
+            _E(
+                "They are decided by the Presiding Officer [1].",
+                "Invitations to address Parliament in this manner are determined by the "
+                "Presiding Officer on the advice of the parliamentary bureau.",
+                "supported",
+                question="Invitations to address Parliament are determined by whom?",
+            ),
+            _E(  # roles the question swaps
+                "Rollo swore fealty to Charles in 911 [1].",
+                "Rollo swore fealty to Charles in 911.",
+                "unsupported",
+                question="Who swore fealty to Rollo in 911?",
+            ),
+        ),
+    ),
+    Check(
         "weak_evidence",
         "retrieval evidence too weak to vouch for the answer (the support flag): unsupported "
         "where a sentence is unbacked, or where the question names nothing that all the "

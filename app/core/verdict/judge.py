@@ -33,6 +33,7 @@ from typing import Any
 from app.core.types import Support
 from app.core.verdict.checks import on
 from app.core.verdict.kinds import NOT_A_CLAIM
+from app.core.verdict.premise import roles_belied
 from app.core.verdict.question import (
     asked,
     counted_elsewhere,
@@ -260,6 +261,21 @@ def _judge(
                 "passage backing the answer says so"
             )
             reason += ": the answer takes the question's premise for what your files say."
+            return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
+    if flagged < total and passages is not None:
+        spans = [  # the sentences the backed claims rest on
+            passages[n][0][start:end]
+            for m in claims
+            if m.supported
+            for n, start, end in m.support_spans
+            if n in passages
+        ]
+        belied_roles = roles_belied(question, spans)
+        if belied_roles is not None:
+            reason = (
+                f"The question's premise does not hold: {belied_roles}. The answer takes the "
+                "question's premise for what your files say."
+            )
             return Verdict(Level.UNSUPPORTED, reason + tail, total, flagged)
     if flagged == total:
         why = next((m.reason for m in claims if m.reason), "")

@@ -18,7 +18,11 @@ checks of the table (``checks.py``) read it against the question:
 - ``undated``: a year the claim gives for the event a "when" question asks about, where the
   sources state that event without a year and give the claim's year to something else ("In
   what year did the Reformation arrive in France?" answered "it reached France in 1523",
-  where the Reformation "finally arrived" undated and 1523 is a translation's year).
+  where the Reformation "finally arrived" undated and 1523 is a translation's year);
+- ``premise_roles`` (an answer check): the question's own statement, read as arcs, which the
+  sentences backing the answer contradict: a name in a slot filled otherwise ("Invitations to
+  address the House of Commons are determined by whom?", where invitations to address
+  Parliament are), or roles swapped ("Who swore fealty to Rollo?", where Rollo swore it).
 """
 
 from __future__ import annotations
@@ -28,12 +32,12 @@ import re
 from collections.abc import Sequence
 
 from app.core.text import stem
-from app.core.verdict.attest import unattested
+from app.core.verdict.attest import contradictions, unattested
 from app.core.verdict.checks import Finding, on
 from app.core.verdict.dated import EVENT_YEAR
 from app.core.verdict.facts import Facts, facts
 from app.core.verdict.lang import en
-from app.core.verdict.relations import MAX_HOPS, OBJ, Arc, Reading
+from app.core.verdict.relations import MAX_HOPS, OBJ, Arc, Reading, read_text
 from app.core.verdict.terms import lemma_terms
 
 _WORDS = re.compile(r"[^\W\d_]{2,}")
@@ -291,3 +295,24 @@ def counted_other(group: frozenset[str], claim: Facts, span: Facts) -> Finding |
             "question's group",
         )
     return None
+
+
+# What the question's own statement may be found to say otherwise than its backing sentences.
+_PREMISE_FINDINGS = frozenset({"role", "swap", "filler"})
+
+
+def roles_belied(question: str, backing: Sequence[str]) -> str | None:
+    """How the sentences backing the answer (``backing``) contradict what the question itself
+    states of its words, read as a claim ("Invitations to address the House of Commons are
+    determined by whom?" against "Invitations to address Parliament in this manner are
+    determined by the Presiding Officer": the passage gives Parliament the object of
+    'address'), if they do: a name in another's slot, or roles swapped. The wh-word is no
+    word, so what the question asks for is never found otherwise."""
+    if not (on("premise_roles") and question and backing):
+        return None
+    asked = read_text(question)
+    pool = [r for r in (read_text(t) for t in backing) if r is not None]
+    if asked is None or not pool:
+        return None
+    found = [f for f in contradictions(asked, pool) if f.check in _PREMISE_FINDINGS]
+    return found[0].reason if found else None

@@ -245,7 +245,8 @@ def _word(t: Token, inside: set[int]) -> Word | None:
     if _unit_suffix(t):
         return None
     if t.pos_ != "VERB" and (low in en.STOPWORDS or low in en.ANSWER_FILLER):
-        return None
+        if not (t.pos_ == "PROPN" and low in en.MONTHS):  # "In May 2000": no modal verb
+            return None
     if not any(c.isalpha() for c in low) or _CODE_CHARS & set(low):
         return None  # a link or code ("3.is_a?(Integer)", "ruby-doc.org/…"): no word
     kind = {"PROPN": "name", "NOUN": "noun", "VERB": "verb", "ADJ": "adj", "ADV": "adv"}.get(
