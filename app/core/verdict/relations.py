@@ -244,9 +244,9 @@ def _word(t: Token, inside: set[int]) -> Word | None:
         return Word("be", t.text, "verb", t.i, negated(t))
     if _unit_suffix(t):
         return None
-    if t.pos_ != "VERB" and (low in en.STOPWORDS or low in en.ANSWER_FILLER):
-        if not (t.pos_ == "PROPN" and low in en.MONTHS):  # "In May 2000": no modal verb
-            return None
+    month = t.pos_ == "PROPN" and low in en.MONTHS  # "In May 2000": no modal verb
+    if t.pos_ != "VERB" and (low in en.STOPWORDS or low in en.ANSWER_FILLER) and not month:
+        return None
     if not any(c.isalpha() for c in low) or _CODE_CHARS & set(low):
         return None  # a link or code ("3.is_a?(Integer)", "ruby-doc.org/…"): no word
     kind = {"PROPN": "name", "NOUN": "noun", "VERB": "verb", "ADJ": "adj", "ADV": "adv"}.get(
