@@ -282,7 +282,8 @@ ANSWER_CHECKS: tuple[Check, ...] = (
         "premise_roles",
         "the question's own statement, read as arcs (who did what to whom, which name fills "
         "which slot), contradicted by the sentences backing the answer: a name in a slot the "
-        "passage fills with another, or roles swapped; the answer took the question's premise",
+        "passage fills with another, or two names exchanged; the answer took the question's "
+        "premise",
         "the question's premise does not hold: the passage gives Parliament the object of "
         "'address', not House",
         Effect.LEVEL,
@@ -303,11 +304,11 @@ ANSWER_CHECKS: tuple[Check, ...] = (
                 "supported",
                 question="Invitations to address Parliament are determined by whom?",
             ),
-            _E(  # roles the question swaps
-                "Rollo swore fealty to Charles in 911 [1].",
-                "Rollo swore fealty to Charles in 911.",
-                "unsupported",
-                question="Who swore fealty to Rollo in 911?",
+            _E(  # a note's title is no question: it states no premise
+                "Zed uses basedpyright by default, with the Zed config [1].",
+                "Zed uses basedpyright by default, with the Zed config.",
+                "supported",
+                question="BasedPyright Will Use Zed Config",
             ),
         ),
     ),

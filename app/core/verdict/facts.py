@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from app.core.text import stem
 from app.core.verdict.checks import Finding, on
@@ -223,8 +224,9 @@ def _pronoun_one(toks: list[Token], i: int) -> bool:
         return True
     if before in _ONE_AS_MEMBER_AFTER and not (i > 1 and toks[i - 2].word.lower() == "there"):
         return True  # "there was one survivor" counts
-    if any(t.word.lower() == "another" for t in toks[i + 1 : i + 1 + _ONE_ANOTHER_REACH]):
-        return True  # "one country taking control of another": any one, against another
+    later = [t.word.lower() for t in toks[i + 1 : i + 1 + _ONE_ANOTHER_REACH]]
+    if "another" in later or any(a == "the" and b == "other" for a, b in pairwise(later)):
+        return True  # "one country taking control of another", "one … the other"
     return after is None or after.word.lower() == "of" or not after.content
 
 
