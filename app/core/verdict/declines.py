@@ -143,7 +143,15 @@ def _about_sources(t: Token) -> bool:
             c.dep_ in ("advmod", "attr", "dobj", "acomp") and _points_into_sources(c)
         ):
             return True
+        elif c.dep_ == "attr" and c.lower_ in en.NEGATIVE_PRONOUNS and _sources_within(c):
+            return True  # "There's nothing about X or his mother in your files": the parse
+            # hangs "in your files" on the last thing named
     return False
+
+
+def _sources_within(t: Token) -> bool:
+    """Whether a phrase under ``t`` places it in the sources ("in your files")."""
+    return any(g.dep_ == "prep" and _holds_source(g) for g in t.subtree)
 
 
 def _unsaid(t: Token) -> bool:

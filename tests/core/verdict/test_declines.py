@@ -23,6 +23,8 @@ BIRTH = "What year was Pedro Menéndez de Avilés born?"
         "Pedro Menéndez de Avilés's year of birth isn't given anywhere in the provided passages.",
         "None of the provided documents contain JPMorgan's segment results.",
         "There is no information about his birth in the sources.",
+        # the sources hung by the parse on the last thing named
+        "There's nothing about Bill Aiken or his adoptive mother in your files.",
         # a word that says it is missing, in place of a 'not'
         "The documents are silent on who designed the building.",
         "It is unclear from the sources who designed the building.",
