@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from app.core.text import link_words, stem
 from app.core.verdict import figures
 from app.core.verdict.lang import en
+from app.core.verdict.names import spelled_alike
 from app.core.verdict.terms import same_sense
 
 if TYPE_CHECKING:
@@ -153,10 +154,13 @@ class Reading:
 
 def same(a: Word, b: Word) -> bool:
     """Whether two words name the same thing: equal keys, a shared part of a name, a figure of
-    the same value, or one name the initials of the other."""
+    the same value, one name the initials of the other, or a long name spelled another way
+    ("Moncalm" for "Montcalm")."""
     if a.kind == "number" or b.kind == "number":
         return a.kind == b.kind and figures.same_figure(a.key, b.key)
     if a.key == b.key or ((a.parts & b.keys) | (b.parts & a.keys)) - _TITLE_KEYS:
+        return True
+    if a.kind == b.kind == "name" and spelled_alike(a.key, b.key):
         return True
     return _initials(a, b) or _initials(b, a)
 
