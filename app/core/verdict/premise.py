@@ -123,7 +123,8 @@ def echoed(plain: str, asked: set[str], sourced: frozenset[str]) -> Finding | No
     figure checks, and so is a scale word after a figure: "about $5,466 million" for "(in USD
     millions)" is the passage's 5,466,312 in thousands, written as the question asks. "Year
     over year" frames a comparison, as a verb does, which a table's columns of periods make
-    without the words."""
+    without the words; and a word said to be the question's ("the books in question") is
+    the question's referent, not a claim that the files call it so."""
     if not (on("echoed") and asked):
         return None
     from app.core.verdict.parse import parse
@@ -137,7 +138,8 @@ def echoed(plain: str, asked: set[str], sourced: frozenset[str]) -> Finding | No
             if t.pos_ not in ("VERB", "AUX", "ADV")
             and t.lower_ not in en.TIME_NOUNS
             and not (t.lower_ in en.SCALE_WORDS and t.i > 0 and t.nbor(-1).like_num)
-        ]
+            and doc[t.i + 1 : t.i + 3].text.lower() != "in question"  # "the books in
+        ]  # question are …": the question's word for its referent, named as such
         if doc is not None
         else [w for w in _WORDS.findall(plain) if w.lower() not in en.SCALE_WORDS]
     )

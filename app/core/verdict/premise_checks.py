@@ -101,6 +101,13 @@ PREMISE_CHECKS: tuple[Check, ...] = (
                 "flagged",
                 question="Who did Abercrombie replace as captain in chief?",
             ),
+            _E(  # the question's word named as the question's: "the books in question"
+                "The books in question are the Historical and Critical Dictionary, his "
+                "masterpiece in several volumes [1].",
+                "His masterpiece was the Historical and Critical Dictionary, in several volumes.",
+                "backed",
+                question="These books became a foundational text for what library?",
+            ),
             _E(  # a how-to question's words say what the person wants done, not a premise
                 "Call `returning` with both key columns before `insert` [1].",
                 "To get the composite primary key back from an insert, call returning with "
