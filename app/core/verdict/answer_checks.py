@@ -304,6 +304,12 @@ ANSWER_CHECKS: tuple[Check, ...] = (
                 "supported",
                 question="Invitations to address Parliament are determined by whom?",
             ),
+            _E(  # two names the question exchanges
+                "Rollo swore fealty to Charles in return for the lands of Normandy [1].",
+                "Rollo swore fealty to Charles in return for the lands of Normandy.",
+                "unsupported",
+                question="Why did Charles swear fealty to Rollo?",
+            ),
             _E(  # a note's title is no question: it states no premise
                 "Zed uses basedpyright by default, with the Zed config [1].",
                 "Zed uses basedpyright by default, with the Zed config.",

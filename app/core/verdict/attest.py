@@ -169,7 +169,9 @@ def _apart(
     attested, the claim is not.
 
     A figure and the word's subject or object are held so too ("sales rose 5%" against "sales
-    rose 12% while costs rose 5%"), but only within one sentence that says both: a subject
+    rose 12% while costs rose 5%"), and so are the word's subject and object when both are
+    common nouns ("the landlord pays the utilities" against "the landlord pays for repairs;
+    the tenant pays the utilities"), but only within one sentence that says both: a subject
     that is a common noun is often named in another sentence than its figure, and said again
     by a pronoun."""
     by_head: dict[int, list[int]] = {}
@@ -495,9 +497,10 @@ def _negation(
 
     One "not" may stand on the word or on one of its nouns and say the same: "labour isn't
     covered by the warranty" for "the warranty covers parts but not labour", "the company did
-    not pay dividends" for "paid no dividends". So a claim negating the word (or the noun) is
-    read as the passage's when a sentence negates the other, or (``partners``: the claim's
-    other nouns of the word) another of the word's nouns the claim has."""
+    not pay dividends" for "paid no dividends". So a claim that negates the word or one of its
+    nouns (the arc's, or ``partners``: the claim's other words of that word) agrees with a
+    sentence that negates the word or one of those nouns, provided the sentence has the nouns
+    the claim negates ("paid no bonuses" is not "did not pay dividends")."""
     linked_in = {s for s, _ in linking}
     nouns = [w for w in (arc.dep, *partners) if w.kind == "noun"]
     if arc.head.negated or any(n.negated for n in nouns):
@@ -686,7 +689,7 @@ def _held_by_figure(arc: Arc, pool: Sequence[Reading]) -> Finding | None:
 
 
 def _years_of(word: Word, s: Reading) -> list[Word]:
-    """The years a month or a day is given with in ``s`` ("On November 28, 1995": 1995 of
+    """The years a month is given with in ``s`` ("On November 28, 1995": 1995 of
     'November'), which date what the month's word hangs from."""
     if word.kind != "name" or word.key not in _MONTH_KEYS:
         return []

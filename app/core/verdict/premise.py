@@ -22,7 +22,8 @@ checks of the table (``checks.py``) read it against the question:
 - ``premise_roles`` (an answer check): the question's own statement, read as arcs, which the
   sentences backing the answer contradict: a name in a slot filled otherwise ("Invitations to
   address the House of Commons are determined by whom?", where invitations to address
-  Parliament are), or roles swapped ("Who swore fealty to Rollo?", where Rollo swore it).
+  Parliament are), or two names exchanged ("Did Charles swear fealty to Rollo?", where Rollo
+  swore it to Charles).
 """
 
 from __future__ import annotations
@@ -301,8 +302,8 @@ def counted_other(group: frozenset[str], claim: Facts, span: Facts) -> Finding |
 
 
 # What the question's own statement may be found to say otherwise than its backing sentences:
-# a name in another's slot, or two exchanged ("role" alone is left out: "is the US concerned
-# about …" against "of concern to the US" is one thing said two ways).
+# a name in another's slot, or two exchanged (two "role" findings; one alone is left out: "is
+# the US concerned about …" against "of concern to the US" is one thing said two ways).
 _PREMISE_FINDINGS = frozenset({"swap", "filler"})
 
 
@@ -323,7 +324,9 @@ def roles_belied(question: str, backing: Sequence[str]) -> str | None:
     if asked is None or not pool:
         return None
     asked = replace(asked, arcs=[a for a in asked.arcs if not _digits(a.dep.text)])
-    found = [f for f in contradictions(asked, pool) if f.check in _PREMISE_FINDINGS]
+    found = contradictions(asked, pool)
+    roles = [f for f in found if f.check == "role"]
+    found = [f for f in found if f.check in _PREMISE_FINDINGS] + (roles if len(roles) > 1 else [])
     return found[0].reason if found else None
 
 
