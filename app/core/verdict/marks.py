@@ -113,7 +113,7 @@ def mark_sentences(
         else:
             weights = {t: idf.get(t, unseen) for t in terms}
             stated = facts(plain)
-            lead = lead_name(plain) if on("name") else None
+            lead = lead_name(_plain_markup(plain)) if on("name") else None
             if lead is not None:  # a name the sentence opens with, which facts cannot tell
                 stated = replace(stated, names=stated.names | {stem(lead.lower())})
             if stated.names & defined:  # the question's own word for what passages say

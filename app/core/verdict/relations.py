@@ -676,6 +676,8 @@ def lead_name(text: str) -> str | None:
     first = min(reading.words, key=lambda w: w.i, default=None)
     if first is None or first.kind != "name" or " " in first.text:
         return None
+    if _IDENTIFIER.search(first.text):
+        return None  # "`Devise::TestHelpers` …": code, which the inline-code check reads
     if any(first.key in w.parts for w in reading.words if w is not first):
         return None  # "Donald" of "Donald Davies": the whole name is read as one
     if not any(a.dep is first and a.role != "mod" for a in reading.arcs):
