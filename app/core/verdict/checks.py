@@ -207,6 +207,11 @@ CHECKS: tuple[Check, ...] = (
                 "The invoice was paid by the finance team.",
                 "flagged",
             ),
+            _E(  # a verb the parser takes for a name: the passage writes it in lower case
+                "Use **visudo** rather than editing the sudoers file directly [1].",
+                "You should use visudo rather than editing the sudoers file directly.",
+                "backed",
+            ),
             _E(  # a capitalised word opening a list item's label is no name
                 "**Special provisions**: the council can make provisions for regions [1].",
                 "The council can make specific provisions for regions.",

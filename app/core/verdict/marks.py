@@ -113,7 +113,10 @@ def mark_sentences(
         else:
             weights = {t: idf.get(t, unseen) for t in terms}
             stated = facts(plain)
-            lead = lead_name(_plain_markup(plain)) if on("name") else None
+            opens = on("name") and not _CODE_FIRST.match(plain)  # code is the code checks'
+            lead = lead_name(_plain_markup(plain)) if opens else None
+            if lead is not None and _in_lower_case(lead, sources):
+                lead = None  # "Use `visudo` …": a word the passages write in lower case
             if lead is not None:  # a name the sentence opens with, which facts cannot tell
                 stated = replace(stated, names=stated.names | {stem(lead.lower())})
             if stated.names & defined:  # the question's own word for what passages say
@@ -352,6 +355,12 @@ _UNIT_TERMS = frozenset(
 )
 
 
+def _in_lower_case(word: str, sources: Sequence[Passage]) -> bool:
+    """Whether a source writes ``word`` in lower case, as a common word, not a name."""
+    low = re.compile(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])")
+    return any(low.search(p.text) for p in sources)
+
+
 def _tabular(text: str) -> bool:
     """Rows of a table rather than a sentence: three figures or more, one to every four words
     or fewer (a link's address counts for neither)."""
@@ -360,6 +369,7 @@ def _tabular(text: str) -> bool:
     return figures >= 3 and figures * 4 >= len(_WORDS.findall(text))
 
 
+_CODE_FIRST = re.compile(r"^[\s*_#>+-]*`")  # a sentence that opens with inline code
 _MARKUP = re.compile(r"\*\*|__|`|^\s*[-*+]\s+|^\s*#+\s*")
 
 

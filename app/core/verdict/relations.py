@@ -667,9 +667,9 @@ def read_text(text: str) -> Reading | None:
 
 def lead_name(text: str) -> str | None:
     """The sentence's first word as written, when the parser reads it as a name of one word
-    ("Maria paid the invoice"). The word checks (``facts``) cannot tell a name from any word
-    capitalised because it starts a sentence, so without this a claim's subject, which most
-    often comes first, would never be asked for in the passage."""
+    and the sentence's subject ("Maria paid the invoice"). The word checks (``facts``) cannot
+    tell a name from any word capitalised because it starts a sentence, so without this a
+    claim's subject, which most often comes first, would never be asked for in the passage."""
     reading = read_text(text)
     if reading is None:
         return None
@@ -680,8 +680,9 @@ def lead_name(text: str) -> str | None:
         return None  # "`Devise::TestHelpers` …": code, which the inline-code check reads
     if any(first.key in w.parts for w in reading.words if w is not first):
         return None  # "Donald" of "Donald Davies": the whole name is read as one
-    if not any(a.dep is first and a.role != "mod" for a in reading.arcs):
-        return None  # "**Special provisions**:": a capitalised word modifying a noun
+    if not any(a.dep is first and a.role == SUBJ for a in reading.arcs):
+        return None  # only a subject: "**Special provisions**:" modifies a noun, and "Use
+        # `visudo` …" is a verb the parser may take for a name
     return first.text if text.lstrip(" *_#>-•\"'“(").startswith(first.text) else None
 
 
