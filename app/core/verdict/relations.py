@@ -681,9 +681,21 @@ def lead_name(text: str) -> str | None:
     if any(first.key in w.parts for w in reading.words if w is not first):
         return None  # "Donald" of "Donald Davies": the whole name is read as one
     if not any(a.dep is first and a.role == SUBJ for a in reading.arcs):
-        return None  # only a subject: "**Special provisions**:" modifies a noun, and "Use
-        # `visudo` …" is a verb the parser may take for a name
-    return first.text if text.lstrip(" *_#>-•\"'“(").startswith(first.text) else None
+        return None  # only a subject: "**Special provisions**:" modifies a noun
+    opening = text.lstrip(" *_#>-•\"'“(")
+    if not opening.startswith(first.text) or _a_verb_in_lower_case(opening, first.text):
+        return None
+    return first.text
+
+
+def _a_verb_in_lower_case(text: str, word: str) -> bool:
+    """Whether ``text``, which opens with ``word``, parses as opening with a verb once the
+    word is written in lower case: "Use visudo rather than …" is an instruction, which the
+    parser may read as a name when its word is capitalised ("maria paid" stays a name)."""
+    from app.core.verdict.parse import parse
+
+    doc = parse(" ".join((word.lower() + text[len(word) :]).split()))
+    return doc is not None and len(doc) > 0 and doc[0].pos_ in ("VERB", "AUX")
 
 
 def main_clauses(text: str) -> list[str]:
